@@ -1,0 +1,212 @@
+//! Command-line definitions: the global flags, one module per command, and the one place where
+//! errors become exit codes (0 success, 1 refused / NOT CONFORMANT, 2 usage error / UNVERIFIED).
+
+mod checkpoint;
+mod demo;
+mod diff;
+mod finalize;
+mod gsd;
+mod log;
+mod rebuild;
+mod recover;
+mod reversa;
+mod unlock;
+mod update;
+mod verify;
+
+use crate::{print_err, print_out};
+use clap::{Parser, Subcommand, ValueEnum};
+use planseal::report::Refusal;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "planseal",
+    version,
+    about = "Keep AI agents' plan state honest: verify, guard, finalize and recover plan files",
+    long_about = "planseal checks and guards the state files that AI coding agents keep: Deep Work \
+Plan (.dwp/plans), GSD (.planning/STATE.md), Reversa (.reversa/state.json) and the checkpoint \
+protocol (PROJECT-CHECKPOINT.md).\n\nExit codes: 0 success / CONFORMANT, 1 refused / NOT \
+CONFORMANT (nothing was written), 2 usage error / UNVERIFIED.",
+    after_help = "Examples:\n  planseal verify                      check every plan in this repository\n  planseal verify --json               the same as one JSON document\n  planseal update .dwp/plans/PLAN_x/state.json --task 1 --status in_progress\n  planseal demo                        walk a plan's whole life cycle in a scratch repository"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every command takes. They match only when written in full, so they never make a
+/// prefix of the DWP helper's own options ambiguous.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Global {
+    /// Print one JSON document on stdout instead of text
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// When to colour the text output
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Run as if started in DIR
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    pub directory: Option<PathBuf>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Read-only conformance check of every plan (and GSD, Reversa, checkpoint files) found here
+    Verify(verify::Args),
+    /// Apply one guarded transition to a DWP state.json (drop-in for the DWP helper)
+    Update(update::Args),
+    /// Show who holds a lock and remove it when its owner is provably gone
+    Unlock(unlock::Args),
+    /// Publish a plan's completed state through the verified finalization transaction
+    Finalize(finalize::Args),
+    /// Finish or roll back an interrupted publication (a leftover .finalizing.json)
+    Recover(recover::Args),
+    /// Regenerate state.json from the markdown and the git history
+    Rebuild(rebuild::Args),
+    /// Report what changed and what disagrees between state.json, the markdown and git
+    Diff(diff::Args),
+    /// The plan's timeline from git: which commit completed which task
+    Log(log::Args),
+    /// GSD .planning/STATE.md: statusline, status, sync, recover
+    #[command(subcommand)]
+    Gsd(gsd::Command),
+    /// Reversa .reversa/state.json: status, advance, set, history
+    #[command(subcommand)]
+    Reversa(reversa::Command),
+    /// Checkpoint protocol PROJECT-CHECKPOINT.md: status, init, refresh, diff
+    #[command(subcommand)]
+    Checkpoint(checkpoint::Command),
+    /// Walk a small plan's whole life cycle in a throw-away repository, with narration
+    Demo(demo::Args),
+}
+
+/// What every command needs to know about how it was run.
+pub struct Context {
+    pub json: bool,
+    /// Colour on stdout.
+    pub color: bool,
+    /// The directory the command runs in (`-C` applied).
+    pub cwd: PathBuf,
+}
+
+impl Context {
+    fn from_global(g: &Global) -> std::io::Result<Self> {
+        let color = match g.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        };
+        let base = std::env::current_dir()?;
+        let cwd = match &g.directory {
+            Some(d) => base.join(d),
+            None => base,
+        };
+        Ok(Self {
+            json: g.json,
+            color,
+            cwd,
+        })
+    }
+}
+
+/// Parses, runs and maps the outcome to an exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let ctx = match Context::from_global(&cli.global) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            print_err(&format!(
+                "planseal: cannot read the current directory: {e}\n"
+            ));
+            return 2;
+        }
+    };
+    if !ctx.cwd.is_dir() {
+        print_err(&format!(
+            "planseal: -C {}: not a directory\n  hint: pass a folder that exists\n",
+            ctx.cwd.display()
+        ));
+        return 2;
+    }
+    let result = match cli.command {
+        Command::Verify(a) => verify::run(a, &ctx),
+        Command::Update(a) => update::run(a, &ctx),
+        Command::Unlock(a) => unlock::run(a, &ctx),
+        Command::Finalize(a) => finalize::run(a, &ctx),
+        Command::Recover(a) => recover::run(a, &ctx),
+        Command::Rebuild(a) => rebuild::run(a, &ctx),
+        Command::Diff(a) => diff::run(a, &ctx),
+        Command::Log(a) => log::run(a, &ctx),
+        Command::Gsd(c) => gsd::run(c, &ctx),
+        Command::Reversa(c) => reversa::run(c, &ctx),
+        Command::Checkpoint(c) => checkpoint::run(c, &ctx),
+        Command::Demo(a) => demo::run(a, &ctx),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => report_error(&err, &ctx),
+    }
+}
+
+/// The one mapping from errors to output and exit codes: a [`Refusal`] is exit 1 with its kind
+/// leading the stderr message (and a JSON document on stdout with `--json`); anything else is an
+/// error the command could not get past, exit 2.
+fn report_error(err: &anyhow::Error, ctx: &Context) -> i32 {
+    if let Some(refusal) = err.downcast_ref::<Refusal>() {
+        print_err(&render_refusal(refusal));
+        if ctx.json {
+            let doc = serde_json::json!({ "result": "refused", "refusal": refusal });
+            print_out(&format!("{doc:#}\n"));
+        }
+        return 1;
+    }
+    let mut text = format!("planseal: error: {err}\n");
+    for cause in err.chain().skip(1) {
+        text.push_str(&format!("  caused by: {cause}\n"));
+    }
+    print_err(&text);
+    if ctx.json {
+        let doc = serde_json::json!({ "result": "error", "message": format!("{err:#}") });
+        print_out(&format!("{doc:#}\n"));
+    }
+    2
+}
+
+/// `kind: message`, each detail on its own line, then `  hint: …`.
+pub fn render_refusal(r: &Refusal) -> String {
+    let mut s = format!("{}: {}\n", r.kind, r.message);
+    for d in &r.details {
+        let task = d.task.map(|t| format!(" (task {t})")).unwrap_or_default();
+        s.push_str(&format!("  - {}{task}: {}\n", d.id, d.message));
+    }
+    if let Some(h) = &r.hint {
+        s.push_str(&format!("  hint: {h}\n"));
+    }
+    s
+}
+
+/// The shared body of a command that is not built yet: says so and exits 2.
+pub fn not_yet(what: &str) -> anyhow::Result<i32> {
+    anyhow::bail!("`planseal {what}` is not available in this build yet")
+}
