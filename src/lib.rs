@@ -20,10 +20,13 @@
 //!   commands really ran.
 
 pub mod checkpoint;
+pub mod clock;
 pub mod dwp;
 pub mod gsd;
+pub mod jsonfmt;
 pub mod report;
 pub mod reversa;
+pub mod verify;
 
 pub use planseal_recovery as recovery;
 

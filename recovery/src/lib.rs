@@ -16,5 +16,7 @@
 //! - Paths are checked against the file system as it is at the moment of the call; a concurrent
 //!   writer that swaps a directory for a symlink afterwards is not detected.
 
+pub mod git;
 pub mod hash;
 pub mod paths;
+pub mod store;
