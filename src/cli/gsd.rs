@@ -2,14 +2,47 @@
 
 use super::Context;
 use crate::print_out;
+use planseal::gsd::derive::{self, Derivation, Source};
+use planseal::gsd::document::{Document, FieldStyle, Value};
+use planseal::gsd::rules::{compute_progress_percent, normalize_status};
 use planseal::gsd::statusline::{self, Format, Located};
+use planseal::gsd::sync::{self, Baseline};
+use planseal::recovery::hash::sha256_hex;
+use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
+use planseal::report::{Refusal, Report, json as report_json, text as report_text};
+use serde_json::json;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
     /// Print the GSD state segment exactly as GSD's statusline hook does (no trailing newline)
     Statusline(StatuslineArgs),
+    /// Every field, the normalised status, the derived percent, and where they disagree
+    Status(FileArgs),
+    /// The GSD checks of `planseal verify` for one STATE.md (exit 1 when NOT CONFORMANT)
+    Check(FileArgs),
+    /// Derive the frontmatter from the body and the phase folders; show the diff, --write applies
+    Sync(SyncArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct FileArgs {
+    /// The STATE.md (default: find .planning/STATE.md walking up from here)
+    pub file: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SyncArgs {
+    /// The STATE.md (default: find .planning/STATE.md walking up from here)
+    pub file: Option<PathBuf>,
+    /// Write the change (under GSD's lock .planning/STATE.md.lock, atomically)
+    #[arg(long)]
+    pub write: bool,
+    /// How long to wait for a live writer's lock before refusing
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub lock_wait: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -30,6 +63,9 @@ pub struct StatuslineArgs {
 pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
     match command {
         Command::Statusline(args) => run_statusline(args, ctx),
+        Command::Status(args) => run_status(args, ctx),
+        Command::Check(args) => run_check(args, ctx),
+        Command::Sync(args) => run_sync(args, ctx),
     }
 }
 
@@ -107,5 +143,408 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
     if !line.is_empty() {
         print_out(&line);
     }
+    Ok(0)
+}
+
+/// The STATE.md a command works on: FILE, else the one the statusline would render.
+fn resolve_file(file: Option<&Path>, ctx: &Context) -> anyhow::Result<PathBuf> {
+    if let Some(file) = file {
+        return Ok(ctx.cwd.join(file));
+    }
+    let workstream = std::env::var("GSD_WORKSTREAM").ok();
+    match statusline::locate(&ctx.cwd, home_dir().as_deref(), workstream.as_deref()) {
+        Located::File { path, .. } => Ok(path),
+        Located::NoActiveWorkstream { root } => Err(Refusal::new(
+            "no-active-workstream",
+            format!(
+                "{} is in workstream mode but no workstream is active",
+                root.join(".planning").display()
+            ),
+        )
+        .hint("set GSD_WORKSTREAM=<name>, or pass the workstream's STATE.md")
+        .into()),
+        Located::MissingWorkstreamState(path) => {
+            anyhow::bail!(
+                "{}: the active workstream has no STATE.md yet",
+                path.display()
+            )
+        }
+        Located::NotFound => anyhow::bail!(
+            "no .planning/STATE.md found from {} upwards\n  hint: run inside a GSD project or pass FILE",
+            ctx.cwd.display()
+        ),
+    }
+}
+
+/// The file's bytes and text (read once).
+fn read_state(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: cannot read STATE.md: {e}\n  hint: check the path and its permissions",
+            path.display()
+        )
+    })?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Ok((bytes, text))
+}
+
+/// The folder whose `phases/` and `ROADMAP.md` belong to this STATE.md.
+fn planning_dir(state: &Path) -> PathBuf {
+    state.parent().unwrap_or(Path::new(".")).to_path_buf()
+}
+
+fn derive_with_phases(doc: &Document, state: &Path) -> Derivation {
+    let phases = derive::count_phases(&planning_dir(state), doc.scalar("milestone"));
+    derive::derive(doc, phases)
+}
+
+fn shown(path: &Path, ctx: &Context) -> String {
+    path.strip_prefix(&ctx.cwd)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+fn value_json(value: &Value) -> serde_json::Value {
+    match value {
+        Value::Scalar(s) => s.as_str().map_or(serde_json::Value::Null, |v| json!(v)),
+        Value::Map(children) => serde_json::Value::Object(
+            children
+                .iter()
+                .map(|c| {
+                    (
+                        c.key.clone(),
+                        c.scalar
+                            .as_str()
+                            .map_or(serde_json::Value::Null, |v| json!(v)),
+                    )
+                })
+                .collect(),
+        ),
+        Value::FlowList(items) | Value::BlockList(items) => {
+            json!(items.iter().filter_map(|s| s.as_str()).collect::<Vec<_>>())
+        }
+        Value::Empty => serde_json::Value::Null,
+    }
+}
+
+/// Where the frontmatter and what the body (and phase folders) imply disagree.
+fn disagreements(doc: &Document, derivation: &Derivation) -> Vec<serde_json::Value> {
+    derivation
+        .values
+        .iter()
+        .filter_map(|d| {
+            let current = match d.key.split_once('.') {
+                Some((p, c)) => doc.child(p, c).and_then(|c| c.scalar.as_str()),
+                None => doc.scalar(&d.key),
+            };
+            if current.map(str::trim) == Some(d.value.as_str()) {
+                return None;
+            }
+            let source = match &d.source {
+                Source::Body { line, line_no } => format!("line {line_no}: {}", line.trim()),
+                Source::Phases => "phase folders".into(),
+            };
+            Some(json!({ "key": d.key, "frontmatter": current, "derived": d.value, "source": source }))
+        })
+        .collect()
+}
+
+fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
+    let path = resolve_file(args.file.as_deref(), ctx)?;
+    let (_, text) = read_state(&path)?;
+    let doc = Document::parse(text);
+    let derivation = derive_with_phases(&doc, &path);
+    let frontmatter: serde_json::Map<String, serde_json::Value> = doc
+        .frontmatter
+        .iter()
+        .flat_map(|f| f.entries.iter())
+        .map(|e| (e.key.clone(), value_json(&e.value)))
+        .collect();
+    let fields: Vec<serde_json::Value> = doc
+        .fields
+        .iter()
+        .map(|f| {
+            json!({
+                "name": f.name,
+                "value": f.value,
+                "style": match f.style { FieldStyle::Plain => "plain", FieldStyle::Bold => "bold", FieldStyle::Table => "table" },
+                "line": doc.line_number(f.line.start),
+            })
+        })
+        .collect();
+    let body_status = doc.field("Status", None).map(|f| f.value.clone());
+    let normalized = normalize_status(
+        body_status
+            .as_deref()
+            .or(doc.scalar("status"))
+            .unwrap_or(""),
+        doc.scalar("paused_at"),
+    );
+    let n = |k: &str| doc.child("progress", k).and_then(|c| c.scalar.as_u64());
+    let from_counters = compute_progress_percent(
+        n("completed_plans"),
+        n("total_plans"),
+        n("completed_phases"),
+        n("total_phases"),
+    );
+    let from_phases = derivation
+        .get("progress.percent")
+        .and_then(|v| v.value.parse::<u64>().ok());
+    let stated = doc
+        .child("progress", "percent")
+        .and_then(|c| c.scalar.as_str().map(str::to_string));
+    let drift = disagreements(&doc, &derivation);
+    let full = statusline::render_text(&doc.text, Format::Full);
+    let compact = statusline::render_text(&doc.text, Format::Compact);
+    let file = shown(&path, ctx);
+    if ctx.json {
+        let out = json!({
+            "file": file,
+            "frontmatter": frontmatter,
+            "body_fields": fields,
+            "status": {
+                "frontmatter": doc.scalar("status"),
+                "body": body_status,
+                "normalized": normalized,
+            },
+            "percent": {
+                "frontmatter": stated,
+                "from_counters": from_counters,
+                "from_phase_folders": from_phases,
+            },
+            "phases": derivation.phases,
+            "disagreements": drift,
+            "statusline": { "full": full, "compact": compact },
+        });
+        print_out(&format!("{out:#}\n"));
+        return Ok(0);
+    }
+    let mut out = format!("GSD: {file}\n");
+    out.push_str("frontmatter:\n");
+    if frontmatter.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    for (k, v) in &frontmatter {
+        out.push_str(&format!("  {k}: {v}\n"));
+    }
+    out.push_str("body fields:\n");
+    for f in &doc.fields {
+        out.push_str(&format!(
+            "  {}: {} (line {})\n",
+            f.name,
+            f.value,
+            doc.line_number(f.line.start)
+        ));
+    }
+    out.push_str(&format!(
+        "status: {normalized} (frontmatter {}, body {})\n",
+        doc.scalar("status").unwrap_or("-"),
+        body_status.as_deref().unwrap_or("-")
+    ));
+    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| format!("{v}%"));
+    out.push_str(&format!(
+        "percent: frontmatter {}, from counters {}, from phase folders {}\n",
+        stated.map_or("-".to_string(), |s| format!("{s}%")),
+        opt(from_counters),
+        opt(from_phases)
+    ));
+    if let Some(p) = &derivation.phases {
+        out.push_str(&format!(
+            "phase folders: {} phases ({} folders, {} in ROADMAP.md), {} complete; {}/{} plans done\n",
+            p.total_phases, p.phase_folders, p.roadmap_phases, p.completed_phases, p.completed_plans, p.total_plans
+        ));
+    }
+    if drift.is_empty() {
+        out.push_str("disagreements: none\n");
+    } else {
+        out.push_str("disagreements:\n");
+        for d in &drift {
+            out.push_str(&format!(
+                "  {}: frontmatter {} but {} gives {}\n",
+                d["key"].as_str().unwrap_or(""),
+                d["frontmatter"]
+                    .as_str()
+                    .map_or("(absent)".to_string(), |v| format!("`{v}`")),
+                d["source"].as_str().unwrap_or(""),
+                d["derived"]
+                    .as_str()
+                    .map_or(String::new(), |v| format!("`{v}`")),
+            ));
+        }
+    }
+    out.push_str(&format!("statusline: {full}\n"));
+    print_out(&out);
+    Ok(0)
+}
+
+fn run_check(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
+    let path = resolve_file(args.file.as_deref(), ctx)?;
+    let mut section = planseal::gsd::check(&path);
+    section.name = shown(&path, ctx);
+    let report = Report {
+        sections: vec![section],
+    };
+    if ctx.json {
+        print_out(&format!("{:#}\n", report_json::to_value(&report)));
+    } else {
+        print_out(&report_text::render(
+            &report,
+            report_text::Style { color: ctx.color },
+        ));
+    }
+    Ok(report.verdict().exit_code())
+}
+
+/// `<file>.journal.ndjson` beside the file (SPEC §1.8, formats other than DWP).
+fn journal_for(path: &Path) -> Journal {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".journal.ndjson");
+    Journal::new(PathBuf::from(name))
+}
+
+/// The baseline of the preservation rule: the body at the last journaled planseal write (its
+/// recorded source lines), when that write is what the file still holds or an ancestor of it.
+fn journal_baseline(path: &Path) -> Option<Baseline> {
+    let read = journal_for(path).read().ok()?;
+    let entry = read
+        .entries
+        .iter()
+        .rev()
+        .find(|e| e.get("sources").is_some_and(|s| s.is_object()))?;
+    let sources = entry["sources"]
+        .as_object()?
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect();
+    Some(Baseline {
+        origin: format!(
+            "planseal's last write ({})",
+            entry
+                .get("time")
+                .and_then(|t| t.as_str())
+                .unwrap_or("journal")
+        ),
+        sources,
+    })
+}
+
+/// GSD's timestamp spelling: JavaScript's `toISOString()` (milliseconds, `Z`).
+fn js_iso(t: jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+fn store_refusal(err: StoreError, path: &Path) -> anyhow::Error {
+    let kind = err.kind();
+    let hint = match &err {
+        StoreError::LockPresent { .. } => {
+            "another GSD writer holds .planning/STATE.md.lock; retry when it is done (a dead writer's lock is taken over automatically)"
+        }
+        StoreError::StateChanged { .. } => {
+            "the file changed while planseal worked; run the command again"
+        }
+        _ => "check the file and its folder's permissions",
+    };
+    Refusal::new(kind, format!("{}: {err}", path.display()))
+        .hint(hint)
+        .into()
+}
+
+fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
+    let path = resolve_file(args.file.as_deref(), ctx)?;
+    let (bytes, text) = read_state(&path)?;
+    if std::str::from_utf8(&bytes).is_err() {
+        return Err(Refusal::new(
+            "not-utf8",
+            format!(
+                "{}: STATE.md is not valid UTF-8; nothing was written",
+                path.display()
+            ),
+        )
+        .hint("re-save the file as UTF-8 first")
+        .into());
+    }
+    let doc = Document::parse(text);
+    let derivation = derive_with_phases(&doc, &path);
+    let baseline = journal_baseline(&path);
+    let mut clock = planseal::clock::Clock::from_env()?;
+    let now = js_iso(clock.now());
+    let plan = sync::plan(&doc, &derivation, baseline.as_ref(), &now).map_err(|e| {
+        anyhow::Error::from(
+            Refusal::new("shape-error", format!("{}: {e}", path.display()))
+                .hint("add the closing `---` line after the frontmatter, then run sync again"),
+        )
+    })?;
+    let file = shown(&path, ctx);
+    let diff = plan.new_text.as_ref().map(|new| {
+        similar::TextDiff::from_lines(doc.text.as_str(), new.as_str())
+            .unified_diff()
+            .context_radius(2)
+            .header(&format!("a/{file}"), &format!("b/{file}"))
+            .to_string()
+    });
+    let mut written = false;
+    if args.write
+        && let Some(new_text) = &plan.new_text
+    {
+        let entry = json!({
+            "time": planseal::clock::format_timestamp(clock.now()),
+            "tool": planseal::TOOL_VERSION,
+            "operation": "gsd sync",
+            "before_sha256": sha256_hex(&bytes),
+            "after_sha256": sha256_hex(new_text.as_bytes()),
+            "changes": plan.updates,
+            "sources": sync::source_lines(&derivation),
+        });
+        let journal = journal_for(&path);
+        store::commit(&CommitRequest {
+            target: &path,
+            lock: LockStyle::PidFile {
+                wait: Duration::from_secs(args.lock_wait),
+            },
+            operation: "gsd sync",
+            tool: planseal::TOOL_VERSION,
+            expected_bytes: Some(&bytes),
+            new_bytes: new_text.as_bytes(),
+            journal: Some((&journal, &entry)),
+            durability: Durability::Full,
+        })
+        .map_err(|e| store_refusal(e, &path))?;
+        written = true;
+    }
+    if ctx.json {
+        let out = json!({
+            "file": file,
+            "changed": plan.new_text.is_some(),
+            "written": written,
+            "updates": plan.updates,
+            "drift": plan.drift,
+            "baseline": baseline.as_ref().map(|b| b.origin.clone()),
+            "diff": diff,
+        });
+        print_out(&format!("{out:#}\n"));
+        return Ok(0);
+    }
+    let mut out = String::new();
+    match &diff {
+        None => out.push_str(&format!(
+            "{file}: frontmatter already matches the body; nothing to write\n"
+        )),
+        Some(d) => out.push_str(d),
+    }
+    for d in &plan.drift {
+        out.push_str(&format!(
+            "drift: {} is `{}` in the frontmatter but {} gives `{}`; kept: {}\n",
+            d.key, d.frontmatter, d.source, d.derived, d.kept_because
+        ));
+    }
+    if plan.new_text.is_some() {
+        out.push_str(&if written {
+            format!("written: {file} ({} key(s) updated)\n", plan.updates.len())
+        } else {
+            "not written (pass --write to apply)\n".to_string()
+        });
+    }
+    print_out(&out);
     Ok(0)
 }

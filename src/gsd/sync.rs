@@ -303,16 +303,6 @@ fn render_progress(
         return out;
     };
     let span = entry.span.clone();
-    let mut out = String::new();
-    let mut pos = span.start;
-    for child in children {
-        if let Some((_, u)) = updates.iter().find(|(c, _)| *c == child.key) {
-            out.push_str(&doc.text[pos..child.value_range.start]);
-            out.push_str(&u.new);
-            pos = child.value_range.end;
-        }
-    }
-    out.push_str(&doc.text[pos..span.end]);
     let indent = children
         .first()
         .map(|c| {
@@ -320,17 +310,45 @@ fn render_progress(
             line[..line.len() - line.trim_start().len()].to_string()
         })
         .unwrap_or_else(|| "  ".into());
-    for child in PROGRESS_ORDER {
-        if children.iter().any(|c| c.key == child) {
-            continue;
-        }
-        if let Some((_, u)) = updates.iter().find(|(c, _)| *c == child) {
-            if !out.ends_with('\n') {
-                out.push_str(nl);
+    let rank = |key: &str| PROGRESS_ORDER.iter().position(|k| *k == key);
+    // Children to add, in GSD's order; each goes before the first existing child that GSD
+    // writes after it, else after the last child.
+    let mut missing: Vec<(&str, &KeyUpdate)> = PROGRESS_ORDER
+        .iter()
+        .filter(|k| !children.iter().any(|c| c.key == **k))
+        .filter_map(|k| updates.iter().find(|(c, _)| c == k).map(|(c, u)| (*c, *u)))
+        .collect();
+    let mut out = String::new();
+    let mut pos = span.start;
+    for child in children {
+        if let Some(child_rank) = rank(&child.key) {
+            let (before, after): (Vec<_>, Vec<_>) = missing
+                .into_iter()
+                .partition(|(k, _)| rank(k).is_some_and(|r| r < child_rank));
+            missing = after;
+            if !before.is_empty() {
+                out.push_str(&doc.text[pos..child.line.start]);
+                pos = child.line.start;
+                for (k, u) in before {
+                    out.push_str(&format!("{indent}{k}: {}{nl}", u.new));
+                }
             }
-            out.push_str(&format!("{indent}{child}: {}{nl}", u.new));
+        }
+        if let Some((_, u)) = updates.iter().find(|(c, _)| *c == child.key) {
+            out.push_str(&doc.text[pos..child.value_range.start]);
+            out.push_str(&u.new);
+            pos = child.value_range.end;
         }
     }
+    let last_child_end = children.last().map_or(span.end, |c| c.line.end);
+    out.push_str(&doc.text[pos..last_child_end]);
+    for (k, u) in missing {
+        if !out.ends_with('\n') {
+            out.push_str(nl);
+        }
+        out.push_str(&format!("{indent}{k}: {}{nl}", u.new));
+    }
+    out.push_str(&doc.text[last_child_end..span.end]);
     out
 }
 
