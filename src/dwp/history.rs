@@ -72,7 +72,7 @@ pub fn task_commits(repo: &Repo, plan_name: &str) -> Result<TaskCommits, GitErro
     }
     for commits in by_task.values_mut() {
         // The walk is newest-first already; keep that order stable for equal times.
-        commits.sort_by(|a, b| b.committer_time.seconds.cmp(&a.committer_time.seconds));
+        commits.sort_by_key(|c| std::cmp::Reverse(c.committer_time.seconds));
     }
     Ok(TaskCommits {
         by_task,
