@@ -25,6 +25,29 @@ pub enum Command {
     Check(FileArgs),
     /// Derive the frontmatter from the body and the phase folders; show the diff, --write applies
     Sync(SyncArgs),
+    /// List what earlier committed versions had and the file lost; --write --pick ID… restores it
+    Recover(RecoverArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RecoverArgs {
+    /// The STATE.md (default: find .planning/STATE.md walking up from here)
+    pub file: Option<PathBuf>,
+    /// Compare with this revision only (default: every committed version, newest first)
+    #[arg(long, value_name = "REV")]
+    pub from: Option<String>,
+    /// Restore the picked pieces into the file (under GSD's lock, atomically)
+    #[arg(long, requires = "selection")]
+    pub write: bool,
+    /// A piece to restore, by the id the listing shows (section:…, key:…, decision:N, blocker:N)
+    #[arg(long, value_name = "ID", num_args = 1.., group = "selection")]
+    pub pick: Vec<String>,
+    /// Restore every lost piece
+    #[arg(long, group = "selection", conflicts_with = "pick")]
+    pub all: bool,
+    /// How long to wait for a live writer's lock before refusing
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub lock_wait: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -66,6 +89,7 @@ pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
         Command::Status(args) => run_status(args, ctx),
         Command::Check(args) => run_check(args, ctx),
         Command::Sync(args) => run_sync(args, ctx),
+        Command::Recover(args) => run_recover(args, ctx),
     }
 }
 
@@ -429,6 +453,20 @@ fn journal_baseline(path: &Path) -> Option<Baseline> {
     })
 }
 
+/// The file at git HEAD as the baseline, when the file is tracked there.
+fn git_head_baseline(path: &Path) -> anyhow::Result<Option<Baseline>> {
+    let Some(repo) = planseal::recovery::git::Repo::discover(path)? else {
+        return Ok(None);
+    };
+    let rel = repo.relative_to_work_tree(path)?;
+    if repo.head()?.id.is_none() {
+        return Ok(None);
+    }
+    Ok(repo
+        .file_at("HEAD", &rel)?
+        .map(|bytes| Baseline::from_text("git HEAD", &String::from_utf8_lossy(&bytes))))
+}
+
 /// GSD's timestamp spelling: JavaScript's `toISOString()` (milliseconds, `Z`).
 fn js_iso(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
@@ -466,7 +504,10 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
     }
     let doc = Document::parse(text);
     let derivation = derive_with_phases(&doc, &path);
-    let baseline = journal_baseline(&path);
+    let baseline = match journal_baseline(&path) {
+        Some(b) => Some(b),
+        None => git_head_baseline(&path)?,
+    };
     let mut clock = planseal::clock::Clock::from_env()?;
     let now = js_iso(clock.now());
     let plan = sync::plan(&doc, &derivation, baseline.as_ref(), &now).map_err(|e| {
@@ -544,6 +585,156 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
         } else {
             "not written (pass --write to apply)\n".to_string()
         });
+    }
+    print_out(&out);
+    Ok(0)
+}
+
+fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
+    use planseal::gsd::recover::{self, Version};
+    use planseal::recovery::git::{HistoryOptions, Repo};
+    let path = resolve_file(args.file.as_deref(), ctx)?;
+    let (bytes, text) = read_state(&path)?;
+    let Some(repo) = Repo::discover(&path)? else {
+        return Err(Refusal::new(
+            "no-git",
+            format!(
+                "{} is not inside a git repository: there is no history to recover from",
+                path.display()
+            ),
+        )
+        .hint("recover needs the file's committed versions")
+        .into());
+    };
+    let rel = repo.relative_to_work_tree(&path)?;
+    let to_version = |commit: &planseal::recovery::git::CommitInfo, content: &[u8]| Version {
+        commit: commit.short.clone(),
+        subject: commit.subject.clone(),
+        date: commit.committer_time.to_utc_iso(),
+        text: String::from_utf8_lossy(content).into_owned(),
+    };
+    let versions: Vec<Version> = match &args.from {
+        Some(rev) => {
+            let Some(id) = repo.resolve(rev)? else {
+                anyhow::bail!(
+                    "`{rev}` is not a revision of this repository\n  hint: pass a commit id, branch or tag"
+                );
+            };
+            let Some(commit) = repo.find_commit(&id)? else {
+                anyhow::bail!("`{rev}` does not name a commit");
+            };
+            let Some(content) = repo.file_at(&id, &rel)? else {
+                anyhow::bail!(
+                    "{rel} does not exist at {rev}\n  hint: pick a revision where the file exists"
+                );
+            };
+            vec![to_version(&commit, &content)]
+        }
+        None => repo
+            .file_versions(
+                &rel,
+                &HistoryOptions {
+                    with_content: true,
+                    ..HistoryOptions::default()
+                },
+            )?
+            .versions
+            .iter()
+            .filter_map(|v| v.content.as_ref().map(|c| to_version(&v.commit, c)))
+            .collect(),
+    };
+    let current = Document::parse(text);
+    let lost = recover::find_lost(&current, &versions);
+    let picks: Vec<String> = if args.all {
+        lost.iter().map(|l| l.id.clone()).collect()
+    } else {
+        args.pick.clone()
+    };
+    let mut written = false;
+    let mut restored_ids: Vec<String> = Vec::new();
+    if args.write {
+        let new_text = recover::restore(&current.text, &lost, &picks).map_err(|e| {
+            anyhow::Error::from(
+                Refusal::new(
+                    "unknown-piece",
+                    format!("{}: {e}; nothing was written", path.display()),
+                )
+                .hint("run `planseal gsd recover` without --write to list the ids"),
+            )
+        })?;
+        restored_ids = picks.clone();
+        if new_text != current.text {
+            let derivation = derive::derive(&Document::parse(new_text.clone()), None);
+            let mut clock = planseal::clock::Clock::from_env()?;
+            let entry = json!({
+                "time": planseal::clock::format_timestamp(clock.now()),
+                "tool": planseal::TOOL_VERSION,
+                "operation": "gsd recover",
+                "before_sha256": sha256_hex(&bytes),
+                "after_sha256": sha256_hex(new_text.as_bytes()),
+                "restored": picks,
+                "sources": sync::source_lines(&derivation),
+            });
+            let journal = journal_for(&path);
+            store::commit(&CommitRequest {
+                target: &path,
+                lock: LockStyle::PidFile {
+                    wait: Duration::from_secs(args.lock_wait),
+                },
+                operation: "gsd recover",
+                tool: planseal::TOOL_VERSION,
+                expected_bytes: Some(&bytes),
+                new_bytes: new_text.as_bytes(),
+                journal: Some((&journal, &entry)),
+                durability: Durability::Full,
+            })
+            .map_err(|e| store_refusal(e, &path))?;
+            written = true;
+        }
+    }
+    let file = shown(&path, ctx);
+    if ctx.json {
+        let out = json!({
+            "file": file,
+            "versions_read": versions.len(),
+            "lost": lost,
+            "restored": restored_ids,
+            "written": written,
+        });
+        print_out(&format!("{out:#}\n"));
+        return Ok(0);
+    }
+    let mut out = String::new();
+    if lost.is_empty() {
+        out.push_str(&format!(
+            "{file}: nothing lost ({} committed version(s) compared)\n",
+            versions.len()
+        ));
+    } else {
+        out.push_str(&format!(
+            "{file}: {} piece(s) found in earlier versions but missing now:\n",
+            lost.len()
+        ));
+        for l in &lost {
+            let label = if l.label.chars().count() > 60 {
+                format!("{}…", l.label.chars().take(60).collect::<String>())
+            } else {
+                l.label.clone()
+            };
+            out.push_str(&format!(
+                "  {}  {}  (last seen in {} {}, \"{}\")\n",
+                l.id, label, l.commit, l.date, l.subject
+            ));
+        }
+    }
+    if args.write {
+        out.push_str(&if written {
+            format!("restored into {file}: {}\n", restored_ids.join(", "))
+        } else {
+            "nothing to restore: the picked pieces are already present\n".to_string()
+        });
+    } else if !lost.is_empty() {
+        out.push_str("restore with: planseal gsd recover --write --pick ID… (or --all)\n");
     }
     print_out(&out);
     Ok(0)

@@ -26,14 +26,26 @@ const HOOK_SCALARS: [&str; 5] = [
 /// Every finding for one STATE.md text.
 pub fn check_text(text: &str, env: &CheckEnv<'_>) -> Vec<Finding> {
     let doc = Document::parse(text.to_string());
-    let hook = compat::parse(text);
+    // The hook's view of the same text; when the fence hides the frontmatter from it, judge the
+    // rest as it would read once the fence is fixed.
+    let visible = match &doc.frontmatter {
+        Some(fm) if fm.deviations.any() && !fm.deviations.unclosed => {
+            format!("---\n{}---\n{}", &doc.text[fm.inner.clone()], doc.body())
+        }
+        _ => text.to_string(),
+    };
+    let hook = compat::parse(&visible);
     let derivation = derive::derive(&doc, None);
     let mut out = Vec::new();
     check_bytes(&doc, &mut out);
     check_fences(&doc, &mut out);
-    if doc.frontmatter.is_some() {
+    if doc
+        .frontmatter
+        .as_ref()
+        .is_some_and(|f| !f.deviations.unclosed)
+    {
         check_required(&doc, &mut out);
-        check_progress(&doc, &hook, &mut out);
+        check_progress(&doc, &hook, &visible, &mut out);
         check_agreement(&doc, &derivation, &mut out);
         check_lifecycle(&doc, &mut out);
         check_hook_leaks(&doc, &mut out);
@@ -161,31 +173,27 @@ fn check_required(doc: &Document, out: &mut Vec<Finding>) {
     );
 }
 
-fn check_progress(doc: &Document, hook: &HookState, out: &mut Vec<Finding>) {
+fn check_progress(doc: &Document, hook: &HookState, visible: &str, out: &mut Vec<Finding>) {
     let start = out.len();
     let Some(entry) = doc.entry("progress") else {
         return;
     };
     if let Value::Map(children) = &entry.value {
-        if entry.gap_inside {
-            let read: Vec<&str> = children
-                .iter()
-                .map(|c| c.key.as_str())
-                .filter(|k| match *k {
-                    "percent" => hook.percent.is_some(),
-                    "total_phases" => hook.total_phases.is_some(),
-                    "completed_phases" => hook.completed_phases.is_some(),
-                    _ => true,
-                })
-                .collect();
+        let read = compat::progress_keys_read(visible).unwrap_or_default();
+        let unread: Vec<&str> = children
+            .iter()
+            .map(|c| c.key.as_str())
+            .filter(|k| !read.iter().any(|r| r == k))
+            .collect();
+        if entry.gap_inside && !unread.is_empty() {
             out.push(
                 Finding::fail(
                     "gsd-progress-gap",
                     format!(
-                        "a comment or blank line inside `progress:` ({}) ends the block for GSD's hook: it reads only {} and the progress bar {}",
+                        "a comment or blank line inside `progress:` ({}) ends the block for GSD's hook: it does not read {}{}",
                         line_of(doc, entry.span.start),
-                        if read.is_empty() { "nothing".to_string() } else { read.join(", ") },
-                        if hook.percent.is_some() { "may be stale" } else { "disappears" }
+                        unread.join(", "),
+                        if unread.contains(&"percent") { ", so the progress bar disappears" } else { "" }
                     ),
                 )
                 .hint("move the comment out of the frontmatter (into the body) and delete blank lines inside `progress:`"),

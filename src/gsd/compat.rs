@@ -268,6 +268,21 @@ fn progress_block(fm: &str) -> Option<&str> {
     None
 }
 
+/// The keys of the `progress:` lines GSD's hook reads (its block ends at the first comment or
+/// blank line after the first key); `None` when it finds no block at all.
+pub fn progress_keys_read(content: &str) -> Option<Vec<String>> {
+    let block = progress_block(frontmatter_text(content)?)?;
+    Some(
+        split_lines(block)
+            .filter_map(|line| {
+                let key = line.trim_start_matches([' ', '\t']);
+                let len = run_len(key, |c| c.is_ascii_alphanumeric() || c == '_');
+                (len > 0).then(|| key[..len].to_string())
+            })
+            .collect(),
+    )
+}
+
 /// One repetition of `[ \t]+\w+:.+\r?\n?`; its length, or `None`.
 fn indented_key_line_len(s: &str) -> Option<usize> {
     let lead = run_len(s, |c| c == ' ' || c == '\t');

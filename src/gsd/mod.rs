@@ -21,6 +21,7 @@ pub mod checks;
 pub mod compat;
 pub mod derive;
 pub mod document;
+pub mod recover;
 pub mod rules;
 pub mod statusline;
 pub mod sync;
