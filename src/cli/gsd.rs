@@ -455,7 +455,7 @@ fn journal_baseline(path: &Path) -> Option<Baseline> {
 
 /// The file at git HEAD as the baseline, when the file is tracked there.
 fn git_head_baseline(path: &Path) -> anyhow::Result<Option<Baseline>> {
-    let Some(repo) = planseal::recovery::git::Repo::discover(path)? else {
+    let Some(repo) = planseal::recovery::git::Repo::discover(&planning_dir(path))? else {
         return Ok(None);
     };
     let rel = repo.relative_to_work_tree(path)?;
@@ -595,7 +595,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
     use planseal::recovery::git::{HistoryOptions, Repo};
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (bytes, text) = read_state(&path)?;
-    let Some(repo) = Repo::discover(&path)? else {
+    let Some(repo) = Repo::discover(&planning_dir(&path))? else {
         return Err(Refusal::new(
             "no-git",
             format!(
