@@ -1,12 +1,20 @@
 //! Checkpoint protocol `PROJECT-CHECKPOINT.md`: sections, project resolution, generated sections
 //! (SPEC §4).
 
+pub mod doc;
+pub mod generate;
+pub mod resolve;
+pub mod stories;
+
 use crate::report::Section;
 use std::path::{Path, PathBuf};
 
-/// The checkpoint files `verify` should check when run at `root` (none yet).
-pub fn detect(_root: &Path) -> Vec<PathBuf> {
-    Vec::new()
+/// The checkpoint files `verify` should check when run at `root`.
+pub fn detect(root: &Path) -> Vec<PathBuf> {
+    resolve::existing(root)
+        .into_iter()
+        .map(|t| t.checkpoint)
+        .collect()
 }
 
 /// The verify section for one PROJECT-CHECKPOINT.md.

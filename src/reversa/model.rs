@@ -81,7 +81,7 @@ pub fn phase_position(name: &str) -> Option<(Vocabulary, usize)> {
 pub enum ReadError {
     #[error("the file is not UTF-8 text (byte {0})")]
     NotUtf8(usize),
-    #[error("the file is not valid JSON: {message} (line {line}, column {column})")]
+    #[error("the file is not valid JSON: {message}")]
     Json {
         message: String,
         line: usize,
