@@ -300,7 +300,7 @@ fn advance(args: AdvanceArgs, ctx: &Context) -> anyhow::Result<i32> {
         "phase_done": args.phase_done,
         "changes": e.changes,
     });
-    let after = persist(&path, &bytes, &e.new_bytes, journal)?;
+    let after = persist(&path, Some(&bytes), &e.new_bytes, journal)?;
     report_write(
         ctx,
         &name,
@@ -348,7 +348,7 @@ fn set(args: SetArgs, ctx: &Context) -> anyhow::Result<i32> {
         "forced": forced,
         "reason": args.reason,
     });
-    let after = persist(&path, &bytes, &e.new_bytes, journal)?;
+    let after = persist(&path, Some(&bytes), &e.new_bytes, journal)?;
     report_write(ctx, &name, "set", &e.changes, &before, Some(&after), false);
     Ok(0)
 }
@@ -417,14 +417,62 @@ fn git_versions(_path: &Path) -> anyhow::Result<Vec<history::Version>> {
     anyhow::bail!("reading git history is not available in this build yet")
 }
 
-/// Writes `new_bytes` over `path` through planseal's store (lock directory, re-read and compare
-/// with `old_bytes`, atomic replace keeping the permission bits, journal line). Returns the new
-/// SHA-256.
+/// Writes `new_bytes` over `path` through planseal's store: lock directory `<file>.lock/` with an
+/// owner record, re-read under the lock and compare with `old_bytes` (`None`: the file must not
+/// exist yet), atomic replace keeping the permission bits, one line appended to
+/// `<file>.journal.ndjson`. Returns the new SHA-256. A refusal leaves the file as it was.
 pub(super) fn persist(
-    _path: &Path,
-    _old_bytes: &[u8],
-    _new_bytes: &[u8],
-    _journal: serde_json::Value,
+    path: &Path,
+    old_bytes: Option<&[u8]>,
+    new_bytes: &[u8],
+    mut journal_entry: serde_json::Value,
 ) -> anyhow::Result<String> {
-    anyhow::bail!("writing through the store is not available in this build yet")
+    use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle};
+    let mut clock = planseal::clock::Clock::from_env()
+        .map_err(|e| anyhow::anyhow!("{}={}: {}", e.var, e.value, e.reason))?;
+    let operation = journal_entry["operation"]
+        .as_str()
+        .unwrap_or("write")
+        .to_string();
+    if let serde_json::Value::Object(map) = &mut journal_entry {
+        let mut head = serde_json::Map::new();
+        head.insert("time".into(), clock.now_iso().into());
+        head.insert("tool".into(), planseal::TOOL_VERSION.into());
+        head.insert("file".into(), path.display().to_string().into());
+        for (k, v) in std::mem::take(map) {
+            head.insert(k, v);
+        }
+        head.insert(
+            "sha256_before".into(),
+            old_bytes
+                .map(sha256_hex)
+                .map(Into::into)
+                .unwrap_or(serde_json::Value::Null),
+        );
+        head.insert("sha256_after".into(), sha256_hex(new_bytes).into());
+        *map = head;
+    }
+    let mut journal_path = path.as_os_str().to_owned();
+    journal_path.push(".journal.ndjson");
+    let journal = Journal::new(PathBuf::from(journal_path));
+    let done = store::commit(&CommitRequest {
+        target: path,
+        lock: LockStyle::Directory,
+        operation: &operation,
+        tool: planseal::TOOL_VERSION,
+        expected_bytes: old_bytes,
+        new_bytes,
+        journal: Some((&journal, &journal_entry)),
+        durability: Durability::Full,
+    })
+    .map_err(|e| {
+        let kind = e.kind();
+        let hint = match kind {
+            "lock-present" => "another writer holds the lock; if it is gone, `planseal unlock` removes a dead owner's lock",
+            "state-changed" => "the file changed while planseal was working: read it again and retry",
+            _ => "check the folder's permissions and free space",
+        };
+        anyhow::Error::new(Refusal::new(kind, e.to_string()).hint(hint))
+    })?;
+    Ok(done.after_sha256)
 }
