@@ -50,6 +50,12 @@ fn section_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
             );
         }
     }
+    if missing == 0 {
+        out.push(Finding::pass(
+            "checkpoint-sections",
+            "the six required agent sections are present",
+        ));
+    }
     let mut generated = vec![GIT_SECTION];
     if inputs.env.is_some() {
         generated.push(ENV_SECTION);
@@ -64,12 +70,6 @@ fn section_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
                 .hint("planseal checkpoint refresh --write"),
             );
         }
-    }
-    if missing == 0 {
-        out.push(Finding::pass(
-            "checkpoint-sections",
-            "the six required agent sections are present",
-        ));
     }
     let mut seen = std::collections::HashSet::new();
     for s in &secs {

@@ -309,11 +309,10 @@ fn prune(text: &str, changes: &mut Changes) -> Result<String, RefreshError> {
     remove.sort_unstable();
     let mut out = String::with_capacity(text.len());
     let mut cursor = 0;
-    let last_block_end = sessions.last().map(|b| b.end).unwrap_or(sec.end);
     for i in remove {
         let b = &sessions[i];
         let mut end = b.end;
-        if end == last_block_end {
+        if end == sec.end {
             // keep the blank lines that separate the section from the next one
             let (content, _) = split_trailing_blank(&text[b.start..b.end]);
             end = b.start + content.len();

@@ -34,14 +34,15 @@ fn list(c: &[String]) -> String {
     c.join(", ")
 }
 
-/// The workspace root for `cwd`: the nearest folder with `.git`, else the nearest with a
-/// `projects/` project or `docs/PROJECT-CHECKPOINT.md`, else `cwd` itself.
+/// The workspace root for `cwd`: the nearest folder (from `cwd` up) that has a `projects/`
+/// project, a `docs/PROJECT-CHECKPOINT.md` or `.git`; else `cwd` itself.
 pub fn find_root(cwd: &Path) -> PathBuf {
-    if let Some(d) = cwd.ancestors().find(|d| d.join(".git").exists()) {
-        return d.to_path_buf();
-    }
     cwd.ancestors()
-        .find(|d| !projects(d).is_empty() || d.join("docs").join(CHECKPOINT_FILE).is_file())
+        .find(|d| {
+            !projects(d).is_empty()
+                || d.join("docs").join(CHECKPOINT_FILE).is_file()
+                || d.join(".git").exists()
+        })
         .unwrap_or(cwd)
         .to_path_buf()
 }

@@ -18,7 +18,11 @@ impl StoryFile {
     /// Does a table's first cell name this story?
     pub fn matches(&self, cell: &str) -> bool {
         let c = cell.trim();
-        c.eq_ignore_ascii_case(&self.id) || c.eq_ignore_ascii_case(&self.stem)
+        // `1.2.story.md` is story `1.2` in the protocol's own naming
+        let short = self.stem.strip_suffix(".story").unwrap_or(&self.stem);
+        c.eq_ignore_ascii_case(&self.id)
+            || c.eq_ignore_ascii_case(&self.stem)
+            || c.eq_ignore_ascii_case(short)
     }
 }
 
