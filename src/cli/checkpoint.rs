@@ -406,12 +406,7 @@ fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<i32> {
     let g = gather(&target, None)?;
     let redactor = Redactor::from_env(g.env.as_deref());
     let now = String::from_utf8_lossy(&g.bytes).into_owned();
-    let rel = target
-        .checkpoint
-        .strip_prefix(&target.root)
-        .unwrap_or(&target.checkpoint)
-        .to_path_buf();
-    let old_bytes = file_at(&target.root, &args.against, &rel)?;
+    let old_bytes = file_at(&target.root, &args.against, &target.checkpoint)?;
     let old = String::from_utf8_lossy(&old_bytes.unwrap_or_default()).into_owned();
     let d = diff::compare(&old, &now);
     let clean_list =
@@ -455,12 +450,57 @@ fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<i32> {
     })
 }
 
-/// The `## Git Recente` facts of the repository at `root`; `None` when it cannot be read.
-fn git_summary(_root: &Path) -> Option<generate::GitSummary> {
-    None
+/// The `## Git Recente` facts of the repository at `root` (through gix, no `git` process).
+/// Outside a repository there are no commits; `None` when the repository cannot be read, so
+/// the section is left as it is.
+fn git_summary(root: &Path) -> Option<generate::GitSummary> {
+    use planseal::recovery::git::Repo;
+    let repo = match Repo::discover(root) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Some(generate::GitSummary::default()),
+        Err(e) => {
+            crate::print_err(&format!(
+                "planseal: warning: `## Git Recente` left as it is: {e}\n"
+            ));
+            return None;
+        }
+    };
+    let read = || -> Result<generate::GitSummary, planseal::recovery::git::GitError> {
+        let head = repo.head()?;
+        let commits = if head.id.is_some() {
+            repo.last_commits(5)?
+                .into_iter()
+                .map(|c| (c.short, c.subject))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(generate::GitSummary {
+            commits,
+            branch: head.branch,
+            modified: repo.unstaged_tracked_count()?,
+        })
+    };
+    match read() {
+        Ok(s) => Some(s),
+        Err(e) => {
+            crate::print_err(&format!(
+                "planseal: warning: `## Git Recente` left as it is: {e}\n"
+            ));
+            None
+        }
+    }
 }
 
-/// The bytes of `rel` at revision `rev` (`None` when the file did not exist there).
-fn file_at(_root: &Path, _rev: &str, _rel: &Path) -> anyhow::Result<Option<Vec<u8>>> {
-    anyhow::bail!("reading git revisions is not available in this build yet")
+/// The bytes of the checkpoint at revision `rev` (`None` when it did not exist there).
+fn file_at(root: &Path, rev: &str, checkpoint: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+    use planseal::recovery::git::Repo;
+    let repo = Repo::discover(root)?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{} is not inside a git repository\n  hint: `checkpoint diff` compares with a git revision",
+            root.display()
+        )
+    })?;
+    let rel = repo.relative_to_work_tree(checkpoint)?;
+    Ok(repo.file_at(rev, &rel)?)
 }

@@ -412,9 +412,34 @@ fn history_cmd(args: HistoryArgs, ctx: &Context) -> anyhow::Result<i32> {
     })
 }
 
-/// The versions of `path` along the history of HEAD, oldest first.
-fn git_versions(_path: &Path) -> anyhow::Result<Vec<history::Version>> {
-    anyhow::bail!("reading git history is not available in this build yet")
+/// The versions of `path` along the history of HEAD, oldest first (read through gix).
+fn git_versions(path: &Path) -> anyhow::Result<Vec<history::Version>> {
+    use planseal::recovery::git::{HistoryOptions, Repo};
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let repo = Repo::discover(dir)?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{} is not inside a git repository\n  hint: `reversa history` reads the file's git history; commit it first",
+            path.display()
+        )
+    })?;
+    let rel = repo.relative_to_work_tree(path)?;
+    let found = repo.file_versions(
+        &rel,
+        &HistoryOptions {
+            with_content: true,
+            ..Default::default()
+        },
+    )?;
+    Ok(found
+        .versions
+        .into_iter()
+        .rev()
+        .map(|v| history::Version {
+            commit: v.commit.short,
+            subject: v.commit.subject,
+            bytes: v.blob_id.map(|_| v.content.unwrap_or_default()),
+        })
+        .collect())
 }
 
 /// Writes `new_bytes` over `path` through planseal's store: lock directory `<file>.lock/` with an
