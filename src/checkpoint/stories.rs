@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 /// One story file as far as the checkpoint cares.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct StoryFile {
-    /// `id:` / `story:` front-matter value, else the file name without `.md`.
+    /// `id:` / `story:` front-matter value, else the file name without `.md` (and without a
+    /// `.story` suffix: `1.2.story.md` is story `1.2`).
     pub id: String,
     /// The file name without `.md` (a row may name the story this way too).
     pub stem: String,
@@ -74,7 +75,7 @@ pub fn parse_story(text: &str, stem: &str, path: PathBuf) -> StoryFile {
     StoryFile {
         id: id
             .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| stem.to_string()),
+            .unwrap_or_else(|| stem.strip_suffix(".story").unwrap_or(stem).to_string()),
         stem: stem.to_string(),
         status: status.filter(|s| !s.is_empty()),
         path,
@@ -246,7 +247,7 @@ mod tests {
         );
         assert_eq!(
             (s.id.as_str(), s.status.as_deref()),
-            ("1.2.story", Some("Ready for Review"))
+            ("1.2", Some("Ready for Review"))
         );
         assert!(s.matches("1.2.STORY"));
     }
