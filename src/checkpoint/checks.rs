@@ -96,7 +96,6 @@ fn section_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
                     "checkpoint-section-placeholder",
                     format!("section `## {heading}` holds only a placeholder"),
                 )
-                .group("placeholder")
                 .hint("the agent that acted last should fill it in"),
             );
         }
@@ -139,16 +138,13 @@ fn session_findings(text: &str, out: &mut Vec<Finding>) {
     }
     for b in &all {
         if !is_session(&b.key) {
-            out.push(
-                Finding::advisory(
-                    "checkpoint-session-format",
-                    format!(
-                        "`### {}` in `## {}` is not a `### Sessão <date>` entry",
-                        b.heading, sec.heading
-                    ),
-                )
-                .group("session-format"),
-            );
+            out.push(Finding::advisory(
+                "checkpoint-session-format",
+                format!(
+                    "`### {}` in `## {}` is not a `### Sessão <date>` entry",
+                    b.heading, sec.heading
+                ),
+            ));
             continue;
         }
         let mut problems = Vec::new();
@@ -195,7 +191,6 @@ fn session_findings(text: &str, out: &mut Vec<Finding>) {
                     "checkpoint-session-format",
                     format!("`### {}`: {p}", b.heading),
                 )
-                .group("session-format")
                 .hint("format: ### Sessão <date> / **Story X.Y — título** (status): / - bullets / - Arquivos: … / - Testes: …"),
             );
         }
@@ -266,7 +261,6 @@ fn story_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
                     format!("story `{}` has no row in the story table", s.id),
                 )
                 .file(s.path.display().to_string())
-                .group("missing-row")
                 .hint(
                     "planseal checkpoint refresh --write adds the missing rows (and keeps yours)",
                 ),
@@ -288,7 +282,6 @@ fn story_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
                             s.id
                         ),
                     )
-                    .group("status-differs")
                     .hint("planseal checkpoint refresh --write updates the status cell"),
                 );
             }
@@ -301,7 +294,6 @@ fn story_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
                     "checkpoint-story-unknown-row",
                     format!("the story table lists `{id}`, but no story file has that id"),
                 )
-                .group("unknown-row")
                 .hint("create the story file, or mark the row as planned"),
             );
         }
@@ -366,7 +358,6 @@ fn story_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
                     "checkpoint-story-prefix",
                     format!("story id `{id}` lacks the project prefix `{prefix}-`"),
                 )
-                .group("prefix")
                 .hint(format!(
                     "in multi-project mode ids read `{prefix}-<epic>.<story>`"
                 )),
