@@ -3,7 +3,6 @@
 //! pruning journaled), diff against a revision.
 
 #[path = "support/gitrepo.rs"]
-#[allow(dead_code)]
 mod gitrepo;
 
 use assert_cmd::Command;

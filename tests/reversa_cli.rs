@@ -3,7 +3,6 @@
 //! repository whose history breaks the never-remove rule.
 
 #[path = "support/gitrepo.rs"]
-#[allow(dead_code)]
 mod gitrepo;
 
 use assert_cmd::Command;

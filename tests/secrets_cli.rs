@@ -3,7 +3,6 @@
 //! nor in the journals those commands write.
 
 #[path = "support/gitrepo.rs"]
-#[allow(dead_code)]
 mod gitrepo;
 
 use assert_cmd::Command;

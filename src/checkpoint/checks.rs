@@ -327,7 +327,7 @@ fn story_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
                     }
                 }
             }
-            counts.sort_by(|a, b| b.1.cmp(&a.1));
+            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
             match counts.as_slice() {
                 [(p, _)] => Some(p.clone()),
                 [(p, n), (_, m), ..] if n > m => Some(p.clone()),

@@ -5,19 +5,7 @@
 /// `## 📍 Último  Trabalho Realizado` and `## Ultimo trabalho realizado` give the same key.
 pub fn normalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars().flat_map(char::to_lowercase) {
-        let base = match c {
-            'á' | 'à' | 'â' | 'ã' | 'ä' | 'å' => 'a',
-            'é' | 'è' | 'ê' | 'ë' => 'e',
-            'í' | 'ì' | 'î' | 'ï' => 'i',
-            'ó' | 'ò' | 'ô' | 'õ' | 'ö' => 'o',
-            'ú' | 'ù' | 'û' | 'ü' => 'u',
-            'ç' => 'c',
-            'ñ' => 'n',
-            // combining marks (a decomposed accent) vanish
-            '\u{300}'..='\u{36f}' => continue,
-            c => c,
-        };
+    for base in fold(s).chars() {
         if base.is_alphanumeric() {
             out.push(base);
         } else if !out.is_empty() && !out.ends_with(' ') {
@@ -28,6 +16,25 @@ pub fn normalize(s: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// Lower-case with accents removed; punctuation kept.
+fn fold(s: &str) -> String {
+    s.chars()
+        .flat_map(char::to_lowercase)
+        .filter_map(|c| match c {
+            'á' | 'à' | 'â' | 'ã' | 'ä' | 'å' => Some('a'),
+            'é' | 'è' | 'ê' | 'ë' => Some('e'),
+            'í' | 'ì' | 'î' | 'ï' => Some('i'),
+            'ó' | 'ò' | 'ô' | 'õ' | 'ö' => Some('o'),
+            'ú' | 'ù' | 'û' | 'ü' => Some('u'),
+            'ç' => Some('c'),
+            'ñ' => Some('n'),
+            // combining marks (a decomposed accent) vanish
+            '\u{300}'..='\u{36f}' => None,
+            c => Some(c),
+        })
+        .collect()
 }
 
 /// One `## ` section: the heading line through the line before the next `## ` heading.
@@ -146,12 +153,8 @@ pub fn is_placeholder(body: &str) -> bool {
         if t.is_empty() || t.chars().all(|c| c == '-') {
             return true;
         }
-        let lowered: String = t.to_lowercase();
-        let unaccented = lowered
-            .replace('ú', "u")
-            .replace('á', "a")
-            .replace('ã', "a");
-        PLACEHOLDERS.iter().any(|p| unaccented.starts_with(p))
+        let folded = fold(t);
+        PLACEHOLDERS.iter().any(|p| folded.starts_with(p))
     })
 }
 
@@ -216,6 +219,32 @@ mod tests {
         assert_eq!(s[0].body(text), "body\n```\n## not a heading\n```\n");
         assert_eq!(s[1].key, "b");
         assert_eq!(&text[s[1].start..s[1].end], "## B ##\r\nx\n");
+    }
+
+    proptest::proptest! {
+        // Sections are contiguous, ordered, start at a `## ` line and end where the next begins.
+        #[test]
+        fn sections_tile_the_text(lines in proptest::collection::vec(
+            proptest::prop_oneof![
+                "## [A-Za-zÁÚé ]{0,12}", "### [a-z]{0,5}", "[a-z |-]{0,12}", proptest::strategy::Just("```".to_string())
+            ], 0..30), crlf in proptest::bool::ANY) {
+            let nl = if crlf { "\r\n" } else { "\n" };
+            let text: String = lines.iter().map(|l| format!("{l}{nl}")).collect();
+            let secs = sections(&text);
+            for w in secs.windows(2) {
+                proptest::prop_assert_eq!(w[0].end, w[1].start);
+            }
+            for s in &secs {
+                proptest::prop_assert!(text[s.start..].starts_with("## "));
+                proptest::prop_assert!(s.start < s.body_start && s.body_start <= s.end);
+                for b in blocks(&text, s) {
+                    proptest::prop_assert!(s.body_start <= b.start && b.end <= s.end);
+                }
+            }
+            if let Some(last) = secs.last() {
+                proptest::prop_assert_eq!(last.end, text.len());
+            }
+        }
     }
 
     #[test]

@@ -586,6 +586,16 @@ mod tests {
     }
 
     proptest! {
+        // Whatever a .env holds, the keys never carry any part of a value.
+        #[test]
+        fn env_keys_hold_no_value(lines in proptest::collection::vec(("(export )?[A-Za-z_][A-Za-z0-9_]{0,6}", " ?= ?", "[a-z0-9=#\\- ]{0,10}"), 0..10)) {
+            let text: String = lines.iter().map(|(k, sep, v)| format!("{k}{sep}{v}\n")).collect();
+            for key in env_keys(text.as_bytes()) {
+                prop_assert!(!key.contains('=') && !key.contains(' '));
+                prop_assert!(lines.iter().any(|(k, _, _)| k.trim_start_matches("export ") == key));
+            }
+        }
+
         // Whatever the table and the story files, every original row keeps its story cell and
         // every cell but the status cell, and no column is lost.
         #[test]
