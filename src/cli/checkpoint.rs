@@ -407,6 +407,8 @@ fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<i32> {
     let redactor = Redactor::from_env(g.env.as_deref());
     let now = String::from_utf8_lossy(&g.bytes).into_owned();
     let old_bytes = file_at(&target.root, &args.against, &target.checkpoint)?;
+    let absent_then = old_bytes.is_none();
+    let absent_now = !target.checkpoint.is_file();
     let old = String::from_utf8_lossy(&old_bytes.unwrap_or_default()).into_owned();
     let d = diff::compare(&old, &now);
     let clean_list =
@@ -417,6 +419,8 @@ fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<i32> {
             "file": name,
             "against": args.against,
             "lost_anything": d.lost_anything(),
+            "absent_at_revision": absent_then,
+            "absent_now": absent_now,
             "sections": delta(&d.sections),
             "story_rows": delta(&d.story_rows),
             "story_columns": delta(&d.story_columns),
@@ -425,6 +429,12 @@ fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<i32> {
         print_out(&format!("{doc:#}\n"));
     } else {
         let mut out = format!("{name} since {}:\n", args.against);
+        if absent_then {
+            out.push_str(&format!("  (the file did not exist at {})\n", args.against));
+        }
+        if absent_now {
+            out.push_str("  (the file does not exist now)\n");
+        }
         if d.is_empty() {
             out.push_str("  no section, story row, column or session lost or gained\n");
         }
