@@ -222,16 +222,36 @@ impl TaskIndex {
     pub fn task_numbers(&self) -> Vec<u32> {
         self.entries.iter().map(|e| e.task).collect()
     }
-    /// The first entry for task `n`.
+    /// The first entry for task `n` (a linear scan; use [`TaskIndex::entry_map`] for many lookups).
     pub fn entry(&self, n: u32) -> Option<&IndexEntry> {
         self.entries.iter().find(|e| e.task == n)
+    }
+    /// The first entry per task number.
+    pub fn entry_map(&self) -> BTreeMap<u32, &IndexEntry> {
+        let mut map = BTreeMap::new();
+        for e in &self.entries {
+            map.entry(e.task).or_insert(e);
+        }
+        map
+    }
+    /// Task numbers that appear on more than one index line.
+    pub fn duplicate_tasks(&self) -> Vec<u32> {
+        let mut seen = BTreeMap::new();
+        for e in &self.entries {
+            *seen.entry(e.task).or_insert(0usize) += 1;
+        }
+        seen.into_iter()
+            .filter(|(_, c)| *c > 1)
+            .map(|(n, _)| n)
+            .collect()
     }
     /// Checkbox lines elsewhere whose checked state disagrees with the index entry of the task
     /// they name.
     pub fn contradicting_elsewhere(&self) -> Vec<&IndexEntry> {
+        let map = self.entry_map();
         self.elsewhere
             .iter()
-            .filter(|e| self.entry(e.task).is_some_and(|i| i.checked != e.checked))
+            .filter(|e| map.get(&e.task).is_some_and(|i| i.checked != e.checked))
             .collect()
     }
 }
@@ -265,9 +285,18 @@ pub struct InlineRecords<'a> {
 }
 
 impl<'a> InlineRecords<'a> {
-    /// The first record whose anchor is `{#task-n}`.
+    /// The first record whose anchor is `{#task-n}` (a linear scan; use
+    /// [`InlineRecords::record_map`] for many lookups).
     pub fn record(&self, n: u32) -> Option<&InlineRecord<'a>> {
         self.records.iter().find(|r| r.anchor_number == n)
+    }
+    /// The first record per anchor number.
+    pub fn record_map(&self) -> BTreeMap<u32, &InlineRecord<'a>> {
+        let mut map = BTreeMap::new();
+        for r in &self.records {
+            map.entry(r.anchor_number).or_insert(r);
+        }
+        map
     }
     pub fn anchor_count(&self, n: u32) -> usize {
         self.anchor_counts.get(&n).copied().unwrap_or(0)
@@ -325,13 +354,15 @@ impl<'a> Readme<'a> {
     }
 
     fn lines_outside_records(&self) -> Vec<Line<'a>> {
-        let ranges = record_line_ranges(&self.lines);
-        self.lines
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !ranges.iter().any(|r| r.contains(i)))
-            .map(|(_, l)| *l)
-            .collect()
+        // Ranges are sorted and disjoint: copy the gaps between them.
+        let mut out = Vec::new();
+        let mut next = 0;
+        for r in record_line_ranges(&self.lines) {
+            out.extend_from_slice(&self.lines[next..r.start]);
+            next = r.end;
+        }
+        out.extend_from_slice(&self.lines[next..]);
+        out
     }
 }
 
