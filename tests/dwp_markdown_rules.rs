@@ -309,3 +309,23 @@ fn invalid_utf8_is_an_error_with_offset() {
     assert_eq!(err.offset, 9);
     assert!(err.to_string().contains("byte 9"));
 }
+
+#[test]
+fn byte_entry_points_refuse_invalid_utf8() {
+    assert_eq!(
+        parse_readme_bytes(b"Plan Status: 1/2\n\xFF").err(),
+        Some(InvalidUtf8 { offset: 17 })
+    );
+    let tf = parse_task_file_bytes("# Task 1: Café\n".as_bytes()).expect("valid UTF-8");
+    assert_eq!(tf.title.map(|t| t.title), Some("Café".to_string()));
+}
+
+#[test]
+fn state_spellings() {
+    assert_eq!(LogStatus::InProgress.as_str(), "in_progress");
+    assert_eq!(
+        ApprovalValue::PreApproved.as_state_str(),
+        Some("pre_approved")
+    );
+    assert_eq!(ApprovalValue::Unknown("x".into()).as_state_str(), None);
+}

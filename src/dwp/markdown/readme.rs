@@ -132,6 +132,16 @@ pub enum ApprovalValue {
 }
 
 impl ApprovalValue {
+    /// The state.json spelling (`approved`, `pending`, `pre_approved`); `None` when unknown.
+    pub fn as_state_str(&self) -> Option<&'static str> {
+        match self {
+            ApprovalValue::Approved => Some("approved"),
+            ApprovalValue::Pending => Some("pending"),
+            ApprovalValue::PreApproved => Some("pre_approved"),
+            ApprovalValue::Unknown(_) => None,
+        }
+    }
+
     pub fn parse(value: &str) -> ApprovalValue {
         let v = strip_emphasis(value).to_lowercase();
         let word: String = v
@@ -425,12 +435,13 @@ fn entry_from(line: &Line<'_>, checked: bool, text: &str) -> Option<IndexEntry> 
             title.replace_range(open..end, "");
         }
     }
+    let title = title.replace("()", "");
     let title = title
         .trim_start_matches(|c: char| {
             c.is_whitespace() || matches!(c, ':' | '.' | '—' | '–' | '-' | '*' | '_')
         })
         .trim_end_matches(|c: char| {
-            c.is_whitespace() || matches!(c, '—' | '–' | '-' | '|' | ':' | '*' | '_' | '(')
+            c.is_whitespace() || matches!(c, '—' | '–' | '-' | '|' | ':' | '*' | '_')
         })
         .to_string();
     Some(IndexEntry {
@@ -614,6 +625,11 @@ fn declaration<'t>(line: &'t str, label: &str) -> Option<(DeclSource, &'t str)> 
     None
 }
 
+/// Decodes (strict UTF-8, see [`super::decode`]) and parses a README.
+pub fn parse_readme_bytes(bytes: &[u8]) -> Result<Readme<'_>, super::InvalidUtf8> {
+    super::decode(bytes).map(parse_readme)
+}
+
 /// Parses a README. Never fails; missing parts are `None` / empty.
 pub fn parse_readme(text: &str) -> Readme<'_> {
     let lines = lines(text);
@@ -642,7 +658,8 @@ pub fn parse_readme(text: &str) -> Readme<'_> {
         if record_iter.peek().is_some_and(|r| r.contains(&i)) {
             continue;
         }
-        if let Some(lv) = label_value(l.text, "Plan Status") {
+        let status_source = heading(l.text).map_or(l.text, |h| h.text);
+        if let Some(lv) = label_value(status_source, "Plan Status") {
             readme.plan_status_lines.push(PlanStatusLine {
                 line: l.number,
                 raw: lv.value.to_string(),
@@ -736,6 +753,8 @@ mod tests {
             PlanStatus::Materializing
         );
         assert_eq!(plan_status_value("done"), PlanStatus::Other("done".into()));
+        let r = parse_readme("## Plan Status: 2/3 completed\n");
+        assert_eq!(r.plan_status().map(|p| p.line), Some(1));
     }
 
     #[test]
