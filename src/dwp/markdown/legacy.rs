@@ -1,7 +1,7 @@
 //! Helpers for v1 / no-state ("legacy") plans (SPEC §1.10, legacy paragraph): task file names,
 //! the lifecycle ending, `Read Before Starting` references and the Validation heading.
 
-use super::syntax::{task_file_links, task_mentions};
+use super::syntax::{task_file_links, task_mentions, unique_in_order};
 use super::task_record::TaskBody;
 
 /// A task file name `<N>.task_<slug>.md`.
@@ -134,26 +134,22 @@ pub fn read_before_references(body: &TaskBody<'_>) -> Vec<u32> {
     let Some(field) = body.field("Read Before Starting") else {
         return Vec::new();
     };
-    let mut out = task_mentions(&field.text);
+    let mut found = task_mentions(&field.text);
     for line in field.text.lines() {
-        for link in task_file_links(line) {
-            if let Some(n) = link.number
-                && !out.contains(&n)
-            {
-                out.push(n);
-            }
-        }
-        for word in line
-            .split(|c: char| c.is_whitespace() || matches!(c, '`' | '(' | ')' | '[' | ']' | ','))
-        {
-            if let Some(name) = parse_task_file_name(word.trim_start_matches("./"))
-                && !out.contains(&name.number)
-            {
-                out.push(name.number);
-            }
-        }
+        found.extend(
+            task_file_links(line)
+                .into_iter()
+                .filter_map(|link| link.number),
+        );
+        found.extend(
+            line.split(|c: char| {
+                c.is_whitespace() || matches!(c, '`' | '(' | ')' | '[' | ']' | ',')
+            })
+            .filter_map(|word| parse_task_file_name(word.trim_start_matches("./")))
+            .map(|name| name.number),
+        );
     }
-    out
+    unique_in_order(found)
 }
 
 /// True when the task body has a Validation heading (legacy rule: every task has one).
