@@ -68,7 +68,7 @@ fn no_output_of_any_command_holds_a_secret_value() {
     );
     repo.write(
         ".reversa/state.json",
-        &format!("{{\"version\": \"1.0.0\", \"project\": \"p\", \"phase\": null, \"completed\": [], \"pending\": [], \"user_name\": \"{}\"}}", "Ana"),
+        &format!("{{\"version\": \"1.0.0\", \"project\": \"p\", \"phase\": null, \"completed\": [], \"pending\": [], \"user_name\": \"{}\"}}", SECRETS[1]),
     );
     repo.commit("planted");
 
@@ -91,6 +91,8 @@ fn no_output_of_any_command_holds_a_secret_value() {
         &["reversa", "status"],
         &["reversa", "history"],
         &["reversa", "set", "doc_level", "not json"],
+        &["reversa", "set", "user_name", "\"Ana\"", "--dry-run"],
+        &["reversa", "set", "phase", "\"escavacao\""],
         &["checkpoint", "refresh", "--prune-sessions", "--write"],
         &["checkpoint", "diff", "--against", "HEAD"],
         &["checkpoint", "status"],

@@ -96,12 +96,14 @@ pub struct DiffArgs {
 }
 
 pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
-    match command {
+    let redactor = Redactor::for_folder(&resolve::find_root(&ctx.cwd));
+    let result = match command {
         Command::Status(a) => status(a, ctx),
         Command::Init(a) => init(a, ctx),
         Command::Refresh(a) => refresh(a, ctx),
         Command::Diff(a) => diff_cmd(a, ctx),
-    }
+    };
+    result.map_err(|e| redactor.clean_error(e))
 }
 
 /// Hides every `.env` value (4 characters or more) in text about to be printed.
@@ -131,6 +133,33 @@ impl Redactor {
         // longest first, so a value containing another is hidden whole
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         Self { values }
+    }
+    /// The redactor for the `.env` in `dir` (none when there is no readable `.env`).
+    pub(super) fn for_folder(dir: &Path) -> Self {
+        Self::from_env(std::fs::read(dir.join(".env")).ok().as_deref())
+    }
+    /// An error with every message cleaned; a [`Refusal`] stays a refusal.
+    pub(super) fn clean_error(&self, err: anyhow::Error) -> anyhow::Error {
+        if self.values.is_empty() {
+            return err;
+        }
+        match err.downcast::<Refusal>() {
+            Ok(r) => anyhow::Error::new(Refusal {
+                kind: r.kind,
+                message: self.clean(&r.message),
+                hint: r.hint.map(|h| self.clean(&h)),
+                details: r
+                    .details
+                    .into_iter()
+                    .map(|f| Finding {
+                        message: self.clean(&f.message),
+                        hint: f.hint.map(|h| self.clean(&h)),
+                        ..f
+                    })
+                    .collect(),
+            }),
+            Err(other) => anyhow::anyhow!(self.clean(&format!("{other:#}"))),
+        }
     }
     pub(super) fn clean(&self, s: &str) -> String {
         let mut out = s.to_string();

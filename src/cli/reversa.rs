@@ -1,6 +1,7 @@
 //! `planseal reversa status|advance|set|history` — Reversa `.reversa/state.json` (SPEC §3).
 
 use super::Context;
+use super::checkpoint::Redactor;
 use crate::print_out;
 use anyhow::Context as _;
 use planseal::recovery::hash::sha256_hex;
@@ -97,11 +98,37 @@ pub struct HistoryArgs {
 }
 
 pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
-    match command {
-        Command::Status(a) => status(a, ctx),
-        Command::Advance(a) => advance(a, ctx),
-        Command::Set(a) => set(a, ctx),
-        Command::History(a) => history_cmd(a, ctx),
+    let file = match &command {
+        Command::Status(a) => &a.file,
+        Command::Advance(a) => &a.file,
+        Command::Set(a) => &a.file,
+        Command::History(a) => &a.file,
+    };
+    // Whatever the state file holds, a value of the project's .env is never printed.
+    let redactor = match locate(file, ctx) {
+        Ok(p) => Redactor::for_folder(&reversa::project_root(&p)),
+        Err(_) => Redactor::from_env(None),
+    };
+    let printer = RedactingPrinter {
+        redactor: &redactor,
+    };
+    let result = match command {
+        Command::Status(a) => status(a, ctx, &printer),
+        Command::Advance(a) => advance(a, ctx, &printer),
+        Command::Set(a) => set(a, ctx, &printer),
+        Command::History(a) => history_cmd(a, ctx, &printer),
+    };
+    result.map_err(|e| redactor.clean_error(e))
+}
+
+/// Prints data through the redactor.
+struct RedactingPrinter<'a> {
+    redactor: &'a Redactor,
+}
+
+impl RedactingPrinter<'_> {
+    fn print(&self, text: &str) {
+        print_out(&self.redactor.clean(text));
     }
 }
 
@@ -136,7 +163,7 @@ pub(super) fn shown(path: &Path, ctx: &Context) -> String {
         .to_string()
 }
 
-fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn status(args: StatusArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<i32> {
     let path = locate(&args.file, ctx)?;
     let bytes = read(&path)?;
     let name = shown(&path, ctx);
@@ -154,7 +181,7 @@ fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
         doc["file"] = serde_json::Value::String(name);
         doc["sha256"] = serde_json::Value::String(sha256_hex(&bytes));
         doc["summary"] = serde_json::to_value(&summary)?;
-        print_out(&format!("{doc:#}\n"));
+        printer.print(&format!("{doc:#}\n"));
     } else {
         let mut out = String::new();
         if let Some(s) = &summary {
@@ -162,7 +189,7 @@ fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
             out.push('\n');
         }
         out.push_str(&text::render(&report, text::Style { color: ctx.color }));
-        print_out(&out);
+        printer.print(&out);
     }
     Ok(if args.exit_code && report.sections[0].failed() {
         1
@@ -252,6 +279,7 @@ fn check_expected(bytes: &[u8], expected: Option<&str>, path: &str) -> Result<()
 /// Prints the outcome of a write (or of a dry run).
 fn report_write(
     ctx: &Context,
+    printer: &RedactingPrinter,
     path: &str,
     operation: &str,
     changes: &[String],
@@ -268,7 +296,7 @@ fn report_write(
             "sha256_before": before,
             "sha256_after": after,
         });
-        print_out(&format!("{doc:#}\n"));
+        printer.print(&format!("{doc:#}\n"));
     } else {
         let mut out = String::new();
         for c in changes {
@@ -279,11 +307,11 @@ fn report_write(
         } else if let Some(a) = after {
             out.push_str(&format!("{path}: written (sha256 {a})\n"));
         }
-        print_out(&out);
+        printer.print(&out);
     }
 }
 
-fn advance(args: AdvanceArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn advance(args: AdvanceArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<i32> {
     let path = locate(&args.file, ctx)?;
     let name = shown(&path, ctx);
     let bytes = read(&path)?;
@@ -292,7 +320,9 @@ fn advance(args: AdvanceArgs, ctx: &Context) -> anyhow::Result<i32> {
     let e = edit::advance(&state, &args.phase_done).map_err(|e| refusal_from(e, &name))?;
     let before = sha256_hex(&bytes);
     if args.write.dry_run {
-        report_write(ctx, &name, "advance", &e.changes, &before, None, true);
+        report_write(
+            ctx, printer, &name, "advance", &e.changes, &before, None, true,
+        );
         return Ok(0);
     }
     let journal = serde_json::json!({
@@ -303,6 +333,7 @@ fn advance(args: AdvanceArgs, ctx: &Context) -> anyhow::Result<i32> {
     let after = persist(&path, Some(&bytes), &e.new_bytes, journal)?;
     report_write(
         ctx,
+        printer,
         &name,
         "advance",
         &e.changes,
@@ -313,7 +344,7 @@ fn advance(args: AdvanceArgs, ctx: &Context) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-fn set(args: SetArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn set(args: SetArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<i32> {
     let path = locate(&args.file, ctx)?;
     let name = shown(&path, ctx);
     let value: serde_json::Value = serde_json::from_str(&args.value).map_err(|e| {
@@ -333,7 +364,7 @@ fn set(args: SetArgs, ctx: &Context) -> anyhow::Result<i32> {
         edit::set(&state, &args.field, value, args.force).map_err(|e| refusal_from(e, &name))?;
     let before = sha256_hex(&bytes);
     if args.write.dry_run {
-        report_write(ctx, &name, "set", &e.changes, &before, None, true);
+        report_write(ctx, printer, &name, "set", &e.changes, &before, None, true);
         return Ok(0);
     }
     let forced: Vec<serde_json::Value> = e
@@ -349,11 +380,24 @@ fn set(args: SetArgs, ctx: &Context) -> anyhow::Result<i32> {
         "reason": args.reason,
     });
     let after = persist(&path, Some(&bytes), &e.new_bytes, journal)?;
-    report_write(ctx, &name, "set", &e.changes, &before, Some(&after), false);
+    report_write(
+        ctx,
+        printer,
+        &name,
+        "set",
+        &e.changes,
+        &before,
+        Some(&after),
+        false,
+    );
     Ok(0)
 }
 
-fn history_cmd(args: HistoryArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn history_cmd(
+    args: HistoryArgs,
+    ctx: &Context,
+    printer: &RedactingPrinter,
+) -> anyhow::Result<i32> {
     let path = locate(&args.file, ctx)?;
     let name = shown(&path, ctx);
     let versions = git_versions(&path)?;
@@ -401,9 +445,9 @@ fn history_cmd(args: HistoryArgs, ctx: &Context) -> anyhow::Result<i32> {
         doc["file"] = serde_json::Value::String(name);
         doc["versions"] = walk.versions.into();
         doc["flagged"] = serde_json::to_value(&walk.flagged)?;
-        print_out(&format!("{doc:#}\n"));
+        printer.print(&format!("{doc:#}\n"));
     } else {
-        print_out(&text::render(&report, text::Style { color: ctx.color }));
+        printer.print(&text::render(&report, text::Style { color: ctx.color }));
     }
     Ok(if args.exit_code && report.sections[0].failed() {
         1

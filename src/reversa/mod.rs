@@ -35,11 +35,12 @@ pub fn detect(root: &Path) -> Vec<PathBuf> {
 
 /// The project folder of a state file: the parent of `.reversa/`.
 pub fn project_root(state_path: &Path) -> PathBuf {
-    state_path
-        .parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
+    match state_path.parent().and_then(Path::parent) {
+        // `.reversa/state.json` given relative to the project itself
+        Some(p) if p.as_os_str().is_empty() => PathBuf::from("."),
+        Some(p) => p.to_path_buf(),
+        None => PathBuf::from("."),
+    }
 }
 
 /// Every finding for one state file's bytes, `root` being the project folder.
@@ -72,6 +73,27 @@ pub fn findings_for_bytes(bytes: &[u8], root: &Path) -> Vec<Finding> {
             Finding::fail("reversa-parse", format!("state.json cannot be read: {e}"))
                 .hint("fix the JSON (the original tool writes 2-space JSON; a BOM is accepted)"),
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_root_of_relative_paths() {
+        assert_eq!(
+            project_root(Path::new(".reversa/state.json")),
+            PathBuf::from(".")
+        );
+        assert_eq!(
+            project_root(Path::new("a/.reversa/state.json")),
+            PathBuf::from("a")
+        );
+        assert_eq!(
+            project_root(Path::new("/p/.reversa/state.json")),
+            PathBuf::from("/p")
+        );
     }
 }
 
