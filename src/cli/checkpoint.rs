@@ -7,9 +7,10 @@
 use super::Context;
 use super::reversa::{persist, shown};
 use crate::print_out;
+use planseal::checkpoint::redact::EnvRedactor;
 use planseal::checkpoint::{self, diff, generate, resolve};
 use planseal::recovery::hash::sha256_hex;
-use planseal::report::{Finding, Refusal, Report, Section, System, json, text};
+use planseal::report::{Refusal, Report, Section, System, json, text};
 use std::path::Path;
 
 const TARGET_HELP: &str = "The checkpoint: projects/<id>/PROJECT-CHECKPOINT.md when projects/ holds a project \
@@ -106,41 +107,22 @@ pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
     result.map_err(|e| redactor.clean_error(e))
 }
 
-/// Hides every `.env` value (4 characters or more) in text about to be printed.
-pub(super) struct Redactor {
-    values: Vec<String>,
-}
+/// Hides every `.env` value in text about to be printed, errors included.
+pub(super) struct Redactor(EnvRedactor);
 
 impl Redactor {
     pub(super) fn from_env(env: Option<&[u8]>) -> Self {
-        let mut values: Vec<String> = Vec::new();
-        if let Some(bytes) = env {
-            for line in String::from_utf8_lossy(bytes).lines() {
-                let t = line.trim();
-                if t.starts_with('#') {
-                    continue;
-                }
-                if let Some((_, v)) = t.split_once('=') {
-                    for candidate in [v.trim(), v.trim().trim_matches(|c| c == '"' || c == '\'')] {
-                        if candidate.chars().count() >= 4 && !values.iter().any(|x| x == candidate)
-                        {
-                            values.push(candidate.to_string());
-                        }
-                    }
-                }
-            }
-        }
-        // longest first, so a value containing another is hidden whole
-        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        Self { values }
+        Self(EnvRedactor::from_env_bytes(env))
     }
-    /// The redactor for the `.env` in `dir` (none when there is no readable `.env`).
     pub(super) fn for_folder(dir: &Path) -> Self {
-        Self::from_env(std::fs::read(dir.join(".env")).ok().as_deref())
+        Self(EnvRedactor::for_folder(dir))
+    }
+    pub(super) fn clean(&self, s: &str) -> String {
+        self.0.clean(s)
     }
     /// An error with every message cleaned; a [`Refusal`] stays a refusal.
     pub(super) fn clean_error(&self, err: anyhow::Error) -> anyhow::Error {
-        if self.values.is_empty() {
+        if self.0.is_empty() {
             return err;
         }
         match err.downcast::<Refusal>() {
@@ -151,24 +133,11 @@ impl Redactor {
                 details: r
                     .details
                     .into_iter()
-                    .map(|f| Finding {
-                        message: self.clean(&f.message),
-                        hint: f.hint.map(|h| self.clean(&h)),
-                        ..f
-                    })
+                    .map(|f| self.0.clean_finding(f))
                     .collect(),
             }),
             Err(other) => anyhow::anyhow!(self.clean(&format!("{other:#}"))),
         }
-    }
-    pub(super) fn clean(&self, s: &str) -> String {
-        let mut out = s.to_string();
-        for v in &self.values {
-            if out.contains(v.as_str()) {
-                out = out.replace(v.as_str(), "[redacted .env value]");
-            }
-        }
-        out
     }
 }
 
@@ -208,14 +177,6 @@ fn require_existing(target: &resolve::Target, name: &str) -> anyhow::Result<()> 
     Ok(())
 }
 
-fn clean_finding(f: Finding, r: &Redactor) -> Finding {
-    Finding {
-        message: r.clean(&f.message),
-        hint: f.hint.map(|h| r.clean(&h)),
-        ..f
-    }
-}
-
 fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
     let target = locate(&args.target, ctx)?;
     let name = shown(&target.checkpoint, ctx);
@@ -223,10 +184,7 @@ fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
     let g = gather(&target, args.prefix.as_deref())?;
     let redactor = Redactor::from_env(g.env.as_deref());
     let mut section = Section::new(System::Checkpoint, name.clone(), name.clone());
-    section.findings = checkpoint::findings(&target, &g)
-        .into_iter()
-        .map(|f| clean_finding(f, &redactor))
-        .collect();
+    section.findings = checkpoint::findings(&target, &g);
     let report = Report {
         sections: vec![section],
     };

@@ -59,7 +59,14 @@ pub fn check(path: &Path) -> Section {
     let name = path.display().to_string();
     let mut section = Section::new(System::Reversa, name.clone(), name);
     match std::fs::read(path) {
-        Ok(bytes) => section.findings = findings_for_bytes(&bytes, &project_root(path)),
+        Ok(bytes) => {
+            let root = project_root(path);
+            let redactor = crate::checkpoint::redact::EnvRedactor::for_folder(&root);
+            section.findings = findings_for_bytes(&bytes, &root)
+                .into_iter()
+                .map(|f| redactor.clean_finding(f))
+                .collect();
+        }
         Err(e) => section.unverified = Some(format!("cannot read {}: {e}", path.display())),
     }
     section
