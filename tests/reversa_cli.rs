@@ -418,6 +418,12 @@ fn set_refuses_what_history_would_flag_unless_forced_with_a_reason() {
     );
     assert_eq!(code, 1);
     assert!(err.contains("reversa-created-file-dropped"), "{err}");
+    let (code, _, err) = planseal(p.path(), &["reversa", "set", "checkpoints", "{}"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("reversa-field-removed") && err.contains("checkpoints.scout"),
+        "{err}"
+    );
     let (code, _, err) = planseal(p.path(), &["reversa", "set", "answer_mode", "\"voice\""]);
     assert_eq!(code, 1);
     assert!(err.starts_with("invalid-value: "), "{err}");
@@ -467,6 +473,28 @@ fn every_subcommand_has_examples_in_its_help() {
     assert_eq!(code, 2);
     assert!(
         err.contains("no .reversa/state.json") && err.contains("hint:"),
+        "{err}"
+    );
+}
+
+#[test]
+fn history_of_an_uncommitted_file_says_so() {
+    let repo = gitrepo::FixtureRepo::new();
+    let good = std::fs::read_to_string(fixture("good-not-started").join(STATE)).expect("fixture");
+    repo.write(STATE, &good);
+    let (code, out, err) = planseal(
+        repo.path(),
+        &["--json", "reversa", "history", "--exit-code"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc = json(&out);
+    assert_eq!(doc["versions"], 0);
+    assert_eq!(advisories(&doc), ["reversa-history-empty"]);
+    let outside = project("good-not-started");
+    let (code, _, err) = planseal(outside.path(), &["reversa", "history"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("not inside a git repository") && err.contains("hint:"),
         "{err}"
     );
 }

@@ -424,7 +424,15 @@ fn history_cmd(
             format!("commit {c}: the file is not a JSON object there; compared around it"),
         ));
     }
-    if walk
+    if walk.versions == 0 {
+        section.push(
+            Finding::advisory(
+                "reversa-history-empty",
+                format!("{name} has no committed version: there is no history to check"),
+            )
+            .hint("commit the file; every later commit is then checked"),
+        );
+    } else if walk
         .flagged
         .iter()
         .all(|f| f.violation.severity != Severity::Fail)
