@@ -291,4 +291,53 @@ mod tests {
             Err("invalid-value")
         );
     }
+
+    proptest::proptest! {
+        // From any consistent state, finishing the next phase gives the next consistent state
+        // and changes nothing else; finishing any other phase is refused.
+        #[test]
+        fn advance_walks_the_phases(
+            done in 0usize..5,
+            english in proptest::bool::ANY,
+            pretty in proptest::bool::ANY,
+            current_pending in proptest::bool::ANY,
+            extras in proptest::collection::btree_map("[a-z_]{1,8}", "[ -~]{0,6}", 0..4),
+            other in 0usize..5,
+        ) {
+            let names = if english { crate::reversa::model::PHASES_EN } else { crate::reversa::model::PHASES_PT };
+            let mut obj = serde_json::Map::new();
+            for (k, v) in &extras {
+                obj.insert(format!("x_{k}"), json!(v));
+            }
+            obj.insert("phase".into(), json!(names[done]));
+            obj.insert("completed".into(), json!(names[..done]));
+            let from = if current_pending { done } else { done + 1 };
+            obj.insert("pending".into(), json!(names[from.min(5)..]));
+            let value = Value::Object(obj.clone());
+            let text = if pretty { serde_json::to_string_pretty(&value).expect("json") } else { value.to_string() };
+            let s = state(&text);
+            let e = advance(&s, names[done]).expect("the next phase advances");
+            let after = StateFile::parse(&e.new_bytes).expect("parses");
+            proptest::prop_assert_eq!(after.get("completed"), Some(&json!(names[..=done])));
+            let next = names.get(done + 1).map(|n| json!(n)).unwrap_or(Value::Null);
+            proptest::prop_assert_eq!(after.get("phase"), Some(&next));
+            for (k, v) in &obj {
+                if !["phase", "completed", "pending"].contains(&k.as_str()) {
+                    proptest::prop_assert_eq!(after.get(k), Some(v));
+                }
+            }
+            let keys_before: Vec<&String> = obj.keys().collect();
+            let keys_after: Vec<&String> = after.object.keys().collect();
+            proptest::prop_assert_eq!(keys_before, keys_after);
+            let phase_failures: Vec<String> = check_value(&after)
+                .into_iter()
+                .filter(|f| f.severity == Severity::Fail && f.id.starts_with("reversa-phase"))
+                .map(|f| f.message)
+                .collect();
+            proptest::prop_assert!(phase_failures.is_empty(), "{:?}", phase_failures);
+            if other != done {
+                proptest::prop_assert!(advance(&s, names[other]).is_err());
+            }
+        }
+    }
 }
