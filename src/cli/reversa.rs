@@ -285,8 +285,8 @@ fn report_write(
     changes: &[String],
     before: &str,
     after: Option<&str>,
-    dry_run: bool,
 ) {
+    let dry_run = after.is_none();
     if ctx.json {
         let doc = serde_json::json!({
             "result": if dry_run { "dry-run" } else { "written" },
@@ -302,10 +302,9 @@ fn report_write(
         for c in changes {
             out.push_str(&format!("  {c}\n"));
         }
-        if dry_run {
-            out.push_str(&format!("{path}: not written (--dry-run)\n"));
-        } else if let Some(a) = after {
-            out.push_str(&format!("{path}: written (sha256 {a})\n"));
+        match after {
+            None => out.push_str(&format!("{path}: not written (--dry-run)\n")),
+            Some(a) => out.push_str(&format!("{path}: written (sha256 {a})\n")),
         }
         printer.print(&out);
     }
@@ -320,9 +319,7 @@ fn advance(args: AdvanceArgs, ctx: &Context, printer: &RedactingPrinter) -> anyh
     let e = edit::advance(&state, &args.phase_done).map_err(|e| refusal_from(e, &name))?;
     let before = sha256_hex(&bytes);
     if args.write.dry_run {
-        report_write(
-            ctx, printer, &name, "advance", &e.changes, &before, None, true,
-        );
+        report_write(ctx, printer, &name, "advance", &e.changes, &before, None);
         return Ok(0);
     }
     let journal = serde_json::json!({
@@ -339,7 +336,6 @@ fn advance(args: AdvanceArgs, ctx: &Context, printer: &RedactingPrinter) -> anyh
         &e.changes,
         &before,
         Some(&after),
-        false,
     );
     Ok(0)
 }
@@ -364,7 +360,7 @@ fn set(args: SetArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Resu
         edit::set(&state, &args.field, value, args.force).map_err(|e| refusal_from(e, &name))?;
     let before = sha256_hex(&bytes);
     if args.write.dry_run {
-        report_write(ctx, printer, &name, "set", &e.changes, &before, None, true);
+        report_write(ctx, printer, &name, "set", &e.changes, &before, None);
         return Ok(0);
     }
     let forced: Vec<serde_json::Value> = e
@@ -388,7 +384,6 @@ fn set(args: SetArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Resu
         &e.changes,
         &before,
         Some(&after),
-        false,
     );
     Ok(0)
 }
