@@ -158,6 +158,22 @@ fn placeholder_skeleton_is_advisory_only() {
     assert_eq!(code, 0);
     let doc = json(&out);
     assert_eq!(doc["verdict"], "CONFORMANT");
+    let (_, text, _) = planseal(p.path(), &["checkpoint", "status"]);
+    let mut expected = String::from(
+        "checkpoint: docs/PROJECT-CHECKPOINT.md\nmode: legacy (docs/)\nsections: 6\nstory files: 0\n\nCheckpoint: docs/PROJECT-CHECKPOINT.md\n  [x] the six required agent sections are present\n  [~] generated section `## Git Recente` is missing (SHOULD)\n      hint: planseal checkpoint refresh --write\n",
+    );
+    for s in [
+        "Contexto Ativo",
+        "Status das Stories",
+        "Decisoes Tomadas",
+        "Ambiente Configurado",
+        "Ultimo Trabalho Realizado",
+        "Proximos Passos",
+    ] {
+        expected.push_str(&format!("  [~] section `## {s}` holds only a placeholder (SHOULD)\n      hint: the agent that acted last should fill it in\n"));
+    }
+    expected.push_str("\nVerdict: CONFORMANT (1 passed, 7 advisory)\n");
+    assert_eq!(text, expected);
     let adv = ids(&doc, "advisory");
     assert_eq!(
         adv.iter()

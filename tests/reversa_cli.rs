@@ -168,6 +168,17 @@ fn broken_fixtures_name_their_findings() {
 }
 
 #[test]
+fn text_layout_of_a_broken_state() {
+    let p = project("broken-order");
+    let (code, out, _) = planseal(p.path(), &["reversa", "status"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "project: p (Reversa 1.0.0)\nprogress: in progress — current phase geracao (2 of 5 completed, Portuguese phase names)\ncompleted: reconhecimento, interpretacao\npending: escavacao, interpretacao, geracao, revisao\n\nReversa: .reversa/state.json\n  [x] state.json parses as a JSON object\n  [x] known fields have their documented types and values\n  [ ] phase `interpretacao` is both completed and pending\n      hint: a finished phase leaves `pending`: remove it there\n  [ ] `completed` is [reconhecimento, interpretacao]: phases must finish in order, each after the one before it\n      hint: phases run reconhecimento → escavacao → interpretacao → geracao → revisao\n\nVerdict: NOT CONFORMANT — 2 issue(s) (2 passed, 0 advisory)\n"
+    );
+}
+
+#[test]
 fn advisories_fixture() {
     let p = project("advisories");
     let (code, out, _) = planseal(p.path(), &["--json", "reversa", "status", "--exit-code"]);

@@ -233,7 +233,13 @@ fn check_phases(p: &Phases, out: &mut Vec<Finding>) {
                     p.completed.join(", ")
                 ),
             )
-            .hint("phases run reconhecimento → escavacao → interpretacao → geracao → revisao"),
+            .hint(format!(
+                "phases run {}",
+                vocabulary
+                    .unwrap_or(super::model::Vocabulary::Portuguese)
+                    .names()
+                    .join(" → ")
+            )),
         );
     }
     match &p.phase {

@@ -124,8 +124,15 @@ impl Summary {
     pub fn of(state: &StateFile) -> Self {
         let phases = state.phases();
         let vocabulary = phases.vocabulary().ok().flatten();
+        let in_order = phases
+            .completed
+            .iter()
+            .enumerate()
+            .all(|(i, c)| model::phase_position(c).is_some_and(|(_, p)| p == i));
+        // only when `advance` could take it: completed is a clean prefix of one vocabulary
         let next_to_finish = phases
             .next_position()
+            .filter(|_| in_order && phases.vocabulary().is_ok())
             .map(|i| vocabulary.unwrap_or(Vocabulary::Portuguese).names()[i].to_string());
         Self {
             project: state.str_field("project").map(str::to_string),
