@@ -436,7 +436,9 @@ pub fn token_shape(text: &str) -> Option<&'static str> {
         let run = m.as_str();
         let has_digit = run.bytes().any(|b| b.is_ascii_digit());
         let has_alpha = run.bytes().any(|b| b.is_ascii_alphabetic());
-        if has_digit && has_alpha && shannon_entropy(run) >= 3.5 {
+        // hex keys have at most 4 bits per character, so a long hex run counts on its own
+        let long_hex = run.len() >= 32 && run.bytes().all(|b| b.is_ascii_hexdigit());
+        if has_digit && has_alpha && (long_hex || shannon_entropy(run) >= 3.5) {
             return Some("a long high-entropy string");
         }
     }
