@@ -112,12 +112,17 @@ fn open_artifact(plan_dir: &Path, name: &str) -> io::Result<Source> {
     }
 }
 
+/// Each name with the SHA-256 of its content (`None`: hashed as absent).
+type FileDigests = Vec<(String, Option<String>)>;
+/// Names hashed as absent because reading them would leave the plan.
+type RefusedNames = Vec<(String, PathError)>;
+
 /// Streams every name's framed content into `sink`, returning per-file hashes and refusals.
 fn walk(
     plan_dir: &Path,
     names: &[String],
     sink: &mut dyn FnMut(&[u8]),
-) -> io::Result<(Vec<(String, Option<String>)>, Vec<(String, PathError)>)> {
+) -> io::Result<(FileDigests, RefusedNames)> {
     let mut files = Vec::with_capacity(names.len());
     let mut refused = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
