@@ -21,9 +21,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::dwp::gates::{PlanDir, Resolved};
 use crate::dwp::model::State;
 use planseal_recovery::hash::{Sha256Stream, is_sha256_hex};
-use planseal_recovery::paths::{PathError, resolve_inside};
+use planseal_recovery::paths::PathError;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
@@ -86,15 +87,15 @@ enum Source {
     Refused(PathError),
 }
 
-fn open_artifact(plan_dir: &Path, name: &str) -> io::Result<Source> {
+fn open_artifact(plan: &PlanDir, name: &str) -> io::Result<Source> {
     if name.contains('\0') {
         return Ok(Source::Refused(PathError::Io(
             "name holds a NUL byte".into(),
         )));
     }
-    let path = match resolve_inside(plan_dir, name, false) {
-        Ok(path) => path,
-        Err(PathError::Missing) => return Ok(Source::Absent),
+    let path = match plan.resolve(name) {
+        Ok(Resolved::Inside(path)) => path,
+        Ok(Resolved::Missing) | Err(PathError::Missing) => return Ok(Source::Absent),
         Err(PathError::Io(e)) => return Err(io::Error::other(format!("{name}: {e}"))),
         Err(e) => return Ok(Source::Refused(e)),
     };
@@ -126,10 +127,11 @@ fn walk(
     let mut files = Vec::with_capacity(names.len());
     let mut refused = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
+    let plan = PlanDir::new(plan_dir);
     for name in names {
         sink(name.as_bytes());
         sink(&[0]);
-        match open_artifact(plan_dir, name)? {
+        match open_artifact(&plan, name)? {
             Source::File(mut file) => {
                 let mut own = Sha256Stream::new();
                 loop {
