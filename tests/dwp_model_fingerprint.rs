@@ -154,6 +154,14 @@ fn malformed_receipts_are_refused() {
     assert!(parse_receipt(b"[]").is_err());
     assert!(parse_receipt(br#"{"state_sha256": "abc"}"#).is_err());
     assert!(parse_receipt(br#"{"files": {"README.md": 3}}"#).is_err());
+    assert!(parse_receipt(br#"{"evidence_files": {"a.log": "x"}}"#).is_err());
+    // planseal's finalize writes `<absent>` for an absent file
+    let r = parse_receipt(
+        br#"{"files": {"PROMPTS.md": "<absent>", "README.md": null}, "evidence_files": {}}"#,
+    )
+    .unwrap();
+    assert_eq!(r.files.unwrap().values().filter(|v| v.is_none()).count(), 2);
+    assert_eq!(r.evidence_files.unwrap().len(), 0);
     assert!(parse_receipt(b"{\"result\": \"verified\"").is_err());
 }
 
