@@ -201,3 +201,40 @@ fn a_directory_in_place_of_a_file_is_an_error() {
     let err = artifacts_sha256(plan.path(), &["README.md".to_string()]).unwrap_err();
     assert!(err.to_string().contains("README.md"));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        /// The streamed hash is the hash of the preimage, and the preimage is the framing of
+        /// SPEC §1.9 built by hand.
+        #[test]
+        fn streamed_hash_equals_the_framed_preimage(
+            files in prop::collection::btree_map("[a-z]{1,6}\\.md", prop::option::of(prop::collection::vec(any::<u8>(), 0..300)), 1..6)
+        ) {
+            let plan = tempfile::tempdir().unwrap();
+            let mut expected = Vec::new();
+            let names: Vec<String> = files.keys().cloned().collect();
+            for (name, content) in &files {
+                expected.extend_from_slice(name.as_bytes());
+                expected.push(0);
+                match content {
+                    Some(bytes) => {
+                        std::fs::write(plan.path().join(name), bytes).unwrap();
+                        expected.extend_from_slice(bytes);
+                    }
+                    None => expected.extend_from_slice(ABSENT),
+                }
+            }
+            let bytes = preimage(plan.path(), &names).unwrap();
+            prop_assert_eq!(&bytes, &expected);
+            let fp = artifacts_sha256(plan.path(), &names).unwrap();
+            prop_assert_eq!(fp.hex, sha256_hex(&expected));
+            for ((name, digest), content) in fp.files.iter().zip(files.values()) {
+                prop_assert_eq!(digest.clone(), content.as_ref().map(|c| sha256_hex(c)), "{}", name);
+            }
+        }
+    }
+}
