@@ -4,6 +4,7 @@
 //! leftmost-first matching picks the same match and captures as JavaScript's backtracking.
 
 use planseal::gsd::compat::{self, HookState};
+use planseal::gsd::document::Document;
 use planseal::gsd::statusline::{Format, render_text};
 use proptest::prelude::*;
 use regex::Regex;
@@ -163,4 +164,85 @@ proptest! {
         prop_assert_eq!(render_text(&text, Format::Full), "");
         prop_assert_eq!(render_text(&text, Format::Compact), "");
     }
+
+    /// The document reader accounts for every byte of the frontmatter: the keys' leading lines,
+    /// their spans and the trailer, in order, are exactly the text between the fences. Writers
+    /// rely on this to move keys without losing a byte.
+    #[test]
+    fn frontmatter_pieces_cover_the_block_exactly(text in state_like()) {
+        let doc = Document::parse(text.clone());
+        if let Some(fm) = &doc.frontmatter {
+            let mut rebuilt = String::new();
+            for e in &fm.entries {
+                prop_assert!(e.lead.end == e.span.start);
+                rebuilt.push_str(doc.slice(&e.lead));
+                rebuilt.push_str(doc.slice(&e.span));
+            }
+            rebuilt.push_str(doc.slice(&fm.trailer));
+            prop_assert_eq!(rebuilt.as_str(), &text[fm.inner.clone()]);
+        }
+        for f in &doc.fields {
+            prop_assert!(f.line.start >= doc.body_start && f.line.end <= text.len());
+        }
+    }
+
+    /// A sync applied once leaves nothing for a second sync to change, and never touches the body.
+    #[test]
+    fn sync_is_idempotent_and_keeps_the_body(text in plausible_state()) {
+        use planseal::gsd::{derive, sync};
+        let doc = Document::parse(text.clone());
+        prop_assume!(doc.frontmatter.as_ref().is_none_or(|f| !f.deviations.unclosed));
+        let plan = sync::plan(&doc, &derive::derive(&doc, None), None, "2026-01-01T00:00:00.000Z").unwrap();
+        if let Some(new_text) = plan.new_text {
+            let again = Document::parse(new_text.clone());
+            prop_assert_eq!(again.body(), doc.body());
+            let second = sync::plan(&again, &derive::derive(&again, None), None, "2026-01-02T00:00:00.000Z").unwrap();
+            prop_assert_eq!(second.new_text, None, "second sync of:\n{}", new_text);
+        }
+    }
+}
+
+fn plausible_state() -> impl Strategy<Value = String> {
+    let fm_line = prop::sample::select(vec![
+        "gsd_state_version: '1.0'\n",
+        "status: planning\n",
+        "status: \"executing\" # x\n",
+        "milestone: v2.0\n",
+        "current_phase: \"3\"\n",
+        "owner: Ana\n",
+        "# note\n",
+        "\n",
+        "progress:\n  total_phases: 4\n  percent: 10\n",
+        "last_activity: \"2026-09-01\"\n",
+        "list:\n  - a\n",
+        "next_phases: [1, 2]\n",
+        "stopped_at: x\n",
+    ]);
+    let body_line = prop::sample::select(vec![
+        "## Current Position\n",
+        "Phase: 2 of 4 (Build)\n",
+        "Plan: 1 of 3\n",
+        "Status: Executing Phase 2\n",
+        "**Status:** Ready to plan\n",
+        "Last activity: 2026-08-01 — x\n",
+        "## Session\n",
+        "Stopped at: Phase 2\n",
+        "Paused at: lunch\n",
+        "| Current Plan | 4 |\n",
+        "text\n",
+        "\n",
+    ]);
+    (
+        any::<bool>(),
+        prop::collection::vec(fm_line, 0..8),
+        prop::collection::vec(body_line, 0..12),
+    )
+        .prop_map(|(fence, fm, body)| {
+            let body = body.concat();
+            if fence {
+                format!("---\n{}---\n{body}", fm.concat())
+            } else {
+                body
+            }
+        })
 }
