@@ -401,6 +401,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn crlf_files_stay_crlf() {
+        let text = "---\r\nstatus: planning\r\ngsd_state_version: 1\r\nprogress:\r\n  percent: 1\r\n---\r\n## Current Position\r\nStatus: Executing\r\n";
+        let doc = Document::parse(text.to_string());
+        let phases = crate::gsd::derive::PhaseCounts {
+            phase_folders: 2,
+            total_phases: 2,
+            completed_phases: 1,
+            total_plans: 4,
+            completed_plans: 2,
+            ..Default::default()
+        };
+        let derivation = crate::gsd::derive::derive(&doc, Some(phases));
+        let plan = plan(&doc, &derivation, None, "2026-01-01T00:00:00.000Z").unwrap();
+        assert_eq!(
+            plan.new_text.unwrap(),
+            "---\r\ngsd_state_version: 1\r\nstatus: executing\r\nlast_updated: \"2026-01-01T00:00:00.000Z\"\r\nprogress:\r\n  total_phases: 2\r\n  completed_phases: 1\r\n  total_plans: 4\r\n  completed_plans: 2\r\n  percent: 50\r\n---\r\n## Current Position\r\nStatus: Executing\r\n"
+        );
+    }
+
+    #[test]
     fn yaml_scalars_like_gsd() {
         assert_eq!(yaml_scalar("executing"), "executing");
         assert_eq!(yaml_scalar("4"), "\"4\"");
