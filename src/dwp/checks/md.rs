@@ -290,13 +290,16 @@ fn heading_field(line: &str) -> Option<String> {
     RE.captures(line).map(|c| c[1].trim().to_string())
 }
 
+/// Where the content after a bold label `**Name:**` / `**Name**:` / `**Name** ·` starts, when
+/// the line opens with that label.
 fn label_at(line: &str, name: &str) -> Option<usize> {
-    let re = Regex::new(&format!(
-        r"(?i)^\s*(?:[-*]\s+)?\*\*{}\s*:?\*\*[ \t]*[:·-]?",
-        regex::escape(name)
-    ))
-    .ok()?;
-    re.find(line).map(|m| m.end())
+    static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?:[-*]\s+)?\*\*([^*]+?)\s*:?\*\*[ \t]*[:·-]?").expect("constant pattern")
+    });
+    let c = LABEL.captures(line)?;
+    c[1].trim().trim_end_matches(':').trim()
+        .eq_ignore_ascii_case(name)
+        .then(|| c.get(0).map_or(0, |m| m.end()))
 }
 
 /// A field's content by heading (`## 3. Goal`, `### Goal (…)`) or bold label (`**Goal:** …`),
