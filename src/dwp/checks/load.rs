@@ -50,6 +50,8 @@ pub struct PlanFiles {
     pub dir: PathBuf,
     /// Folder name (the plan's identity).
     pub name: String,
+    /// How the folder is shown in hints (relative to where the command runs).
+    pub display: String,
     /// Every file read, by plan-relative name.
     pub files: BTreeMap<String, FileRead>,
     /// Names directly in the plan folder.
@@ -91,6 +93,7 @@ impl PlanFiles {
         Ok(Self {
             dir: dir.to_path_buf(),
             name: name.to_string(),
+            display: dir.display().to_string(),
             files,
             analysis_results_dir: dir.join("analysis_results").is_dir(),
             listing,

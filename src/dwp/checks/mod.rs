@@ -47,6 +47,7 @@ pub fn check_plan(
             return section;
         }
     };
+    files.display = display_path.to_string();
     if let Some(candidate) = &opts.state_override {
         files
             .files
@@ -80,7 +81,7 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
         .file(".finalizing.json")
         .hint(format!(
             "run `planseal recover {}` to finish or roll back the interrupted publication",
-            files.dir.display()
+            files.display
         ));
         return out.done();
     }
@@ -236,7 +237,7 @@ pub(crate) fn receipt_check(
     if opts.skip_receipt {
         return;
     }
-    let reseal = format!("re-seal the plan with `planseal finalize {}`", files.dir.display());
+    let reseal = format!("re-seal the plan with `planseal finalize {}`", files.display);
     match receipt::check_receipt(files, state_bytes, state) {
         receipt::ReceiptCheck::Matches => {
             out.pass(
