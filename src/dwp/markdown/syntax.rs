@@ -1,0 +1,340 @@
+//! Small line-level recognisers shared by every reader: ATX headings, label lines
+//! (`Status: x`, `**Status:** x`, `- **Status:** x`), checkbox lines, `Task N` mentions and
+//! links to task files. Each works on one line, so every reader stays linear.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// An ATX heading: `## 3. Goal (why)` → level 2, text `3. Goal (why)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heading<'a> {
+    pub level: usize,
+    /// Heading text, trimmed, without the optional closing `#` run.
+    pub text: &'a str,
+}
+
+/// Recognises an ATX heading (at most three leading spaces, `#`×1..6, then a blank or the end).
+pub fn heading(line: &str) -> Option<Heading<'_>> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = &line[indent..];
+    let level = rest.bytes().take_while(|b| *b == b'#').count();
+    if level == 0 || level > 6 {
+        return None;
+    }
+    let after = &rest[level..];
+    if !after.is_empty() && !after.starts_with([' ', '\t']) {
+        return None;
+    }
+    let mut text = after.trim();
+    // A closing run of '#' preceded by a blank is decoration, not text.
+    let without_close = text.trim_end_matches('#');
+    if without_close.len() < text.len()
+        && (without_close.is_empty() || without_close.ends_with([' ', '\t']))
+    {
+        text = without_close.trim_end();
+    }
+    Some(Heading { level, text })
+}
+
+/// How a label was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelForm {
+    /// `Name: value`
+    Plain,
+    /// `**Name:** value`, `**Name**: value`, `**Name** · value`, `**Name** - value` (also `__…__`)
+    Bold,
+}
+
+/// A label line split into its form and its value (trimmed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabelValue<'a> {
+    pub form: LabelForm,
+    pub value: &'a str,
+}
+
+/// Strips blanks and one list marker (`- `, `* `, `+ `) from the front of a line.
+pub fn strip_list_marker(line: &str) -> &str {
+    let s = line.trim_start();
+    for marker in ["- ", "* ", "+ ", "-\t", "*\t", "+\t"] {
+        if let Some(rest) = s.strip_prefix(marker) {
+            return rest.trim_start();
+        }
+    }
+    s
+}
+
+/// Case-insensitive ASCII prefix match that also requires the label to end at a word edge.
+fn strip_label<'a>(s: &'a str, label: &str) -> Option<&'a str> {
+    let head = s.get(..label.len())?;
+    if !head.eq_ignore_ascii_case(label) {
+        return None;
+    }
+    let rest = &s[label.len()..];
+    match rest.chars().next() {
+        Some(c) if c.is_alphanumeric() || c == '_' => None,
+        _ => Some(rest),
+    }
+}
+
+/// Recognises `label` at the start of a line (after blanks and one list marker), in plain form
+/// (a colon is required) or bold form (SPEC §1.4: `\*\*Name\s*:?\*\*[ \t]*[:·-]?`).
+/// The label is compared case-insensitively.
+pub fn label_value<'a>(line: &'a str, label: &str) -> Option<LabelValue<'a>> {
+    let s = strip_list_marker(line);
+    for delim in ["**", "__"] {
+        if let Some(inner) = s.strip_prefix(delim) {
+            let rest = strip_label(inner, label)?;
+            let rest = rest.trim_start();
+            let rest = rest.strip_prefix(':').unwrap_or(rest);
+            let rest = rest.strip_prefix(delim)?;
+            let rest = rest.trim_start_matches([' ', '\t']);
+            let rest = rest
+                .strip_prefix([':', '·', '-'])
+                .or_else(|| rest.strip_prefix('—'))
+                .unwrap_or(rest);
+            return Some(LabelValue {
+                form: LabelForm::Bold,
+                value: rest.trim(),
+            });
+        }
+    }
+    let rest = strip_label(s, label)?;
+    let rest = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
+    Some(LabelValue {
+        form: LabelForm::Plain,
+        value: rest.trim(),
+    })
+}
+
+/// Like [`label_value`] but only the bold form (field extraction, SPEC §1.4).
+pub fn bold_label_value<'a>(line: &'a str, label: &str) -> Option<&'a str> {
+    label_value(line, label)
+        .filter(|lv| lv.form == LabelForm::Bold)
+        .map(|lv| lv.value)
+}
+
+/// A checkbox list item: `- [ ] text`, `* [x] text`, `+ [X] text`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckboxItem<'a> {
+    pub checked: bool,
+    pub text: &'a str,
+}
+
+/// Recognises a checkbox line (any indentation; `x` case-insensitive).
+pub fn checkbox(line: &str) -> Option<CheckboxItem<'_>> {
+    let s = line.trim_start();
+    let s = s.strip_prefix(['-', '*', '+'])?;
+    if !s.starts_with([' ', '\t']) {
+        return None;
+    }
+    let s = s.trim_start();
+    let s = s.strip_prefix('[')?;
+    let mut chars = s.chars();
+    let mark = chars.next()?;
+    let checked = match mark {
+        ' ' => false,
+        'x' | 'X' => true,
+        _ => return None,
+    };
+    let s = chars.as_str().strip_prefix(']')?;
+    Some(CheckboxItem {
+        checked,
+        text: s.trim(),
+    })
+}
+
+static TASK_MENTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bTask\s+([0-9]+)\b").expect("constant regex is valid because it was tested")
+});
+
+/// Number of the first `Task N` mention (case-sensitive `Task`, as the helper's index reader).
+pub fn first_task_mention(text: &str) -> Option<(u32, std::ops::Range<usize>)> {
+    TASK_MENTION.captures_iter(text).find_map(|c| {
+        let m = c.get(1)?;
+        let whole = c.get(0)?;
+        m.as_str().parse().ok().map(|n| (n, whole.range()))
+    })
+}
+
+static TASK_MENTION_ANY_CASE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\btasks?\s+#?([0-9]+)\b")
+        .expect("constant regex is valid because it was tested")
+});
+
+/// Every task number mentioned as `Task N` / `task N` / `Task #N` (any case), in order, unique.
+pub fn task_mentions(text: &str) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for c in TASK_MENTION_ANY_CASE.captures_iter(text) {
+        if let Some(n) = c.get(1).and_then(|m| m.as_str().parse().ok())
+            && !out.contains(&n)
+        {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// A markdown link whose target is a task file `<N>.task_<slug>.md` (optionally `./`-prefixed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskFileLink {
+    /// The target as written, e.g. `./3.task_x.md`.
+    pub target: String,
+    /// The file name without `./`, e.g. `3.task_x.md`.
+    pub file_name: String,
+    /// The number in front of `.task_`.
+    pub number: Option<u32>,
+}
+
+static LINK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)")
+        .expect("constant regex is valid because it was tested")
+});
+
+/// Links to task files in one line, in order.
+pub fn task_file_links(line: &str) -> Vec<TaskFileLink> {
+    let mut out = Vec::new();
+    for c in LINK.captures_iter(line) {
+        let Some(target) = c.get(1).map(|m| m.as_str()) else {
+            continue;
+        };
+        let file_name = target.strip_prefix("./").unwrap_or(target);
+        if file_name.contains('/') || !file_name.ends_with(".md") {
+            continue;
+        }
+        let Some((num, _)) = file_name.split_once(".task_") else {
+            continue;
+        };
+        if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        out.push(TaskFileLink {
+            target: target.to_string(),
+            file_name: file_name.to_string(),
+            number: num.parse().ok(),
+        });
+    }
+    out
+}
+
+/// Removes `**`, `__` and backticks around a cell or value, and trims.
+pub fn strip_emphasis(s: &str) -> &str {
+    let mut s = s.trim();
+    loop {
+        let before = s.len();
+        for d in ["**", "__", "`", "*", "_"] {
+            if s.len() >= 2 * d.len()
+                && let Some(inner) = s.strip_prefix(d).and_then(|x| x.strip_suffix(d))
+            {
+                s = inner.trim();
+            }
+        }
+        if s.len() == before {
+            return s;
+        }
+    }
+}
+
+/// Cells of a pipe-table row (`| a | b |` → `["a", "b"]`), or `None` for other lines.
+pub fn table_cells(line: &str) -> Option<Vec<&str>> {
+    let s = line.trim();
+    let inner = s.strip_prefix('|')?;
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    Some(inner.split('|').map(str::trim).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings() {
+        assert_eq!(
+            heading("## 10. Completion & Log").map(|h| (h.level, h.text)),
+            Some((2, "10. Completion & Log"))
+        );
+        assert_eq!(heading("### Goal ###").map(|h| h.text), Some("Goal"));
+        assert_eq!(heading("#hashtag"), None);
+        assert_eq!(heading("    ## code"), None);
+        assert_eq!(heading("####### seven"), None);
+        assert_eq!(heading("#").map(|h| (h.level, h.text)), Some((1, "")));
+    }
+
+    #[test]
+    fn label_forms() {
+        let plain = label_value("Status: completed", "Status").map(|l| (l.form, l.value));
+        assert_eq!(plain, Some((LabelForm::Plain, "completed")));
+        let bold = label_value("**Status:** pending", "status").map(|l| (l.form, l.value));
+        assert_eq!(bold, Some((LabelForm::Bold, "pending")));
+        let bullet = label_value("- **Status:** pending", "Status").map(|l| l.value);
+        assert_eq!(bullet, Some("pending"));
+        assert_eq!(
+            label_value("**Status**: done", "Status").map(|l| l.value),
+            Some("done")
+        );
+        assert_eq!(
+            label_value("**Status** · done", "Status").map(|l| l.value),
+            Some("done")
+        );
+        assert_eq!(
+            label_value("**Status** - done", "Status").map(|l| l.value),
+            Some("done")
+        );
+        assert_eq!(label_value("Statuses: x", "Status"), None);
+        assert_eq!(label_value("Status completed", "Status"), None);
+        assert_eq!(label_value("Plan Status: 1/2", "Status"), None);
+    }
+
+    #[test]
+    fn checkboxes() {
+        assert_eq!(
+            checkbox("- [X] Task 1"),
+            Some(CheckboxItem {
+                checked: true,
+                text: "Task 1"
+            })
+        );
+        assert_eq!(
+            checkbox("  * [ ] a"),
+            Some(CheckboxItem {
+                checked: false,
+                text: "a"
+            })
+        );
+        assert_eq!(checkbox("-[x] a"), None);
+        assert_eq!(checkbox("- [y] a"), None);
+    }
+
+    #[test]
+    fn links() {
+        let l = task_file_links(
+            "- [x] Task 2 — [2.task_retry.md](./2.task_retry.md) [x](http://a/b.md)",
+        );
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].file_name, "2.task_retry.md");
+        assert_eq!(l[0].target, "./2.task_retry.md");
+        assert_eq!(l[0].number, Some(2));
+    }
+
+    #[test]
+    fn mentions() {
+        assert_eq!(first_task_mention("- Task 12: x").map(|m| m.0), Some(12));
+        assert_eq!(first_task_mention("Tasks 12"), None);
+        assert_eq!(
+            task_mentions("task 3, Task #4 and Tasks 5; Task 3"),
+            vec![3, 4, 5]
+        );
+    }
+
+    #[test]
+    fn cells_and_emphasis() {
+        assert_eq!(
+            table_cells("| **Critical** | 0 |"),
+            Some(vec!["**Critical**", "0"])
+        );
+        assert_eq!(strip_emphasis(" **`pending`** "), "pending");
+    }
+}

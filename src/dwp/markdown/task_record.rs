@@ -1,0 +1,212 @@
+//! Task records: the body of a Full task file (`# Task N: Title` …) or of a Lite inline record,
+//! and what the checks ask of it (fields, Completion & Log, gate records, amendments, the
+//! literal `Skills disposition:` / `Documentation decision:` rule, the Final Review terms).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::amendment::{Amendment, amendments_in_lines};
+use super::completion_log::{
+    CompletionLog, GateRecordLine, completion_log_in_lines, gate_records_in_lines,
+};
+use super::fences::{Line, lines};
+use super::fields::{FieldText, field_in_lines, heading_field_name};
+use super::syntax::heading;
+
+/// The three literal substrings the Final Review body must contain (lower-cased body).
+pub const FINAL_REVIEW_TERMS: [&str; 3] = ["security", "final-state", "skills"];
+
+/// The body of one task record with its lines (line numbers are those of the file it came from).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskBody<'a> {
+    pub text: &'a str,
+    pub lines: Vec<Line<'a>>,
+}
+
+impl<'a> TaskBody<'a> {
+    /// A body that is a whole text (a task file).
+    pub fn new(text: &'a str) -> TaskBody<'a> {
+        TaskBody {
+            text,
+            lines: lines(text),
+        }
+    }
+
+    /// The first field called `name` (SPEC §1.4 field extraction).
+    pub fn field(&self, name: &str) -> Option<FieldText> {
+        field_in_lines(&self.lines, name)
+    }
+
+    /// True when the field exists and is non-empty (see [`FieldText::non_empty`]).
+    pub fn field_non_empty(&self, name: &str) -> bool {
+        self.field(name).is_some_and(|f| f.non_empty())
+    }
+
+    /// The Completion & Log, when the body has a readable one.
+    pub fn completion_log(&self) -> Option<CompletionLog> {
+        completion_log_in_lines(&self.lines)
+    }
+
+    /// The helper's rule: the literal, case-sensitive `Skills disposition:` anywhere in the body.
+    pub fn has_skills_disposition(&self) -> bool {
+        self.text.contains("Skills disposition:")
+    }
+
+    /// The helper's rule: the literal, case-sensitive `Documentation decision:` anywhere.
+    pub fn has_documentation_decision(&self) -> bool {
+        self.text.contains("Documentation decision:")
+    }
+
+    /// Every `Gate record:` line outside fences, anywhere in the body.
+    pub fn gate_records(&self) -> Vec<GateRecordLine> {
+        gate_records_in_lines(&self.lines)
+    }
+
+    /// Every amendment record outside fences, anywhere in the body.
+    pub fn amendments(&self) -> Vec<Amendment> {
+        amendments_in_lines(&self.lines)
+    }
+
+    /// Which of `security`, `final-state`, `skills` the lower-cased body lacks (Final Review).
+    pub fn final_review_missing_terms(&self) -> Vec<&'static str> {
+        final_review_missing_terms(self.text)
+    }
+
+    /// The headings of the body (level ≥ 2) as (line, level, field name).
+    pub fn sections(&self) -> Vec<Section> {
+        self.lines
+            .iter()
+            .filter(|l| !l.in_fence)
+            .filter_map(|l| {
+                let h = heading(l.text)?;
+                (h.level >= 2).then(|| Section {
+                    line: l.number,
+                    level: h.level,
+                    name: heading_field_name(h.text).to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// True when some heading (level ≥ 2) is the field `name` (legacy: "every task has a
+    /// Validation heading").
+    pub fn has_heading(&self, name: &str) -> bool {
+        self.sections().iter().any(|s| {
+            s.name
+                .split_whitespace()
+                .map(str::to_ascii_lowercase)
+                .eq(name.split_whitespace().map(str::to_ascii_lowercase))
+        })
+    }
+}
+
+/// Which Final Review terms the lower-cased text lacks.
+pub fn final_review_missing_terms(text: &str) -> Vec<&'static str> {
+    let lower = text.to_lowercase();
+    FINAL_REVIEW_TERMS
+        .iter()
+        .copied()
+        .filter(|t| !lower.contains(t))
+        .collect()
+}
+
+/// One heading of a task body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub line: usize,
+    pub level: usize,
+    /// The heading's field name (number and trailing `(…)` removed).
+    pub name: String,
+}
+
+/// `# Task N: Title` of a task file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskTitle {
+    pub line: usize,
+    /// The number after `Task`, when the heading has the `Task N` form.
+    pub number: Option<u32>,
+    /// The title after `Task N:` (or the whole heading text when it lacks that form).
+    pub title: String,
+}
+
+static TASK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^Task\s+([0-9]+)\s*(?:[:.—–-]\s*)?(.*)$")
+        .expect("constant regex is valid because it was tested")
+});
+
+/// Splits `Task 3: Title` into (3, `Title`).
+pub fn split_task_title(text: &str) -> Option<(u32, &str)> {
+    let c = TASK_TITLE.captures(text.trim())?;
+    let n = c.get(1)?.as_str().parse().ok()?;
+    Some((n, c.get(2).map_or("", |m| m.as_str().trim())))
+}
+
+/// A Full plan's task file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskFile<'a> {
+    /// The first unfenced level-1 heading.
+    pub title: Option<TaskTitle>,
+    pub body: TaskBody<'a>,
+}
+
+/// Reads a task file.
+pub fn parse_task_file(text: &str) -> TaskFile<'_> {
+    let body = TaskBody::new(text);
+    let title = body.lines.iter().filter(|l| !l.in_fence).find_map(|l| {
+        let h = heading(l.text)?;
+        if h.level != 1 {
+            return None;
+        }
+        Some(match split_task_title(h.text) {
+            Some((n, t)) => TaskTitle {
+                line: l.number,
+                number: Some(n),
+                title: t.to_string(),
+            },
+            None => TaskTitle {
+                line: l.number,
+                number: None,
+                title: h.text.to_string(),
+            },
+        })
+    });
+    TaskFile { title, body }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_forms() {
+        assert_eq!(
+            split_task_title("Task 4: Final Review"),
+            Some((4, "Final Review"))
+        );
+        assert_eq!(
+            split_task_title("Task 4 — Final Review"),
+            Some((4, "Final Review"))
+        );
+        assert_eq!(split_task_title("Final Review"), None);
+    }
+
+    #[test]
+    fn literal_rules_are_case_sensitive() {
+        let b = TaskBody::new("skills disposition: none\n**Documentation decision**: x");
+        assert!(!b.has_skills_disposition());
+        assert!(!b.has_documentation_decision());
+        let ok = TaskBody::new("**Skills disposition:** none\nDocumentation decision: n/a");
+        assert!(ok.has_skills_disposition());
+        assert!(ok.has_documentation_decision());
+    }
+
+    #[test]
+    fn final_review_terms() {
+        assert_eq!(
+            final_review_missing_terms("Security and Skills"),
+            vec!["final-state"]
+        );
+        assert!(final_review_missing_terms("SECURITY, Final-State, skills").is_empty());
+    }
+}
