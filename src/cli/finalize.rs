@@ -143,10 +143,13 @@ fn print_published(p: &Published, ctx: &Context) {
             finalize::RECEIPT_FILE
         ));
     }
-    for a in &p.advisories {
-        out.push_str(&format!("  [~] {}\n", a.message));
-    }
     print_out(&out);
+    // Advisories are diagnostics: stderr, so stdout stays the one result line.
+    let mut notes = String::new();
+    for a in &p.advisories {
+        notes.push_str(&format!("  [~] {}\n", a.message));
+    }
+    crate::print_err(&notes);
 }
 
 pub fn short(hex: &str) -> &str {

@@ -266,6 +266,7 @@ fn roll_forward(
     let validation = finalize::validate_candidate(&ValidationInput {
         plan_dir,
         candidate,
+        candidate_path: None,
         allow_dirty_reason: None,
     })?;
     if let Some(first) = validation.failures.first() {

@@ -66,7 +66,10 @@ pub fn latest_per_command(gates: &[Value]) -> Vec<(usize, &Value)> {
         }
         latest.insert(cmd, i);
     }
-    order.into_iter().map(|c| (latest[c], &gates[latest[c]])).collect()
+    order
+        .into_iter()
+        .map(|c| (latest[c], &gates[latest[c]]))
+        .collect()
 }
 
 /// True when a record counts as a success: `passes: true`, exit code 0 (or absent), non-empty
@@ -98,8 +101,14 @@ mod tests {
             ("no tests ran", Some(EvidenceProblem::ZeroSelection)),
             ("cannot run", Some(EvidenceProblem::NonExecution)),
             ("the suite was not run", Some(EvidenceProblem::NonExecution)),
-            ("cannot be measured here", Some(EvidenceProblem::NonExecution)),
-            ("  Invalidated by refine on 2026-01-01", Some(EvidenceProblem::Invalidated)),
+            (
+                "cannot be measured here",
+                Some(EvidenceProblem::NonExecution),
+            ),
+            (
+                "  Invalidated by refine on 2026-01-01",
+                Some(EvidenceProblem::Invalidated),
+            ),
             ("ran=12/12; log=analysis_results/gates/t1.log", None),
             ("ran=0; never ran", Some(EvidenceProblem::ZeroSelection)),
         ];
@@ -123,8 +132,13 @@ mod tests {
             json!({"command": "t", "passes": true, "exit_code": 0, "evidence": "green"}),
         ];
         let latest = latest_per_command(&gates);
-        assert_eq!(latest.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![2, 1]);
+        assert_eq!(
+            latest.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            vec![2, 1]
+        );
         assert!(latest.iter().all(|(_, g)| record_succeeds(g)));
-        assert!(!record_succeeds(&json!({"command": "t", "passes": true, "exit_code": 1, "evidence": "x"})));
+        assert!(!record_succeeds(
+            &json!({"command": "t", "passes": true, "exit_code": 1, "evidence": "x"})
+        ));
     }
 }

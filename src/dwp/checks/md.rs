@@ -45,9 +45,8 @@ pub struct IndexEntry {
     pub link: Option<String>,
 }
 
-static CHECKBOX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*[-*+]\s+\[([ xX])\]\s+(.*)$").expect("constant pattern")
-});
+static CHECKBOX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*[-*+]\s+\[([ xX])\]\s+(.*)$").expect("constant pattern"));
 static TASK_NUMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\bTask\s+([0-9]+)\b").expect("constant pattern"));
 static TASK_LINK: LazyLock<Regex> = LazyLock::new(|| {
@@ -125,9 +124,8 @@ pub fn plan_status(readme: &str) -> Option<Result<(u64, u64), String>> {
         Regex::new(r"(?im)^[\s>*-]*(?:\*\*)?Plan Status:?(?:\*\*)?:?\s*(.*?)\s*$")
             .expect("constant pattern")
     });
-    static COUNT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\**\s*([0-9]+)\s*/\s*([0-9]+)").expect("constant pattern")
-    });
+    static COUNT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^\**\s*([0-9]+)\s*/\s*([0-9]+)").expect("constant pattern"));
     for (line, fenced) in fenced_lines(readme) {
         if fenced {
             continue;
@@ -297,7 +295,9 @@ fn label_at(line: &str, name: &str) -> Option<usize> {
         Regex::new(r"^\s*(?:[-*]\s+)?\*\*([^*]+?)\s*:?\*\*[ \t]*[:·-]?").expect("constant pattern")
     });
     let c = LABEL.captures(line)?;
-    c[1].trim().trim_end_matches(':').trim()
+    c[1].trim()
+        .trim_end_matches(':')
+        .trim()
         .eq_ignore_ascii_case(name)
         .then(|| c.get(0).map_or(0, |m| m.end()))
 }
@@ -348,7 +348,8 @@ pub fn completion_log(body: &str) -> Option<String> {
             .expect("constant pattern")
     });
     static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^\s*(?:[-*]\s+)?\*\*Completion\s*(?:&|and)?\s*Log").expect("constant pattern")
+        Regex::new(r"(?i)^\s*(?:[-*]\s+)?\*\*Completion\s*(?:&|and)?\s*Log")
+            .expect("constant pattern")
     });
     let mut out: Option<String> = None;
     for (line, fenced) in fenced_lines(body) {
@@ -390,8 +391,10 @@ pub fn final_review_missing_parts(body: &str) -> Vec<&'static str> {
 /// `critical` appears without a clearing phrase, `Ok` otherwise.
 pub fn security_review(text: &str) -> Result<(), SecurityVerdict> {
     static OPEN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)open critical finding|critical finding remains|unresolved critical finding:")
-            .expect("constant pattern")
+        Regex::new(
+            r"(?i)open critical finding|critical finding remains|unresolved critical finding:",
+        )
+        .expect("constant pattern")
     });
     static UNRESOLVED: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?i)unresolved critical").expect("constant pattern"));
@@ -407,7 +410,8 @@ pub fn security_review(text: &str) -> Result<(), SecurityVerdict> {
             .expect("constant pattern")
     });
     static ZERO_ROW: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?im)^\s*\|\s*\**critical\**\s*\|\s*\**(?:0|none)\**\s*\|").expect("constant pattern")
+        Regex::new(r"(?im)^\s*\|\s*\**critical\**\s*\|\s*\**(?:0|none)\**\s*\|")
+            .expect("constant pattern")
     });
     let cleared = CLEARED.is_match(text);
     if OPEN.is_match(text) || (UNRESOLVED.is_match(text) && !cleared) {
@@ -449,20 +453,36 @@ mod tests {
 
     #[test]
     fn plan_status_and_standard() {
-        assert_eq!(plan_status("x\nPlan Status: 2/4 completed\n"), Some(Ok((2, 4))));
+        assert_eq!(
+            plan_status("x\nPlan Status: 2/4 completed\n"),
+            Some(Ok((2, 4)))
+        );
         assert_eq!(
             plan_status("Plan Status: materializing\n"),
             Some(Err("materializing".into()))
         );
         assert_eq!(plan_status("nothing"), None);
-        assert_eq!(standard("- **Standard:** DWP spec 5.0.0\n").as_deref(), Some("5.0.0"));
-        assert_eq!(approval_from_readme("Approval: pre-approved (trust)\n"), Some("pre_approved"));
-        assert_eq!(approval_from_readme("| Approval | pending |\n"), Some("pending"));
+        assert_eq!(
+            standard("- **Standard:** DWP spec 5.0.0\n").as_deref(),
+            Some("5.0.0")
+        );
+        assert_eq!(
+            approval_from_readme("Approval: pre-approved (trust)\n"),
+            Some("pre_approved")
+        );
+        assert_eq!(
+            approval_from_readme("| Approval | pending |\n"),
+            Some("pending")
+        );
     }
 
     #[test]
     fn three_status_forms() {
-        for form in ["Status: pending", "**Status:** pending", "- **Status:** pending"] {
+        for form in [
+            "Status: pending",
+            "**Status:** pending",
+            "- **Status:** pending",
+        ] {
             let body = format!("# Task 1\n\n## 8. Completion & Log\n\n{form}\n");
             let log = completion_log(&body).unwrap();
             assert_eq!(log_status(&log).as_deref(), Some("pending"), "{form}");
@@ -471,7 +491,8 @@ mod tests {
 
     #[test]
     fn fields_by_heading_and_label() {
-        let body = "## 3. Goal\n\nDo it.\n\n## 4. Touched Surface\n\n\n## 5. Validation (commands)\n`x`\n";
+        let body =
+            "## 3. Goal\n\nDo it.\n\n## 4. Touched Surface\n\n\n## 5. Validation (commands)\n`x`\n";
         assert!(field_non_empty(body, "Goal"));
         assert!(!field_non_empty(body, "Touched Surface"));
         assert!(field_non_empty(body, "Validation"));
@@ -483,11 +504,23 @@ mod tests {
 
     #[test]
     fn security_review_rules() {
-        assert_eq!(security_review("Result: 0 unresolved critical findings"), Ok(()));
-        assert_eq!(security_review("1 open critical finding"), Err(SecurityVerdict::Open));
-        assert_eq!(security_review("| Critical | 1 |"), Err(SecurityVerdict::Unclear));
+        assert_eq!(
+            security_review("Result: 0 unresolved critical findings"),
+            Ok(())
+        );
+        assert_eq!(
+            security_review("1 open critical finding"),
+            Err(SecurityVerdict::Open)
+        );
+        assert_eq!(
+            security_review("| Critical | 1 |"),
+            Err(SecurityVerdict::Unclear)
+        );
         assert_eq!(security_review("| Critical | 0 |"), Ok(()));
         assert_eq!(security_review("critical: fixed in abc"), Ok(()));
-        assert_eq!(security_review("unresolved critical: x"), Err(SecurityVerdict::Open));
+        assert_eq!(
+            security_review("unresolved critical: x"),
+            Err(SecurityVerdict::Open)
+        );
     }
 }

@@ -304,7 +304,10 @@ pub fn state_errors(v: &Value, era: Era) -> Vec<ShapeError> {
         c.object(
             "$.updated_by",
             by,
-            &[f("agent", false, Kind::Str(100)), f("model", false, Kind::Str(100))],
+            &[
+                f("agent", false, Kind::Str(100)),
+                f("model", false, Kind::Str(100)),
+            ],
             false,
         );
     }
@@ -372,14 +375,20 @@ pub fn state_errors(v: &Value, era: Era) -> Vec<ShapeError> {
             n("commit", Kind::Str(40)),
             f("gates", false, Kind::Any),
             n("outcome", Kind::Any),
-            f(locator_field.name, locator_field.required, locator_field.kind),
+            f(
+                locator_field.name,
+                locator_field.required,
+                locator_field.kind,
+            ),
         ];
         if !c.object(&path, t, &fields, false) {
             continue;
         }
         if let Some(commit) = t.get("commit").and_then(Value::as_str)
             && !((7..=40).contains(&commit.len())
-                && commit.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+                && commit
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
         {
             c.push(&format!("{path}.commit"), "not 7–40 lower-case hex digits");
         }
@@ -399,7 +408,10 @@ pub fn state_errors(v: &Value, era: Era) -> Vec<ShapeError> {
         {
             c.push(
                 &format!("{path}.locator.value"),
-                format!("{} is not #task-N or N.task_<slug>.md", short(&Value::from(value))),
+                format!(
+                    "{} is not #task-N or N.task_<slug>.md",
+                    short(&Value::from(value))
+                ),
             );
         }
         if let Some(o) = t.get("outcome").filter(|x| !x.is_null()) {
@@ -487,7 +499,10 @@ pub fn manifest_errors(v: &Value, era: Era) -> Vec<ShapeError> {
             c.object(
                 "$.created_by",
                 by,
-                &[f("agent", false, Kind::Str(100)), f("model", false, Kind::Str(100))],
+                &[
+                    f("agent", false, Kind::Str(100)),
+                    f("model", false, Kind::Str(100)),
+                ],
                 false,
             );
         }
@@ -506,7 +521,11 @@ mod tests {
     #[test]
     fn strict_parsing() {
         assert!(parse_strict(br#"{"a": 1}"#).is_ok());
-        assert!(parse_strict(br#"{"a": 1, "a": 2}"#).unwrap_err().contains("duplicate key"));
+        assert!(
+            parse_strict(br#"{"a": 1, "a": 2}"#)
+                .unwrap_err()
+                .contains("duplicate key")
+        );
         assert!(parse_strict(br#"{"a": 1e400}"#).is_err());
         assert!(parse_strict(b"{\"a\": \xff}").is_err());
         assert!(parse_strict(br#"{"a": "#).is_err());
@@ -517,22 +536,33 @@ mod tests {
     #[test]
     fn paths_and_groups() {
         let v = json!({"schema": "s", "plan": "p", "updated_at": "t", "status": "pending",
-            "completed_count": 0, "task_count": 2, "format": "full", "materialization": "ready",
-            "approval": "maybe", "extra": 1,
-            "tasks": [
-                {"id": 1, "locator": {"kind": "file", "value": "1.task_a.md"}, "title": "a", "status": "pending",
-                 "gates": [{"passes": true, "last_run": "x"}]},
-                {"id": 2, "locator": {"kind": "file", "value": "2.task_b.md"}, "title": "b", "status": "pending",
-                 "gates": [{"passes": true, "last_run": "x"}]}
-            ]});
+        "completed_count": 0, "task_count": 2, "format": "full", "materialization": "ready",
+        "approval": "maybe", "extra": 1,
+        "tasks": [
+            {"id": 1, "locator": {"kind": "file", "value": "1.task_a.md"}, "title": "a", "status": "pending",
+             "gates": [{"passes": true, "last_run": "x"}]},
+            {"id": 2, "locator": {"kind": "file", "value": "2.task_b.md"}, "title": "b", "status": "pending",
+             "gates": [{"passes": true, "last_run": "x"}]}
+        ]});
         let errs = state_errors(&v, Era::V5);
-        let texts: Vec<String> = errs.iter().map(|e| format!("{}: {}", e.path, e.problem)).collect();
-        assert!(texts.iter().any(|t| t.starts_with("$.approval: \"maybe\" is not one of")));
+        let texts: Vec<String> = errs
+            .iter()
+            .map(|e| format!("{}: {}", e.path, e.problem))
+            .collect();
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.starts_with("$.approval: \"maybe\" is not one of"))
+        );
         assert!(texts.contains(&"$: unknown field extra".to_string()));
         let gate_errs: Vec<_> = errs.iter().filter(|e| e.inside_gates()).collect();
         assert_eq!(gate_errs.len(), 2);
         assert_eq!(gate_errs[0].group_key(), gate_errs[1].group_key());
         assert_eq!(gate_errs[1].task(), Some(2));
-        assert!(state_errors(&v, Era::V1).iter().any(|e| e.problem == "unknown field approval"));
+        assert!(
+            state_errors(&v, Era::V1)
+                .iter()
+                .any(|e| e.problem == "unknown field approval")
+        );
     }
 }

@@ -94,6 +94,8 @@ pub struct FinalizeRequest {
     pub dry_run: bool,
     /// `--allow-dirty --reason TEXT`: accept a dirty work tree and record why.
     pub allow_dirty_reason: Option<String>,
+    /// Where the candidate file lives (left out of the clean-tree check).
+    pub candidate_path: Option<PathBuf>,
     /// The command that asked (`finalize`, `update`): journaled and written into the lock.
     pub operation: String,
 }
@@ -106,6 +108,7 @@ impl FinalizeRequest {
             expected_sha256: None,
             dry_run: false,
             allow_dirty_reason: None,
+            candidate_path: None,
             operation: "finalize".into(),
         }
     }
@@ -172,27 +175,11 @@ pub(crate) fn reach(step: Step, hook: &mut dyn FnMut(Step)) {
     crash_point(step.name());
 }
 
-/// In builds with the `failpoints` feature, `FAILPOINTS="finalize.after_marker=return"` (any
-/// action that returns) ends the process at that point the way `kill -9` would: no unwinding, no
-/// cleanup, the lock and every half-done file stay as they are.
-#[allow(unused_variables)]
+/// In builds with the `failpoints` feature, `PLANSEAL_FAILPOINTS="finalize.after_marker=return"`
+/// ends the process at that point the way `kill -9` would (the store's crash points): no
+/// unwinding, no cleanup, the lock and every half-done file stay as they are.
 pub fn crash_point(name: &str) {
-    #[cfg(feature = "failpoints")]
-    {
-        static INIT: std::sync::Once = std::sync::Once::new();
-        INIT.call_once(|| {
-            if let Ok(spec) = std::env::var("FAILPOINTS") {
-                for item in spec.split(';').filter(|s| !s.trim().is_empty()) {
-                    if let Some((point, action)) = item.split_once('=') {
-                        let _ = fail::cfg(point.trim(), action.trim());
-                    }
-                }
-            }
-        });
-        // `exit` runs no destructors of this thread's frames: the lock and files stay as a kill
-        // would leave them.
-        fail::fail_point!(name, |_| std::process::exit(137));
-    }
+    planseal_recovery::store::crash_point(name);
 }
 
 /// Runs the whole transaction (SPEC §1.9). On success the plan is published, sealed and
@@ -360,6 +347,7 @@ pub(crate) fn publish_from_marker(
     let reverified = validate::validate_candidate(&ValidationInput {
         plan_dir,
         candidate: &published,
+        candidate_path: req.candidate_path.as_deref(),
         allow_dirty_reason: req.allow_dirty_reason.as_deref(),
     })?;
     if published != candidate_bytes
@@ -406,6 +394,7 @@ fn run_validation(
     let validation = validate::validate_candidate(&ValidationInput {
         plan_dir,
         candidate: candidate_bytes,
+        candidate_path: req.candidate_path.as_deref(),
         allow_dirty_reason: req.allow_dirty_reason.as_deref(),
     })?;
     if let Some(first) = validation.failures.first() {

@@ -1,11 +1,12 @@
 //! The receipt `analysis_results/FINALIZATION.json` (SPEC §1.9 step 10).
 //!
 //! The helper's three keys come first, in its layout (2-space indent, trailing newline):
-//! `state_sha256`, `artifacts_sha256`, `result: "verified"`. planseal adds one key, `planseal`,
-//! holding what it checked besides: every covered file with its SHA-256 (the fingerprinted set
-//! plus the gate logs cited by `log=` and `PLAN_ANALYSIS.md`), git HEAD / branch / clean, the ids
-//! of the checks that passed, the tool version and every accepted exception. No timestamp: the
-//! same plan sealed twice gives the same bytes.
+//! `state_sha256`, `artifacts_sha256`, `result: "verified"`. planseal's keys follow at the same
+//! level: `receipt_version`, `tool_version`, `files` (every fingerprinted file → SHA-256, or
+//! `<absent>`; `verify` reads it to name what changed), `evidence_files` (the gate logs cited by
+//! `log=` and `PLAN_ANALYSIS.md`), `git` (HEAD / branch / clean, `null` outside a repository),
+//! `checks_passed` and `exceptions` (accepted with their reason). No timestamp: the same plan
+//! sealed twice gives the same bytes.
 
 use planseal_recovery::hash::is_sha256_hex;
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,9 @@ use std::collections::BTreeMap;
 
 /// Path of the receipt inside the plan folder.
 pub const RECEIPT_FILE: &str = "analysis_results/FINALIZATION.json";
+
+/// The hash written for a fingerprinted file that does not exist.
+pub const ABSENT: &str = "<absent>";
 
 /// Version of planseal's extension of the receipt; a newer one is never rewritten.
 pub const RECEIPT_VERSION: u64 = 1;
@@ -27,7 +31,7 @@ pub struct Receipt {
     /// Always `verified`.
     pub result: String,
     /// planseal's part; absent in a receipt written by the original helper.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub planseal: Option<ReceiptExtension>,
 }
 
@@ -36,9 +40,11 @@ pub struct Receipt {
 pub struct ReceiptExtension {
     pub receipt_version: u64,
     pub tool_version: String,
-    /// Every covered file (path relative to the plan folder, `/`-separated) → SHA-256, or
-    /// `null` when a fingerprinted file is absent. Sorted by byte order of the path.
-    pub files: BTreeMap<String, Option<String>>,
+    /// Every fingerprinted file (path relative to the plan folder) → SHA-256, or [`ABSENT`].
+    /// Sorted by byte order of the path.
+    pub files: BTreeMap<String, String>,
+    /// The other covered files: gate logs cited by `log=` and `PLAN_ANALYSIS.md` (present ones).
+    pub evidence_files: BTreeMap<String, String>,
     /// The repository the plan lives in; `null` when there is none (git checks not applicable).
     pub git: Option<GitSeal>,
     /// Ids of the checks that passed, sorted, each once.
@@ -110,30 +116,29 @@ impl Receipt {
         Ok(receipt)
     }
 
-    /// Files whose hash differs between this receipt and `now` (path → what changed), for the
-    /// receipt check of `verify`: `changed`, `appeared` (absent at publication) or `vanished`.
-    /// Empty when the receipt has no per-file hashes.
-    pub fn changed_files(
-        &self,
-        now: &BTreeMap<String, Option<String>>,
-    ) -> Vec<(String, FileChange)> {
+    /// Covered files whose hash differs between this receipt and `now` (path → SHA-256 or
+    /// [`ABSENT`]): `changed`, `appeared` (absent at publication) or `vanished`. Only the files
+    /// named in `now` are compared. Empty when the receipt has no per-file hashes.
+    pub fn changed_files(&self, now: &BTreeMap<String, String>) -> Vec<(String, FileChange)> {
         let Some(ext) = &self.planseal else {
             return Vec::new();
         };
         let mut out = Vec::new();
-        for (path, sealed) in &ext.files {
-            let current = now.get(path).cloned().flatten();
-            match (sealed, current) {
-                (Some(a), Some(b)) if *a != b => out.push((path.clone(), FileChange::Changed)),
-                (Some(_), None) => out.push((path.clone(), FileChange::Vanished)),
-                (None, Some(_)) => out.push((path.clone(), FileChange::Appeared)),
-                _ => {}
-            }
-        }
         for (path, current) in now {
-            if current.is_some() && !ext.files.contains_key(path) {
-                out.push((path.clone(), FileChange::Appeared));
-            }
+            let sealed = ext
+                .files
+                .get(path)
+                .or_else(|| ext.evidence_files.get(path))
+                .map(String::as_str)
+                .unwrap_or(ABSENT);
+            let change = match (sealed == ABSENT, current == ABSENT) {
+                (true, true) => continue,
+                (true, false) => FileChange::Appeared,
+                (false, true) => FileChange::Vanished,
+                (false, false) if sealed == current => continue,
+                (false, false) => FileChange::Changed,
+            };
+            out.push((path.clone(), change));
         }
         out
     }
@@ -185,8 +190,13 @@ mod tests {
 
     fn extended() -> Receipt {
         let mut files = BTreeMap::new();
-        files.insert("README.md".to_string(), Some(H1.to_string()));
-        files.insert("analysis_results/SKILLS_CANDIDATES.md".to_string(), None);
+        files.insert("README.md".to_string(), H1.to_string());
+        files.insert(
+            "analysis_results/SKILLS_CANDIDATES.md".to_string(),
+            ABSENT.to_string(),
+        );
+        let mut evidence_files = BTreeMap::new();
+        evidence_files.insert("analysis_results/gates/t1.log".to_string(), H2.to_string());
         Receipt {
             state_sha256: H1.into(),
             artifacts_sha256: H2.into(),
@@ -195,6 +205,7 @@ mod tests {
                 receipt_version: RECEIPT_VERSION,
                 tool_version: "planseal 0.1.0".into(),
                 files,
+                evidence_files,
                 git: Some(GitSeal {
                     head: "a".repeat(40),
                     branch: Some("main".into()),
@@ -216,7 +227,7 @@ mod tests {
         let bytes = r.to_bytes();
         let text = String::from_utf8(bytes.clone()).unwrap();
         assert!(text.starts_with(&format!(
-            "{{\n  \"state_sha256\": \"{H1}\",\n  \"artifacts_sha256\": \"{H2}\",\n  \"result\": \"verified\",\n  \"planseal\": {{"
+            "{{\n  \"state_sha256\": \"{H1}\",\n  \"artifacts_sha256\": \"{H2}\",\n  \"result\": \"verified\",\n  \"receipt_version\": 1,\n"
         )));
         assert!(text.ends_with("}\n"));
         assert!(text.contains("— ✅"), "non-ASCII is written raw");
@@ -227,15 +238,16 @@ mod tests {
     fn changed_files_names_each_difference() {
         let r = extended();
         let mut now = BTreeMap::new();
-        now.insert("README.md".to_string(), Some(H2.to_string()));
+        now.insert("README.md".to_string(), H2.to_string());
         now.insert(
             "analysis_results/SKILLS_CANDIDATES.md".to_string(),
-            Some(H1.to_string()),
+            H1.to_string(),
         );
         now.insert(
-            "analysis_results/gates/new.log".to_string(),
-            Some(H1.to_string()),
+            "analysis_results/gates/t1.log".to_string(),
+            ABSENT.to_string(),
         );
+        now.insert("analysis_results/gates/new.log".to_string(), H1.to_string());
         let changes = r.changed_files(&now);
         assert_eq!(
             changes,
@@ -248,6 +260,10 @@ mod tests {
                 (
                     "analysis_results/gates/new.log".to_string(),
                     FileChange::Appeared
+                ),
+                (
+                    "analysis_results/gates/t1.log".to_string(),
+                    FileChange::Vanished
                 ),
             ]
         );

@@ -1,10 +1,16 @@
-//! The file operations of the transaction: read, atomic durable write, durable removal, the lock
-//! and the journal. Thin wrappers, so that the transaction reads as its steps.
+//! The file operations of the transaction, on top of the store of `planseal-recovery`: read,
+//! atomic durable write, durable removal, the lock directory with its owner record, the journal.
+//! Thin wrappers that turn store errors into refusals with hints.
 
 use super::FinalizeError;
 use crate::report::Refusal;
-use std::io::Write;
+use planseal_recovery::store::{
+    self, Durability, Journal, LockGuard, LockHolder, LockStyle, OwnerStatus, StoreError,
+};
 use std::path::{Path, PathBuf};
+
+/// Where the DWP journal lives inside the plan folder (SPEC §1.8).
+pub const JOURNAL_FILE: &str = "analysis_results/STATE_JOURNAL.ndjson";
 
 /// The plan folder for a path given as the folder or as its state.json, canonicalised (so a
 /// run from inside the plan folder sees the real folder name).
@@ -19,18 +25,21 @@ pub(crate) fn plan_dir_of(given: &Path) -> Result<PathBuf, FinalizeError> {
     } else {
         dir
     };
-    dir.canonicalize().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Refusal::new(
-                "plan-not-found",
-                format!("{}: no such plan folder", given.display()),
-            )
-            .hint("pass the plan folder, e.g. .dwp/plans/PLAN_name")
-            .into()
-        } else {
-            FinalizeError::io(given, e)
-        }
-    })
+    match dir.canonicalize() {
+        Ok(d) if d.is_dir() => Ok(d),
+        Ok(_) => Err(not_a_plan(given)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(not_a_plan(given)),
+        Err(e) => Err(FinalizeError::io(given, e)),
+    }
+}
+
+fn not_a_plan(given: &Path) -> FinalizeError {
+    Refusal::new(
+        "plan-not-found",
+        format!("{}: no such plan folder", given.display()),
+    )
+    .hint("pass the plan folder, e.g. .dwp/plans/PLAN_name")
+    .into()
 }
 
 pub(crate) fn read_state(state_path: &Path) -> Result<Vec<u8>, FinalizeError> {
@@ -52,105 +61,109 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, FinalizeErro
     match std::fs::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => Ok(None),
         Err(e) => Err(FinalizeError::io(path, e)),
     }
 }
 
-/// Temp file in the same folder, fsync, rename over the target, fsync the folder; the
-/// target's permission bits are kept.
+/// Atomic, durable replace (temp file, fsync, rename, fsync the folder; permission bits kept).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FinalizeError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let io = |e: std::io::Error| FinalizeError::io(path, e);
-    let tmp_path = dir.join(format!(
-        ".{}.planseal-{}.tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    let mut tmp = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp_path)
-        .map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        tmp.set_permissions(meta.permissions()).map_err(io)?;
-    }
-    tmp.sync_all().map_err(io)?;
-    drop(tmp);
-    std::fs::rename(&tmp_path, path).map_err(io)?;
-    sync_dir(dir)
+    store::write_atomic(path, bytes, Durability::Full).map_err(from_store)
 }
 
 /// Removes a file and makes the removal durable.
 pub(crate) fn remove_file(path: &Path) -> Result<(), FinalizeError> {
-    match std::fs::remove_file(path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(FinalizeError::io(path, e)),
-    }
-    sync_dir(path.parent().unwrap_or(Path::new(".")))
+    store::remove_durable(path, Durability::Full)
+        .map(|_| ())
+        .map_err(from_store)
 }
 
-fn sync_dir(dir: &Path) -> Result<(), FinalizeError> {
-    #[cfg(unix)]
-    {
-        let f = std::fs::File::open(dir).map_err(|e| FinalizeError::io(dir, e))?;
-        f.sync_all().map_err(|e| FinalizeError::io(dir, e))?;
+fn from_store(e: StoreError) -> FinalizeError {
+    match e {
+        StoreError::Io { path, source, .. } => FinalizeError::Io { path, source },
+        other => {
+            let kind = other.kind();
+            Refusal::new(kind, other.to_string()).into()
+        }
     }
-    Ok(())
 }
 
 /// The lock directory `<state.json>.lock/` held for the whole transaction.
 pub(crate) struct Lock {
-    dir: PathBuf,
+    guard: LockGuard,
 }
 
 impl Lock {
     pub(crate) fn acquire(state_path: &Path, operation: &str) -> Result<Self, FinalizeError> {
-        let dir = lock_dir(state_path);
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(Refusal::new(
-                    "lock-present",
-                    format!(
-                        "{}: another writer holds the lock (owner unknown)",
-                        dir.display()
-                    ),
-                )
-                .hint(format!(
-                    "run `planseal unlock {}` to see who holds it",
-                    state_path.display()
-                ))
-                .into());
+        match store::acquire(
+            state_path,
+            &LockStyle::Directory,
+            operation,
+            crate::TOOL_VERSION,
+        ) {
+            Ok(guard) => Ok(Self { guard }),
+            Err(StoreError::LockPresent { lock_path, holder }) => {
+                let status = store::owner_status(&holder);
+                Err(lock_refusal(state_path, &lock_path, &holder, &status))
             }
-            Err(e) => return Err(FinalizeError::io(&dir, e)),
+            Err(e) => Err(from_store(e)),
         }
-        let owner = serde_json::json!({
-            "pid": std::process::id(),
-            "operation": operation,
-            "tool_version": crate::TOOL_VERSION,
-        });
-        let _ = std::fs::write(dir.join("owner.json"), owner.to_string());
-        Ok(Self { dir })
     }
 
     pub(crate) fn release(self) -> Result<(), FinalizeError> {
-        let _ = std::fs::remove_file(self.dir.join("owner.json"));
-        std::fs::remove_dir(&self.dir).map_err(|e| FinalizeError::io(&self.dir, e))
+        self.guard.release().map(|_| ()).map_err(from_store)
     }
 
-    /// Appends the journal entry of a publication (best effort: the receipt is the evidence).
-    pub(crate) fn journal(&self, _plan_dir: &Path, _operation: &str, _before: &str, _after: &str) {}
+    /// Appends the journal entry of a publication. Best effort: the receipt is the evidence, and
+    /// a journal that cannot be written must not undo a publication.
+    pub(crate) fn journal(&self, plan_dir: &Path, operation: &str, before: &str, after: &str) {
+        let entry = serde_json::json!({
+            "at": super::now_iso(),
+            "tool": crate::TOOL_VERSION,
+            "operation": operation,
+            "to": "completed",
+            "before_sha256": before,
+            "after_sha256": after,
+            "receipt": super::RECEIPT_FILE,
+        });
+        let _ = Journal::new(plan_dir.join(JOURNAL_FILE)).append(&entry, Durability::Full);
+    }
 }
 
-pub(crate) fn lock_dir(state_path: &Path) -> PathBuf {
-    let mut name = state_path.as_os_str().to_os_string();
-    name.push(".lock");
-    PathBuf::from(name)
+/// `lock-present` (unknown or foreign owner) or `lock-owner-alive`, with the owner and the way out.
+fn lock_refusal(
+    state_path: &Path,
+    lock_path: &Path,
+    holder: &LockHolder,
+    status: &OwnerStatus,
+) -> FinalizeError {
+    let (kind, hint) = match status {
+        OwnerStatus::Alive => (
+            "lock-owner-alive",
+            "another planseal or the DWP helper is writing this plan; wait for it to finish"
+                .to_string(),
+        ),
+        OwnerStatus::Dead(_) => (
+            "lock-present",
+            format!(
+                "the owner is gone: `planseal unlock {}` removes the lock (or `planseal recover` when a publication was interrupted)",
+                state_path.display()
+            ),
+        ),
+        OwnerStatus::Unknown(_) => (
+            "lock-present",
+            format!(
+                "make sure no writer is running, then `planseal unlock {} --force --reason TEXT`",
+                state_path.display()
+            ),
+        ),
+    };
+    Refusal::new(
+        kind,
+        format!("{}: {holder} ({status})", lock_path.display()),
+    )
+    .hint(hint)
+    .into()
 }
 
 /// The lock next to `state_path`, if any, with what is known of its owner.
@@ -158,68 +171,52 @@ pub(crate) fn lock_info(
     state_path: &Path,
 ) -> Result<Option<crate::dwp::recover::LockInfo>, FinalizeError> {
     use crate::dwp::recover::{LockInfo, OwnerState};
-    let dir = lock_dir(state_path);
-    if !dir.is_dir() {
+    let Some(holder) = store::inspect(state_path, &LockStyle::Directory).map_err(from_store)?
+    else {
         return Ok(None);
-    }
-    let owner = read_optional(&dir.join("owner.json"))?;
-    let Some(owner) = owner else {
-        return Ok(Some(LockInfo {
-            path: dir,
-            owner: "unknown (empty lock directory, as the DWP helper leaves it)".into(),
-            owner_state: OwnerState::Unknown,
-        }));
     };
-    let value: serde_json::Value = serde_json::from_slice(&owner).unwrap_or_default();
-    let pid = value.get("pid").and_then(serde_json::Value::as_u64);
-    let state = match pid {
-        Some(pid) if Path::new(&format!("/proc/{pid}")).exists() => OwnerState::Alive,
-        Some(_) => OwnerState::ProvablyDead,
-        None => OwnerState::Unknown,
+    let status = store::owner_status(&holder);
+    let owner_state = match &status {
+        OwnerStatus::Alive => OwnerState::Alive,
+        OwnerStatus::Dead(_) => OwnerState::ProvablyDead,
+        OwnerStatus::Unknown(_) => OwnerState::Unknown,
     };
     Ok(Some(LockInfo {
-        path: dir,
-        owner: String::from_utf8_lossy(&owner).into_owned(),
-        owner_state: state,
+        path: LockStyle::Directory.lock_path(state_path),
+        owner: format!("{holder} ({status})"),
+        owner_state,
     }))
 }
 
-/// Removes a lock whose owner is provably dead; refuses for a live or unknown owner. Returns
-/// whether a lock was removed.
+/// Removes a lock whose owner is provably dead (journaled); refuses for a live or unknown owner.
+/// Returns whether a lock was removed.
 pub(crate) fn clear_stale_lock(
     state_path: &Path,
     info: Option<&crate::dwp::recover::LockInfo>,
 ) -> Result<bool, FinalizeError> {
-    use crate::dwp::recover::OwnerState;
-    let Some(info) = info else { return Ok(false) };
-    match info.owner_state {
-        OwnerState::ProvablyDead => {
-            let _ = std::fs::remove_file(info.path.join("owner.json"));
-            std::fs::remove_dir(&info.path).map_err(|e| FinalizeError::io(&info.path, e))?;
+    if info.is_none() {
+        return Ok(false);
+    }
+    match store::unlock(state_path, &LockStyle::Directory, false) {
+        Ok(outcome) => {
+            if let Some(plan_dir) = state_path.parent() {
+                let entry = serde_json::json!({
+                    "at": super::now_iso(),
+                    "tool": crate::TOOL_VERSION,
+                    "operation": "recover: remove stale lock",
+                    "holder": outcome.holder,
+                    "status": outcome.status.to_string(),
+                });
+                let _ = Journal::new(plan_dir.join(JOURNAL_FILE)).append(&entry, Durability::Full);
+            }
             Ok(true)
         }
-        OwnerState::Alive => Err(Refusal::new(
-            "lock-owner-alive",
-            format!(
-                "{}: held by a live writer: {}",
-                info.path.display(),
-                info.owner
-            ),
-        )
-        .hint("wait for it to finish; if it is stuck, stop it first")
-        .into()),
-        OwnerState::Unknown => Err(Refusal::new(
-            "lock-present",
-            format!(
-                "{}: the lock's owner is {}",
-                info.path.display(),
-                info.owner
-            ),
-        )
-        .hint(format!(
-            "make sure no writer is running, then `planseal unlock {} --force --reason TEXT`",
-            state_path.display()
-        ))
-        .into()),
+        Err(StoreError::NotLocked { .. }) => Ok(false),
+        Err(StoreError::OwnerNotProvablyDead {
+            lock_path,
+            holder,
+            status,
+        }) => Err(lock_refusal(state_path, &lock_path, &holder, &status)),
+        Err(e) => Err(from_store(e)),
     }
 }
