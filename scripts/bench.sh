@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every benchmark under scripts/bench/ against the release binary. Each one generates its own
+# inputs, measures planseal next to a reference in the same run (cat, git, node) and prints medians
+# and ratios. Usage: scripts/bench.sh [NAME...]   (NAME = verify, update, git, gsd, ...)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+export PLANSEAL_BIN="$PWD/target/release/planseal"
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  for f in scripts/bench/*.sh; do names+=("$(basename "$f" .sh)"); done
+fi
+for n in "${names[@]}"; do
+  echo "== $n =="
+  bash "scripts/bench/$n.sh"
+  echo
+done
