@@ -11,7 +11,8 @@ use super::Context;
 use crate::{print_err, print_out};
 use planseal::clock::Clock;
 use planseal::dwp::model::TaskStatus;
-use planseal::dwp::update::{PlanFacts, Transition, UpdateRequest, check_arguments, plan_transition};
+use planseal::dwp::finalize::FinalizeError;
+use planseal::dwp::update::{Transition, UpdateRequest, check_arguments, plan_transition};
 use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
 use planseal::report::Refusal;
 use std::ffi::OsString;
@@ -323,7 +324,12 @@ fn report_applied(t: &Transition, line: &str, ctx: &Context) {
 /// Check 18: a candidate that completes the plan is published by the finalization transaction
 /// (SPEC §1.9), never written plainly.
 fn publish(t: &Transition, req: &UpdateRequest, plan_dir: &Path, ctx: &Context) -> anyhow::Result<i32> {
-    planseal::dwp::update::publish_terminal(t, req, plan_dir)?;
+    let _ = req;
+    match planseal::dwp::update::publish_terminal(t, plan_dir) {
+        Ok(_) => {}
+        Err(FinalizeError::Refused(r)) => return Err(r.into()),
+        Err(other) => return Err(anyhow::Error::new(other)),
+    }
     report_applied(t, &t.published_line(), ctx);
     Ok(0)
 }

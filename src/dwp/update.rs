@@ -901,3 +901,74 @@ fn check_completion(task: &Task) -> Result<(), Refusal> {
     }
     Ok(())
 }
+
+/// Reads what the transition needs from around state.json: the plan name, the marker, the
+/// README `Approval:` line and — for the task being updated — the dates of the amendment
+/// records in its log (its task file, or its inline record in a Lite README). Unreadable
+/// markdown reads as "nothing declared"; `verify` is where it gets reported.
+pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64) -> PlanFacts {
+    use crate::dwp::markdown::{parse_readme_bytes, parse_task_file_bytes};
+    let plan_name = plan_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let readme_bytes = std::fs::read(plan_dir.join("README.md")).unwrap_or_default();
+    let readme = parse_readme_bytes(&readme_bytes).ok();
+    let readme_approval = readme
+        .as_ref()
+        .and_then(|r| r.approval.as_ref())
+        .and_then(|d| d.value.as_state_str())
+        .and_then(Approval::parse);
+    let mut amendment_dates = Vec::new();
+    if let (Ok(id), Ok(value)) = (u64::try_from(task), parse_json(state_bytes)) {
+        let state = State::from_value(&value);
+        let dates = |list: Vec<crate::dwp::markdown::Amendment>| -> Vec<String> {
+            list.iter()
+                .filter_map(|a| a.date.map(|d| d.to_string()))
+                .collect()
+        };
+        if let Some(t) = state.task(id) {
+            let found = match t.artifact_file() {
+                Some(file) => std::fs::read(plan_dir.join(file))
+                    .ok()
+                    .and_then(|b| parse_task_file_bytes(&b).ok().map(|f| dates(f.body.amendments())))
+                    .unwrap_or_default(),
+                None => readme
+                    .as_ref()
+                    .and_then(|r| u32::try_from(id).ok().and_then(|n| r.inline.record(n)))
+                    .map(|rec| dates(rec.body.amendments()))
+                    .unwrap_or_default(),
+            };
+            amendment_dates.push((id, found));
+        }
+    }
+    PlanFacts {
+        plan_name,
+        plan_dir: Some(plan_dir.to_path_buf()),
+        marker_present: plan_dir.join(".finalizing.json").exists(),
+        readme_approval,
+        amendment_dates,
+    }
+}
+
+/// Check 18, the seam to the finalization transaction (SPEC §1.9): a candidate that completes
+/// the plan is handed, as bytes, to [`crate::dwp::finalize::finalize`], which takes the lock,
+/// validates every artifact, writes marker, state and receipt, and journals the publication.
+/// `--expected-sha256` is the hash of the bytes this transition was computed from, so a change
+/// in between is refused there.
+pub fn publish_terminal(
+    t: &Transition,
+    plan_dir: &std::path::Path,
+) -> Result<crate::dwp::finalize::Published, crate::dwp::finalize::FinalizeError> {
+    use crate::dwp::finalize::{Candidate, FinalizeRequest, finalize};
+    let mut req = FinalizeRequest::new(
+        plan_dir,
+        Candidate::Bytes {
+            bytes: t.candidate_bytes.clone(),
+            origin: format!("update task {} → {}", t.task, t.to),
+        },
+    );
+    req.expected_sha256 = Some(t.before_sha256.clone());
+    req.operation = "update".to_string();
+    finalize(&req, &mut |_| {})
+}
