@@ -73,3 +73,50 @@ fn lifecycle_b_full_v5_every_step_is_byte_identical() {
 fn lifecycle_d_v1_every_step_is_byte_identical() {
     assert_eq!(replay("D_v1"), 14);
 }
+
+/// The terminal step: `update --status completed` on the last task hands the candidate to the
+/// finalization transaction, which publishes state.json (byte-identical to the helper's) and the
+/// receipt (its leading keys equal the helper's; planseal appends its own after them).
+fn terminal(fixture: &str) {
+    let lifecycle = vectors().join(fixture).join("lifecycle");
+    let steps = read_json(&lifecycle.join("steps.json"));
+    let plan = steps["plan"].as_str().unwrap();
+    let step = steps["steps"].as_array().unwrap().last().unwrap().clone();
+    assert!(step.get("publication").is_some());
+    let scratch = Scratch::new(&lifecycle.join("snapshots/ready-to-publish").join(plan));
+    let out = run_update(
+        step["argv"].as_array().unwrap(),
+        &scratch.cwd(step["cwd"].as_str().unwrap()),
+        step["fake_clock_start"].as_str().unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{fixture}: {}", stderr(&out));
+    assert_eq!(stdout(&out), step["stdout"].as_str().unwrap());
+    let expected = std::fs::read(lifecycle.join(step["state_file"].as_str().unwrap())).unwrap();
+    assert!(scratch.state() == expected, "{fixture}: published state differs");
+    assert_eq!(
+        std::fs::read(lifecycle.join("publication/02-state.json")).unwrap(),
+        expected
+    );
+    let receipt = read_json(&scratch.plan_dir().join("analysis_results/FINALIZATION.json"));
+    let recorded = read_json(&lifecycle.join("publication/03-receipt.FINALIZATION.json"));
+    for key in ["state_sha256", "artifacts_sha256", "result"] {
+        assert_eq!(receipt[key], recorded[key], "{fixture}: receipt {key}");
+    }
+    assert!(!scratch.plan_dir().join(".finalizing.json").exists());
+    assert!(!scratch.plan_dir().join("state.json.lock").exists());
+}
+
+#[test]
+fn terminal_step_publishes_a_lite_v2() {
+    terminal("A_lite_v2");
+}
+
+#[test]
+fn terminal_step_publishes_b_full_v5() {
+    terminal("B_full_v5");
+}
+
+#[test]
+fn terminal_step_publishes_d_v1() {
+    terminal("D_v1");
+}
