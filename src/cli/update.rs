@@ -337,15 +337,31 @@ fn publish(t: &Transition, req: &UpdateRequest, plan_dir: &Path, ctx: &Context) 
 /// A store error as the refusal a user can act on (anything else stays an error, exit 2).
 pub fn store_refusal(e: StoreError, target: &Path) -> anyhow::Error {
     match e {
-        StoreError::LockPresent { lock_path, holder } => Refusal::new(
-            "lock-present",
-            format!("{} is locked: {holder}; nothing was written", lock_path.display()),
-        )
-        .hint(format!(
-            "wait for the other writer and retry; if it is gone, `planseal unlock {}` removes a dead owner's lock",
-            target.display()
-        ))
-        .into(),
+        StoreError::LockPresent { lock_path, holder } => {
+            let status = store::owner_status(&holder);
+            let hint = match status {
+                store::OwnerStatus::Dead(_) => format!(
+                    "the writer that took the lock is gone (a crash?): `planseal unlock {}` removes it, then retry",
+                    target.display()
+                ),
+                store::OwnerStatus::Alive => {
+                    "another writer is working: wait for it and retry".to_string()
+                }
+                store::OwnerStatus::Unknown(_) => format!(
+                    "if no writer is running (check with ps), `planseal unlock {} --force --reason TEXT` removes it",
+                    target.display()
+                ),
+            };
+            Refusal::new(
+                "lock-present",
+                format!(
+                    "{} is locked: {holder} — {status}; nothing was written",
+                    lock_path.display()
+                ),
+            )
+            .hint(hint)
+            .into()
+        }
         StoreError::StateChanged {
             path,
             expected,
