@@ -402,3 +402,68 @@ pub fn store_refusal(e: StoreError, target: &Path) -> anyhow::Error {
         other => anyhow::Error::new(other),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::expand_abbreviations;
+    use std::ffi::OsString;
+
+    fn expand(args: &[&str]) -> Vec<String> {
+        let argv: Vec<OsString> = args.iter().map(OsString::from).collect();
+        expand_abbreviations(argv)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn prefixes_expand_only_after_update_and_only_when_unambiguous() {
+        assert_eq!(
+            expand(&[
+                "planseal",
+                "--json",
+                "update",
+                "s.json",
+                "--ta",
+                "1",
+                "--stat=blocked",
+                "--block-r",
+                "x"
+            ]),
+            [
+                "planseal",
+                "--json",
+                "update",
+                "s.json",
+                "--task",
+                "1",
+                "--status=blocked",
+                "--block-reason",
+                "x"
+            ]
+        );
+        // ambiguous, global or unknown: left for clap to refuse
+        assert_eq!(
+            expand(&["p", "update", "--check", "--js", "--b"]),
+            ["p", "update", "--check", "--js", "--b"]
+        );
+        // an option's value is never expanded, even when it looks like an option
+        assert_eq!(
+            expand(&[
+                "p", "-C", "d", "update", "--notes", "--stat", "--co", "abc1234"
+            ]),
+            [
+                "p", "-C", "d", "update", "--notes", "--stat", "--commit", "abc1234"
+            ]
+        );
+        // other commands and everything after `--` are untouched
+        assert_eq!(
+            expand(&["p", "verify", "--stat"]),
+            ["p", "verify", "--stat"]
+        );
+        assert_eq!(
+            expand(&["p", "update", "--", "--stat"]),
+            ["p", "update", "--", "--stat"]
+        );
+    }
+}
