@@ -304,6 +304,8 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     let entry = transition.journal_entry(&req, &facts.plan_name, planseal::TOOL_VERSION);
     let journal = Journal::new(journal_path(&plan_dir));
     let operation = format!("update task {} → {}", transition.task, transition.to);
+    // Between validation and the lock: another writer may get in here (tests pause at it).
+    store::crash_point("update.before_lock");
     store::commit(&CommitRequest {
         target: &state_path,
         lock: LockStyle::Directory,
