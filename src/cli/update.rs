@@ -468,4 +468,25 @@ mod tests {
             ["p", "update", "--", "--stat"]
         );
     }
+
+    /// Every prefix of every helper option: expanded exactly when no other option shares it.
+    #[test]
+    fn every_prefix_expands_iff_unambiguous() {
+        for (name, _) in super::HELPER_OPTIONS {
+            for len in 3..=name.len() {
+                let prefix = &name[..len];
+                let sharing = super::HELPER_OPTIONS
+                    .iter()
+                    .filter(|(other, _)| other.starts_with(prefix))
+                    .count();
+                let exact = super::HELPER_OPTIONS.iter().any(|(o, _)| *o == prefix);
+                let got = expand(&["p", "update", prefix]);
+                let want = if sharing == 1 || exact { *name } else { prefix };
+                if exact && prefix != *name {
+                    continue; // a prefix that is itself an option (`--gate` of `--gate-json`)
+                }
+                assert_eq!(got[2], want, "{prefix}");
+            }
+        }
+    }
 }
