@@ -20,11 +20,25 @@ pub enum LogStatus {
 }
 
 impl LogStatus {
+    /// The state.json spelling (`completed`, `pending`, `in_progress`, `blocked`, `skipped`), or
+    /// the text as written for [`LogStatus::Other`].
+    pub fn as_str(&self) -> &str {
+        match self {
+            LogStatus::Completed => "completed",
+            LogStatus::Pending => "pending",
+            LogStatus::InProgress => "in_progress",
+            LogStatus::Blocked => "blocked",
+            LogStatus::Skipped => "skipped",
+            LogStatus::Other(s) => s,
+        }
+    }
+
     /// Reads the first word(s) of a status value: `completed`, `Completed ✅`, `in progress`,
     /// `in_progress`, `` `pending` `` …
     pub fn parse(value: &str) -> LogStatus {
         let v = strip_emphasis(value).to_lowercase();
-        let v = v.trim();
+        // Leading decoration such as `✅ completed` or `[x] completed` is not part of the word.
+        let v = v.trim().trim_start_matches(|c: char| !c.is_alphanumeric());
         let word: String = v
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
@@ -510,5 +524,7 @@ mod tests {
         assert_eq!(LogStatus::parse("in progress"), LogStatus::InProgress);
         assert_eq!(LogStatus::parse("`pending`"), LogStatus::Pending);
         assert_eq!(LogStatus::parse("done"), LogStatus::Other("done".into()));
+        assert_eq!(LogStatus::parse("✅ completed"), LogStatus::Completed);
+        assert_eq!(LogStatus::parse("In_Progress").as_str(), "in_progress");
     }
 }
