@@ -131,6 +131,7 @@ pub(super) fn check(
         return;
     };
     utf8_check(files, "README.md", out);
+    let rf = md::ReadmeFacts::read(&readme);
 
     // 6. The other plan artifacts.
     for (rel, id) in [("PROGRESS.md", "progress-missing"), ("PROMPTS.md", "prompts-missing")] {
@@ -148,16 +149,14 @@ pub(super) fn check(
     }
 
     // 7. Standard.
-    let declared = md::standard(&readme).or_else(|| {
+    let declared = rf.standard.clone().or_else(|| {
         manifest.get("spec_version").and_then(Value::as_str).map(str::to_string)
     });
     let standard_major = standard_check(declared.as_deref(), out);
 
     // 8. Still materializing?
-    let plan_status = md::plan_status(&readme);
-    if let Some(Err(v)) = &plan_status
-        && v.to_ascii_lowercase().starts_with("materializing")
-    {
+    let plan_status = rf.plan_status.clone();
+    if rf.materializing {
         out.fail("readme-materializing", "README still says Plan Status: materializing")
             .file("README.md")
             .hint("finish materializing the plan and write Plan Status: 0/N completed");
@@ -180,8 +179,8 @@ pub(super) fn check(
 
     // 10. Goal and Context.
     let mut goal_ok = true;
-    for name in ["Goal", "Context"] {
-        if !md::section(&readme, name).is_some_and(|s| !s.trim().is_empty()) {
+    for (name, written) in [("Goal", rf.goal_written), ("Context", rf.context_written)] {
+        if !written {
             goal_ok = false;
             out.fail(
                 &format!("readme-{}-empty", name.to_ascii_lowercase()),
@@ -224,9 +223,9 @@ pub(super) fn check(
     fn status_of(t: &Value) -> &str {
         t.get("status").and_then(Value::as_str).unwrap_or("")
     }
-    let index = md::task_index(&readme);
+    let index = &rf.index;
     let mut by_task: HashMap<u64, &md::IndexEntry> = HashMap::new();
-    for e in &index {
+    for e in index {
         by_task.entry(e.task).or_insert(e);
     }
     let mut index_ok = true;
@@ -307,9 +306,9 @@ pub(super) fn check(
     // 13. Task records.
     let format = state.get("format").and_then(Value::as_str).unwrap_or("");
     if format == "lite" {
-        lite_records(files, &readme, tasks, &ids, out);
+        lite_records(files, &rf, tasks, &ids, out);
     } else {
-        full_records(files, &readme, &index, tasks, &ids, out);
+        full_records(files, &rf, tasks, &ids, out);
     }
 
     // 14. Gates.
@@ -332,7 +331,7 @@ pub(super) fn check(
     }
 
     // 17. Approval.
-    let effective = approval.or_else(|| md::approval_from_readme(&readme).map(str::to_string));
+    let effective = approval.or_else(|| rf.approval.map(str::to_string));
     match effective.as_deref() {
         Some("approved") | Some("pre_approved") => {
             out.pass("approval", "plan is approved");
@@ -340,7 +339,7 @@ pub(super) fn check(
         _ => {
             out.advisory(
                 "approval-pending",
-                if approval_value.is_none() && md::approval_from_readme(&readme).is_none() {
+                if approval_value.is_none() && rf.approval.is_none() {
                     "valid proposal awaiting approval (no approval in state.json nor an Approval line in the README: pending by the seed's rule)"
                 } else {
                     "valid proposal awaiting approval"
@@ -405,12 +404,12 @@ pub(crate) fn standard_check(declared: Option<&str>, out: &mut Out) -> Option<u6
 const TASK_FIELDS: [&str; 4] = ["Goal", "Touched Surface", "Acceptance Criteria", "Validation"];
 
 /// Field, log-status and close-out checks of one task body (file or inline record).
-fn body_checks(body: &str, id: u64, status: &str, file: &str, out: &mut Out) {
+fn body_checks(body: &md::TaskFacts, id: u64, status: &str, file: &str, out: &mut Out) {
     let mut missing: Vec<&str> = TASK_FIELDS
         .into_iter()
-        .filter(|f| !md::field_non_empty(body, f))
+        .filter(|f| !body.field_non_empty(f))
         .collect();
-    if status != "completed" && !md::field_non_empty(body, "Context") {
+    if status != "completed" && !body.field_non_empty("Context") {
         missing.push("Context");
     }
     if !missing.is_empty() {
@@ -421,9 +420,7 @@ fn body_checks(body: &str, id: u64, status: &str, file: &str, out: &mut Out) {
             .hint("write each section under its heading (e.g. `## Goal`) or bold label");
     }
     if status == "completed" {
-        let log = md::completion_log(body);
-        let log_status = log.as_deref().and_then(md::log_status);
-        if log_status.as_deref() == Some("pending") {
+        if body.log_status.as_deref() == Some("pending") {
             out.fail("task-log-still-pending", format!("task {id} is completed but its Completion & Log still says Status: pending"))
                 .task(id)
                 .file(file.to_string())
@@ -434,8 +431,7 @@ fn body_checks(body: &str, id: u64, status: &str, file: &str, out: &mut Out) {
 
 fn full_records(
     files: &PlanFiles,
-    readme: &str,
-    index: &[md::IndexEntry],
+    rf: &md::ReadmeFacts,
     tasks: &[Value],
     ids: &[Option<u64>],
     out: &mut Out,
@@ -477,7 +473,7 @@ fn full_records(
             _ => continue,
         }
         utf8_check(files, value, out);
-        let body = files.text(value).unwrap_or_default();
+        let body = md::TaskFacts::read(&files.text(value).unwrap_or_default());
         body_checks(&body, id, status, value, out);
         let is_final = value.contains("task_final_review");
         if is_final && i + 1 != n {
@@ -487,7 +483,7 @@ fn full_records(
                 .hint("the Final Review closes the plan: make it the last task");
         }
         if i + 1 == n {
-            let missing = md::final_review_missing_parts(&body);
+            let missing = &body.missing_final_terms;
             if !is_final || !missing.is_empty() {
                 out.fail(
                     "final-review-not-final-task",
@@ -502,7 +498,7 @@ fn full_records(
                 .hint("end the plan with N.task_final_review.md covering the security pass, final-state validation and skills reconciliation");
             }
         }
-        if !index.iter().any(|e| e.link.as_deref() == Some(value)) && !readme.contains(&format!("]({value})")) && !readme.contains(&format!("](./{value})")) {
+        if !rf.index.iter().any(|e| e.link.as_deref() == Some(value)) && !rf.linked_files.iter().any(|l| l == value) {
             out.fail("readme-task-link-missing", format!("README does not link task {id}'s file {value}"))
                 .task(id)
                 .file("README.md")
@@ -528,9 +524,9 @@ fn full_records(
     }
 }
 
-fn lite_records(files: &PlanFiles, readme: &str, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
+fn lite_records(files: &PlanFiles, rf: &md::ReadmeFacts, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
     let mark = out.mark();
-    let records = md::lite_records(readme);
+    let records = &rf.records;
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
         let status = t.get("status").and_then(Value::as_str).unwrap_or("");
@@ -547,7 +543,7 @@ fn lite_records(files: &PlanFiles, readme: &str, tasks: &[Value], ids: &[Option<
                 .task(id)
                 .file("state.json");
         }
-        let anchors = md::anchor_count(readme, id);
+        let anchors = rf.anchor_count(id);
         let record = records.iter().find(|r| r.anchor == id);
         match (anchors, record) {
             (1, Some(r)) if r.task == id => {
@@ -584,7 +580,7 @@ fn lite_records(files: &PlanFiles, readme: &str, tasks: &[Value], ids: &[Option<
                 .file("README.md")
                 .hint("the Final Review is the last task record of the plan");
         } else {
-            let missing = md::final_review_missing_parts(&last.body);
+            let missing = &last.body.missing_final_terms;
             if !missing.is_empty() {
                 out.fail("final-review-not-final-task", format!("the Final Review record does not name {}", missing.join(", ")))
                     .task(last.task)

@@ -23,6 +23,7 @@ pub(super) fn check(
         return;
     };
     utf8_check(files, "README.md", out);
+    let rf = md::ReadmeFacts::read(&readme);
     for (rel, id) in [("PROGRESS.md", "progress-missing"), ("PROMPTS.md", "prompts-missing")] {
         if files.get(rel).exists() {
             utf8_check(files, rel, out);
@@ -31,10 +32,8 @@ pub(super) fn check(
             out.fail(id, format!("{rel} is missing")).file(rel).hint(format!("restore {rel}"));
         }
     }
-    let plan_status = md::plan_status(&readme);
-    if let Some(Err(v)) = &plan_status
-        && v.to_ascii_lowercase().starts_with("materializing")
-    {
+    let plan_status = rf.plan_status.clone();
+    if rf.materializing {
         out.fail("readme-materializing", "README still says Plan Status: materializing")
             .file("README.md")
             .hint("finish materializing the plan and write Plan Status: 0/N completed");
@@ -78,7 +77,7 @@ pub(super) fn check(
             Some(_) => {}
         }
     }
-    let declared = md::standard(&readme).or_else(|| {
+    let declared = rf.standard.clone().or_else(|| {
         manifest.as_ref()?.get("spec_version")?.as_str().map(str::to_string)
     });
     if manifest.is_none() && declared.as_deref().and_then(version_parts).is_some_and(|v| v >= (2, 3, 0)) {
@@ -121,8 +120,8 @@ pub(super) fn check(
             .file(file.to_string())
             .hint("the Final Review closes the plan: make it the last task");
     } else if let Some((num, file)) = finals.first() {
-        let body = files.text(file).unwrap_or_default();
-        let missing = md::final_review_missing_parts(&body);
+        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default());
+        let missing = &body.missing_final_terms;
         if missing.is_empty() {
             out.pass("final-review", "the Final Review is last and names security, final-state and skills");
         } else {
@@ -142,7 +141,7 @@ pub(super) fn check(
     }
 
     // README index, links and Plan Status against the files.
-    let index = md::task_index(&readme);
+    let index = &rf.index;
     let index_tasks: BTreeSet<u64> = index.iter().map(|e| e.task).collect();
     if index_tasks != unique {
         out.fail(
@@ -192,22 +191,22 @@ pub(super) fn check(
         None => index.iter().filter(|e| e.checked).map(|e| e.task).collect(),
     };
     for (num, file) in &task_files {
-        let body = files.text(file).unwrap_or_default();
+        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default());
         utf8_check(files, file, out);
-        if !md::field(&body, "Validation").is_some() {
+        if !body.has_validation_heading {
             out.fail("task-validation-missing", format!("task {num}: no Validation section"))
                 .task(*num)
                 .file(file.to_string())
                 .hint("add a `## Validation` section with the runnable commands");
         }
-        if !md::field_non_empty(&body, "Touched Surface") && !file.contains("final_review") {
+        if !body.field_non_empty("Touched Surface") && !file.contains("final_review") {
             out.advisory("touched-surface-missing", format!("task {num}: no Touched Surface section"))
                 .task(*num)
                 .file(file.to_string());
         }
         // planseal, stricter than the helper's legacy path (SPEC §5).
         if completed_tasks.contains(num)
-            && md::completion_log(&body).as_deref().and_then(md::log_status).as_deref() == Some("pending")
+            && body.log_status.as_deref() == Some("pending")
         {
             out.fail("task-log-still-pending", format!("task {num} is completed but its Completion & Log still says Status: pending (planseal checks this on v1 plans too)"))
                 .task(*num)
@@ -223,7 +222,7 @@ pub(super) fn check(
     // The v1 state's cross-checks.
     let plan_completed = match state {
         Some((bytes, s)) => {
-            state_cross_checks(files, s, &index, &task_files, out);
+            state_cross_checks(files, s, index, &task_files, out);
             let completed = s.get("status").and_then(Value::as_str) == Some("completed");
             if completed {
                 super::security_review_check(files, out);
