@@ -172,7 +172,7 @@ fn deliberate_d_v1_unknown_approval_value_is_not_conformant() {
     let run = planseal(tmp.path(), &["--json", "verify"]);
     assert_eq!(run.code, 1);
     assert_eq!(run.failing_ids(), vec!["state-shape-error".to_string()]);
-    assert!(run.stdout.contains("unknown field approval"), "{}", run.stdout);
+    assert!(run.stdout.contains("`approval` is not allowed in a v1 state"), "{}", run.stdout);
 }
 
 /// SPEC §5 receipt row: a variant that edits a fingerprinted file of a published plan also gets

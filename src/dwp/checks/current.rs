@@ -70,6 +70,13 @@ pub(super) fn check(
     let mark = out.mark();
     let state_errors = shape::state_errors(state, era);
     for e in &state_errors {
+        if !e.error {
+            out.advisory("timestamp-not-iso8601", format!("state.json {}: {}", e.path, e.problem))
+                .file("state.json")
+                .group(e.group_key())
+                .hint("write timestamps as ISO-8601, e.g. 2026-10-05T09:00:00+00:00");
+            continue;
+        }
         let f = out
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
             .file("state.json")
@@ -80,7 +87,7 @@ pub(super) fn check(
         }
     }
     let manifest_errors = shape::manifest_errors(&manifest, era);
-    for e in &manifest_errors {
+    for e in manifest_errors.iter().filter(|e| e.error) {
         out.fail("manifest-shape-error", format!("manifest.json {}: {}", e.path, e.problem))
             .file("manifest.json")
             .group(e.group_key())
@@ -89,7 +96,7 @@ pub(super) fn check(
     let Some(tasks) = state.get("tasks").and_then(Value::as_array) else {
         return;
     };
-    if state_errors.is_empty() && manifest_errors.is_empty() {
+    if !state_errors.iter().chain(&manifest_errors).any(|e| e.error) {
         out.pass("state-shape", "state.json and manifest.json have the closed schema shape");
     }
 

@@ -62,7 +62,7 @@ pub(super) fn check(
                 return;
             }
             Some(Era::V1) => {
-                for e in shape::manifest_errors(m, Era::V1) {
+                for e in shape::manifest_errors(m, Era::V1).into_iter().filter(|e| e.error) {
                     out.fail("manifest-shape-error", format!("manifest.json {}: {}", e.path, e.problem))
                         .file("manifest.json")
                         .group(e.group_key());
@@ -253,7 +253,7 @@ fn state_cross_checks(
     out: &mut Out,
 ) {
     let mark = out.mark();
-    for e in shape::state_errors(state, Era::V1) {
+    for e in shape::state_errors(state, Era::V1).into_iter().filter(|e| e.error) {
         let f = out
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
             .file("state.json")
