@@ -2,7 +2,8 @@
 
 use super::load::{FileRead, PlanFiles, is_task_file_name};
 use super::shape::{self, Era};
-use super::{CheckOptions, FindingExt, Out, gates, md, utf8_check, version_parts};
+use super::{CheckOptions, FindingExt, Out, md, utf8_check, version_parts};
+use crate::dwp::model;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
@@ -322,7 +323,7 @@ pub(super) fn check(
     let mark = out.mark();
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
-        gate_checks(files, t, id, out);
+        gate_checks(files, t, i, id, out);
     }
     if !out.failures_since(mark) {
         out.pass("gates", "gate records support every completed task");
@@ -609,98 +610,38 @@ fn lite_records(files: &PlanFiles, rf: &md::ReadmeFacts, tasks: &[Value], ids: &
     }
 }
 
-/// Item 14 for one task (also used by the legacy path).
-pub(crate) fn gate_checks(files: &PlanFiles, t: &Value, id: u64, out: &mut Out) {
-    let status = t.get("status").and_then(Value::as_str).unwrap_or("");
-    let completed = status == "completed";
-    let empty = Vec::new();
-    let records = t.get("gates").and_then(Value::as_array).unwrap_or(&empty);
-    // Log pointers of every record.
-    for (j, g) in records.iter().enumerate() {
-        let Some(evidence) = g.get("evidence").and_then(Value::as_str) else {
-            continue;
-        };
-        for ptr in gates::log_pointers(evidence) {
-            match planseal_recovery::paths::check_relative(ptr) {
-                Err(e) => {
-                    out.fail("log-pointer-outside-plan", format!("task {id} gate {}: log={ptr} is outside the plan ({e})", j + 1))
-                        .task(id)
-                        .file("state.json")
-                        .hint("log= must name a file inside the plan folder, e.g. analysis_results/gates/t1.log");
-                    continue;
-                }
-                Ok(()) => {}
-            }
-            match files.path_status(ptr) {
-                super::load::PathStatus::File => {}
-                super::load::PathStatus::Outside(why) => {
-                    out.fail("log-pointer-outside-plan", format!("task {id} gate {}: log={ptr} leaves the plan ({why})", j + 1))
-                        .task(id)
-                        .file("state.json")
-                        .hint("log= must name a file inside the plan folder");
-                }
-                super::load::PathStatus::Missing | super::load::PathStatus::NotAFile(_) => {
-                    out.fail("log-pointer-missing", format!("task {id} gate {}: log={ptr} does not exist in the plan", j + 1))
-                        .task(id)
-                        .file(ptr.to_string())
-                        .hint("restore the gate log, or rerun the gate and record it again");
-                }
-            }
+/// Item 14 for one task (also used by the legacy path): the evidence rules of SPEC §1.5 from
+/// `dwp::gates`, plus what a completed task needs on read (a latest passing record with exit
+/// code 0 and evidence, and `completed_at`).
+pub(crate) fn gate_checks(files: &PlanFiles, t: &Value, index: usize, id: u64, out: &mut Out) {
+    let task = model::Task::from_value(index, t);
+    for mut f in crate::dwp::gates::task_gate_findings(&task, Some(&files.dir)) {
+        f.file.get_or_insert_with(|| "state.json".to_string());
+        out.findings.push(f);
+    }
+    if !task.is_completed() {
+        return;
+    }
+    for g in crate::dwp::gates::latest_per_command(&task.gates) {
+        let empty = |s: &Option<String>| s.as_deref().is_none_or(|x| x.trim().is_empty());
+        if g.passes == Some(true) && (g.exit_code != Some(0) || empty(&g.evidence) || empty(&g.command)) {
+            out.fail(
+                "completion-gates-unsuccessful",
+                format!(
+                    "task {id} is completed but the latest record of `{}` lacks exit code 0 or evidence",
+                    g.command.as_deref().unwrap_or("")
+                ),
+            )
+            .task(id)
+            .file("state.json")
+            .hint("record the gate with exit code 0 and a one-line evidence summary");
         }
     }
-    let latest = gates::latest_per_command(records);
-    for (j, g) in &latest {
-        let passes = g.get("passes") == Some(&Value::Bool(true));
-        let evidence = g.get("evidence").and_then(Value::as_str).unwrap_or("");
-        let command = g.get("command").and_then(Value::as_str).unwrap_or("");
-        if passes {
-            match gates::evidence_problem(evidence) {
-                Some(gates::EvidenceProblem::ZeroSelection) => {
-                    out.fail("zero-selection-evidence", format!("task {id} gate {}: passing evidence shows an empty selection: {evidence}", j + 1))
-                        .task(id)
-                        .file("state.json")
-                        .hint("run a gate that selects tests and record its real count");
-                }
-                Some(gates::EvidenceProblem::NonExecution) => {
-                    out.fail("non-execution-evidence", format!("task {id} gate {}: passing evidence concedes the check did not execute: {evidence}", j + 1))
-                        .task(id)
-                        .file("state.json")
-                        .hint("a check that did not run is not passing evidence; record an amendment instead");
-                }
-                Some(gates::EvidenceProblem::Invalidated) if completed => {
-                    out.fail("evidence-invalidated-by-refine", format!("task {id} is completed on evidence invalidated by refine (`{command}`)"))
-                        .task(id)
-                        .file("state.json")
-                        .hint("rerun the gate after the refinement and record the new result");
-                }
-                _ => {}
-            }
-        }
-        if completed && !passes {
-            out.fail("failing-gate-without-later-pass", format!("task {id} is completed but the latest run of `{command}` failed"))
-                .task(id)
-                .file("state.json")
-                .hint("rerun the same command until it passes and record it, or reopen the task");
-        } else if completed && !gates::record_succeeds(g) {
-            out.fail("completion-gates-unsuccessful", format!("task {id} is completed but the latest record of `{command}` lacks exit code 0 or evidence"))
-                .task(id)
-                .file("state.json")
-                .hint("record the gate with exit code 0 and a one-line evidence summary");
-        }
-    }
-    if completed {
-        if records.is_empty() {
-            out.fail("completion-gates-unsuccessful", format!("task {id} is completed without any gate record"))
-                .task(id)
-                .file("state.json")
-                .hint("record the validation command that proves the task");
-        }
-        if t.get("completed_at").is_none_or(Value::is_null) {
-            out.fail("completed-at-missing", format!("task {id} is completed but has no completed_at"))
-                .task(id)
-                .file("state.json")
-                .hint("completed_at is set when the task is completed");
-        }
+    if task.completed_at.is_none() {
+        out.fail("completed-at-missing", format!("task {id} is completed but has no completed_at"))
+            .task(id)
+            .file("state.json")
+            .hint("completed_at is set when the task is completed");
     }
 }
 

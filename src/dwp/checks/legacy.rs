@@ -315,7 +315,7 @@ fn state_cross_checks(
             .file("README.md")
             .hint("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild`");
         }
-        gate_checks(files, t, id, out);
+        gate_checks(files, t, i, id, out);
     }
     status_checks(state, tasks, &ids, out);
     if !out.failures_since(mark) {
