@@ -9,7 +9,6 @@
 //! …). `docs/verify.md` lists them.
 
 mod current;
-pub mod gates;
 mod legacy;
 pub mod load;
 pub mod md;
@@ -138,7 +137,7 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
 /// The findings of one plan as they are produced.
 #[derive(Default)]
 pub(crate) struct Out {
-    findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 impl Out {
