@@ -188,11 +188,13 @@ pub fn drift_findings_from(
                     .task(n)
                     .hint("fetch more history (`git fetch --unshallow`) to check it"),
                 );
-            } else if task.commit.is_none() {
+            } else {
                 out.push(
                     Finding::advisory(
                         "completed-task-without-commit",
-                        format!("task {n} is completed in state.json but no commit names it"),
+                        format!(
+                            "task {n} is completed in state.json but no commit reachable from HEAD names it"
+                        ),
                     )
                     .plan(plan)
                     .task(n)
