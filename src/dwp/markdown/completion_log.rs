@@ -369,9 +369,18 @@ pub fn completion_log_in_lines(lines: &[Line<'_>]) -> Option<CompletionLog> {
         documentation_decision: None,
         commit: None,
     };
-    // The label line itself may carry `**Completion log:** Status: completed` — rare; only the
-    // lines below are scanned for labels.
-    for line in section.iter().filter(|l| !l.in_fence) {
+    // The label line itself may carry `**Completion log:** Status: completed`: scan its value
+    // as if it were the first line of the section.
+    let label_line = (!first.is_empty()).then(|| Line {
+        number: lines[i].number,
+        start: lines[i].start,
+        text: first,
+        in_fence: false,
+    });
+    for line in label_line
+        .iter()
+        .chain(section.iter().filter(|l| !l.in_fence))
+    {
         if log.status.is_none() {
             log.status = status_line(line);
         }
@@ -516,6 +525,14 @@ mod tests {
         assert!(log.text.contains("Amendment 1"));
         assert!(!log.text.contains("After"));
         assert!(matches!(log.commit, Some((5, CommitNote::None { .. }))));
+    }
+
+    #[test]
+    fn status_on_the_label_line() {
+        let ls = lines("**Completion log:** Status: completed · Skills disposition: none\nmore");
+        let log = completion_log_in_lines(&ls).expect("log");
+        assert_eq!(log.log_status(), Some(&LogStatus::Completed));
+        assert_eq!(log.status.map(|s| s.line), Some(1));
     }
 
     #[test]

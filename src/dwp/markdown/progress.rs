@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::fences::lines;
-use super::syntax::{checkbox, heading, task_mentions};
+use super::syntax::{checkbox, heading, task_mentions, unique_in_order};
 
 /// One unit of PROGRESS.md: a paragraph or a top-level list item, with the heading it sits under.
 /// A heading with nothing under it is a unit of its own.
@@ -57,15 +57,11 @@ static AMENDMENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn amendment_mentions(text: &str) -> Vec<u32> {
-    let mut out: Vec<u32> = Vec::new();
-    for c in AMENDMENT.captures_iter(text) {
-        if let Some(n) = c.get(1).and_then(|m| m.as_str().parse().ok())
-            && !out.contains(&n)
-        {
-            out.push(n);
-        }
-    }
-    out
+    unique_in_order(
+        AMENDMENT
+            .captures_iter(text)
+            .filter_map(|c| c.get(1).and_then(|m| m.as_str().parse().ok())),
+    )
 }
 
 fn is_top_level_item(line: &str) -> bool {

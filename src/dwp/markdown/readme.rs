@@ -10,8 +10,8 @@ use regex::Regex;
 use super::fences::{Line, lines};
 use super::fields::{FieldText, field_in_lines};
 use super::syntax::{
-    TaskFileLink, checkbox, first_task_mention, heading, label_value, strip_emphasis, table_cells,
-    task_file_links,
+    TaskFileLink, checkbox, first_task_mention, heading, label_value, remove_task_file_links,
+    strip_emphasis, table_cells, task_file_links,
 };
 use super::task_record::{TaskBody, split_task_title};
 
@@ -424,18 +424,7 @@ fn is_task_list_heading(text: &str) -> bool {
 fn entry_from(line: &Line<'_>, checked: bool, text: &str) -> Option<IndexEntry> {
     let (task, range) = first_task_mention(text)?;
     let rest = &text[range.end..];
-    let links = task_file_links(rest);
-    let mut title = rest.to_string();
-    // Drop every markdown link to a task file from the title.
-    for link in &links {
-        if let Some(pos) = title.find(&format!("]({})", link.target))
-            && let Some(open) = title[..pos].rfind('[')
-        {
-            let end = pos + link.target.len() + 3;
-            title.replace_range(open..end, "");
-        }
-    }
-    let title = title.replace("()", "");
+    let title = remove_task_file_links(rest).replace("()", "");
     let title = title
         .trim_start_matches(|c: char| {
             c.is_whitespace() || matches!(c, ':' | '.' | '—' | '–' | '-' | '*' | '_')
@@ -667,10 +656,15 @@ pub fn parse_readme(text: &str) -> Readme<'_> {
             });
             continue;
         }
-        if readme.standard.is_none()
+        // The first declaration that names a version wins; a versionless `Standard:` line (prose,
+        // a template) is kept only until a real one appears.
+        if readme.standard.as_ref().is_none_or(|s| s.version.is_none())
             && let Some((_, v)) = declaration(l.text, "Standard")
         {
-            readme.standard = Some(standard_decl(l.number, v));
+            let decl = standard_decl(l.number, v);
+            if readme.standard.is_none() || decl.version.is_some() {
+                readme.standard = Some(decl);
+            }
             continue;
         }
         if readme.plan_format.is_none()
