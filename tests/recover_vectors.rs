@@ -39,6 +39,11 @@ fn every_interrupted_case_recovers_to_the_recorded_state_and_receipt() {
                 rec["state_sha256_after_interruption"].as_str().unwrap()
             );
 
+            // verify: the marker is the one failure, and checking stops there
+            let out = ws.run(&["verify", "--json"]);
+            assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+            assert_eq!(failing_ids(&out), vec!["marker-present".to_string()]);
+
             // the finalizer without recovery is refused while the marker is there
             let out = ws.run(&["finalize", &ws.plan_rel(), "--candidate", "candidate.json"]);
             assert_refused(&out, "marker-present");
@@ -76,6 +81,14 @@ fn every_interrupted_case_recovers_to_the_recorded_state_and_receipt() {
             assert!(
                 !ws.exists("state.json.lock"),
                 "{fixture}/{case}: lock released"
+            );
+
+            let out = ws.run(&["verify"]);
+            assert_ok(&out);
+            assert!(
+                stdout(&out).contains("Verdict: CONFORMANT"),
+                "{}",
+                stdout(&out)
             );
         }
     }
@@ -196,4 +209,18 @@ fn nothing_to_recover() {
     let out = ws.run(&["recover", &ws.plan_rel()]);
     assert_ok(&out);
     assert!(stdout(&out).contains("no interrupted publication"));
+}
+
+/// Ids of the failing findings of a `verify --json` run.
+fn failing_ids(out: &std::process::Output) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut ids = Vec::new();
+    for section in doc["sections"].as_array().unwrap() {
+        for f in section["findings"].as_array().unwrap() {
+            if f["severity"] == "fail" {
+                ids.push(f["id"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    ids
 }
