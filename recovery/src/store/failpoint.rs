@@ -1,7 +1,7 @@
 //! Named crash points for the crash tests (cargo feature `failpoints`; no-ops otherwise).
 //!
-//! Configure them with the environment variable `PLANSEAL_FAILPOINTS`, in the `fail` crate's
-//! syntax: `name=action;name=action`, e.g. `PLANSEAL_FAILPOINTS=store.after_rename=return` or
+//! Configure them with the environment variable `FAILPOINTS`, in the `fail` crate's
+//! syntax: `name=action;name=action`, e.g. `FAILPOINTS=store.after_rename=return` or
 //! `store.after_temp_write=1*off->return(137)` (crash at the second hit). Any action that
 //! "returns" ends the process at once with `_exit` (exit code 137 unless the action carries
 //! another number) — no unwinding, no destructors, no lock release: exactly what `kill -9` leaves.
@@ -32,7 +32,7 @@ pub fn crash_point(name: &str) {
 fn configure_once() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        let Ok(spec) = std::env::var("PLANSEAL_FAILPOINTS") else {
+        let Ok(spec) = std::env::var("FAILPOINTS") else {
             return;
         };
         for item in spec.split(';').map(str::trim).filter(|s| !s.is_empty()) {
