@@ -26,7 +26,11 @@ fn eight_writers_append_two_hundred_gates_without_losing_one() {
     let s = Scratch::new(&lifecycle.join("snapshots/final/PLAN_http_rate_limit"));
     let _ = std::fs::remove_file(s.plan_dir().join("analysis_results/FINALIZATION.json"));
     // Task 1 in progress, no gates yet (step 01 of the recorded lifecycle).
-    std::fs::write(s.state_path(), std::fs::read(lifecycle.join("states/01-start-task1.state.json")).unwrap()).unwrap();
+    std::fs::write(
+        s.state_path(),
+        std::fs::read(lifecycle.join("states/01-start-task1.state.json")).unwrap(),
+    )
+    .unwrap();
     let state_path = s.state_path();
     let root = s.root().to_path_buf();
 
@@ -56,14 +60,26 @@ fn eight_writers_append_two_hundred_gates_without_losing_one() {
                 let mut seed = 0x9e37_79b9_u64.wrapping_mul(w as u64 + 1);
                 let mut retries = 0usize;
                 for r in 0..RECORDS {
-                    let spec = format!("python3 -m unittest tests.w{w}_r{r}|0|scope=writer {w}; ran=1/1");
+                    let spec =
+                        format!("python3 -m unittest tests.w{w}_r{r}|0|scope=writer {w}; ran=1/1");
                     let mut attempts = 0;
                     loop {
                         attempts += 1;
                         assert!(attempts < 400, "writer {w} record {r}: no progress");
                         let sha = sha256(&std::fs::read(&path).unwrap());
                         let out = planseal()
-                            .args(["update", ".dwp/plans/PLAN_http_rate_limit/state.json", "--task", "1", "--status", "in_progress", "--expected-sha256", &sha, "--gate", &spec])
+                            .args([
+                                "update",
+                                ".dwp/plans/PLAN_http_rate_limit/state.json",
+                                "--task",
+                                "1",
+                                "--status",
+                                "in_progress",
+                                "--expected-sha256",
+                                &sha,
+                                "--gate",
+                                &spec,
+                            ])
                             .current_dir(&root)
                             .output()
                             .unwrap();
@@ -72,7 +88,10 @@ fn eight_writers_append_two_hundred_gates_without_losing_one() {
                         }
                         let err = stderr(&out);
                         let kind = err.split(':').next().unwrap_or_default();
-                        assert!(RETRYABLE.contains(&kind), "writer {w}: unexpected refusal {err}");
+                        assert!(
+                            RETRYABLE.contains(&kind),
+                            "writer {w}: unexpected refusal {err}"
+                        );
                         retries += 1;
                         // xorshift jitter: 1–16 ms
                         seed ^= seed << 13;
@@ -95,21 +114,44 @@ fn eight_writers_append_two_hundred_gates_without_losing_one() {
     for w in 0..WRITERS {
         for r in 0..RECORDS {
             let command = format!("python3 -m unittest tests.w{w}_r{r}");
-            assert_eq!(gates.iter().filter(|g| g["command"] == command.as_str()).count(), 1, "{command}");
+            assert_eq!(
+                gates
+                    .iter()
+                    .filter(|g| g["command"] == command.as_str())
+                    .count(),
+                1,
+                "{command}"
+            );
         }
     }
-    assert!(!s.plan_dir().join("state.json.lock").exists(), "lock left behind");
+    assert!(
+        !s.plan_dir().join("state.json.lock").exists(),
+        "lock left behind"
+    );
     let journal = std::fs::read_to_string(s.journal()).unwrap();
     assert_eq!(journal.lines().count(), WRITERS * RECORDS);
     // Each entry chains onto the previous one: before = the after of the line above.
-    let entries: Vec<Value> = journal.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let entries: Vec<Value> = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     for pair in entries.windows(2) {
         assert_eq!(pair[1]["before_sha256"], pair[0]["after_sha256"]);
     }
-    assert_eq!(entries.last().unwrap()["after_sha256"].as_str().unwrap(), sha256(&s.state()));
+    assert_eq!(
+        entries.last().unwrap()["after_sha256"].as_str().unwrap(),
+        sha256(&s.state())
+    );
     // The state stays valid: a further plain update is accepted.
     let out = planseal()
-        .args(["update", ".dwp/plans/PLAN_http_rate_limit/state.json", "--task", "1", "--status", "in_progress"])
+        .args([
+            "update",
+            ".dwp/plans/PLAN_http_rate_limit/state.json",
+            "--task",
+            "1",
+            "--status",
+            "in_progress",
+        ])
         .current_dir(s.root())
         .output()
         .unwrap();

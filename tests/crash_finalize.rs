@@ -18,28 +18,53 @@ use serde_json::Value;
 use std::process::{Command, Output};
 use support::*;
 
-/// Runs `planseal ARGS` in the workspace with the crash point `spec` armed.
-fn run_armed(ws: &Workspace, spec: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .args(args)
-        .current_dir(ws.root())
-        .env("NO_COLOR", "1")
-        .env("PLANSEAL_FAILPOINTS", spec)
-        .output()
-        .unwrap()
+/// How the publication is started: `planseal finalize --candidate` with the recorded terminal
+/// state, or the recorded terminal `update` (with its recorded clock), which hands its candidate
+/// to the same transaction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Close {
+    Finalize,
+    Update,
 }
 
-fn publish_args(ws: &Workspace) -> Vec<String> {
-    vec![
-        "finalize".into(),
-        ws.plan_rel(),
-        "--candidate".into(),
-        "candidate.json".into(),
-    ]
-}
-
-fn as_strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
+impl Close {
+    fn args(self, ws: &Workspace) -> Vec<String> {
+        match self {
+            Close::Finalize => vec![
+                "finalize".into(),
+                ws.plan_rel(),
+                "--candidate".into(),
+                "candidate.json".into(),
+            ],
+            Close::Update => {
+                let steps = json(ws.vectors().join("lifecycle/steps.json"));
+                let last = steps["steps"].as_array().unwrap().last().unwrap().clone();
+                let mut args = vec!["update".to_string()];
+                for a in last["argv"].as_array().unwrap().iter().skip(1) {
+                    args.push(a.as_str().unwrap().to_string());
+                }
+                args
+            }
+        }
+    }
+    fn clock(self, ws: &Workspace) -> String {
+        let steps = json(ws.vectors().join("lifecycle/steps.json"));
+        let last = steps["steps"].as_array().unwrap().last().unwrap().clone();
+        last["fake_clock_start"].as_str().unwrap().to_string()
+    }
+    /// Runs the close, with the crash point `spec` armed when given.
+    fn run(self, ws: &Workspace, spec: Option<&str>) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_planseal"));
+        cmd.args(self.args(ws))
+            .current_dir(ws.root())
+            .env("NO_COLOR", "1")
+            .env("PLANSEAL_FAKE_NOW", self.clock(ws))
+            .env_remove("FAILPOINTS");
+        if let Some(spec) = spec {
+            cmd.env("FAILPOINTS", spec);
+        }
+        cmd.output().unwrap()
+    }
 }
 
 /// Failing finding ids of `verify --json`.
@@ -69,7 +94,7 @@ fn assert_never_completed_unsealed(ws: &Workspace, what: &str) {
 }
 
 /// Follows the recovery path for whatever the crash left and checks the end state.
-fn recover_and_verify(ws: &Workspace, stale_ids: &[String], what: &str) {
+fn recover_and_verify(ws: &Workspace, close: Close, stale_ids: &[String], what: &str) {
     if ws.exists(".finalizing.json") {
         let out = ws.run(&["recover", &ws.plan_rel()]);
         assert_ok(&out);
@@ -91,7 +116,7 @@ fn recover_and_verify(ws: &Workspace, stale_ids: &[String], what: &str) {
             let out = ws.run(&["unlock", &state_rel]);
             assert_ok(&out);
         }
-        assert_ok(&ws.run(&as_strs(&publish_args(ws))));
+        assert_ok(&close.run(ws, None));
     }
     let out = ws.run(&["verify"]);
     assert_ok(&out);
@@ -122,7 +147,18 @@ const FIXTURES_UNDER_TEST: [(&str, &str); 2] = [FIXTURES[0], FIXTURES[1]];
 
 #[test]
 fn a_crash_at_every_step_of_the_transaction_is_recoverable() {
-    for (fixture, plan) in FIXTURES_UNDER_TEST {
+    crash_at_every_step(Close::Finalize, &FIXTURES_UNDER_TEST);
+}
+
+/// The same through the terminal `update` (the helper's entry point): before the marker, the
+/// recovery is to run the same `update` again.
+#[test]
+fn a_crash_at_every_step_of_the_terminal_update_is_recoverable() {
+    crash_at_every_step(Close::Update, &FIXTURES);
+}
+
+fn crash_at_every_step(close: Close, fixtures: &[(&str, &str)]) {
+    for &(fixture, plan) in fixtures {
         let stale = failing_ids(&fresh(fixture, plan));
         assert!(
             !stale.is_empty(),
@@ -131,12 +167,8 @@ fn a_crash_at_every_step_of_the_transaction_is_recoverable() {
         for step in Step::ALL {
             let ws = fresh(fixture, plan);
             let before = ws.state();
-            let out = run_armed(
-                &ws,
-                &format!("{}=return", step.name()),
-                &as_strs(&publish_args(&ws)),
-            );
-            let what = format!("{fixture} @ {}", step.name());
+            let out = close.run(&ws, Some(&format!("{}=return", step.name())));
+            let what = format!("{close:?} {fixture} @ {}", step.name());
             assert_eq!(out.status.code(), Some(137), "{what}: {}", stderr(&out));
             assert_eq!(
                 ws.exists(".finalizing.json"),
@@ -155,7 +187,7 @@ fn a_crash_at_every_step_of_the_transaction_is_recoverable() {
                 );
             }
             assert_never_completed_unsealed(&ws, &what);
-            recover_and_verify(&ws, &stale, &what);
+            recover_and_verify(&ws, close, &stale, &what);
         }
     }
 }
@@ -176,7 +208,7 @@ fn a_crash_at_every_hit_of_the_store_points_is_recoverable() {
         for skip in 0.. {
             let ws = fresh(fixture, plan);
             let spec = format!("{point}={skip}*off->return");
-            let out = run_armed(&ws, &spec, &as_strs(&publish_args(&ws)));
+            let out = Close::Finalize.run(&ws, Some(&spec));
             let what = format!("{fixture} @ {spec}");
             if out.status.code() == Some(0) {
                 assert!(skip > 0, "{what}: the point was never reached");
@@ -185,7 +217,7 @@ fn a_crash_at_every_hit_of_the_store_points_is_recoverable() {
             assert_eq!(out.status.code(), Some(137), "{what}: {}", stderr(&out));
             crashes += 1;
             assert_never_completed_unsealed(&ws, &what);
-            recover_and_verify(&ws, &stale, &what);
+            recover_and_verify(&ws, Close::Finalize, &stale, &what);
         }
     }
     assert!(crashes >= 8, "{crashes} store crashes");

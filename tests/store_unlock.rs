@@ -15,7 +15,11 @@ fn a_initial() -> Scratch {
 fn write_owner(s: &Scratch, owner: &LockOwner) {
     let lock = s.plan_dir().join("state.json.lock");
     std::fs::create_dir(&lock).unwrap();
-    std::fs::write(lock.join("owner.json"), serde_json::to_vec_pretty(owner).unwrap()).unwrap();
+    std::fs::write(
+        lock.join("owner.json"),
+        serde_json::to_vec_pretty(owner).unwrap(),
+    )
+    .unwrap();
 }
 
 fn dead_pid() -> u32 {
@@ -50,21 +54,35 @@ fn empty_lock_directory_is_an_unknown_owner_and_needs_force_with_reason() {
     std::fs::create_dir(&lock).unwrap();
     let out = unlock(&s, &[]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).starts_with("lock-owner-alive:"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("lock-owner-alive:"),
+        "{}",
+        stderr(&out)
+    );
     assert!(stderr(&out).contains("--force --reason"));
     assert!(lock.is_dir());
     // --force alone is a usage error
     let out = unlock(&s, &["--force"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(lock.is_dir());
-    let out = unlock(&s, &["--force", "--reason", "helper crashed at 09:14, checked with ps"]);
+    let out = unlock(
+        &s,
+        &[
+            "--force",
+            "--reason",
+            "helper crashed at 09:14, checked with ps",
+        ],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!lock.exists());
     let entries = journal_entries(&s);
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0]["operation"], "unlock");
     assert_eq!(entries[0]["forced"], serde_json::json!(["unlock --force"]));
-    assert_eq!(entries[0]["reason"], "helper crashed at 09:14, checked with ps");
+    assert_eq!(
+        entries[0]["reason"],
+        "helper crashed at 09:14, checked with ps"
+    );
     assert_eq!(entries[0]["holder"]["kind"], "unknown");
 }
 
@@ -99,7 +117,10 @@ fn live_owner_is_refused_and_a_reused_pid_counts_as_dead() {
     // Same pid, another start time: the pid was reused, the owner is gone.
     std::fs::remove_dir_all(s.plan_dir().join("state.json.lock")).unwrap();
     let mut reused = owner.clone();
-    reused.process_start = Some(format!("{}-earlier", process::process_start_time(owner.pid).unwrap()));
+    reused.process_start = Some(format!(
+        "{}-earlier",
+        process::process_start_time(owner.pid).unwrap()
+    ));
     write_owner(&s, &reused);
     let out = unlock(&s, &["--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -118,7 +139,11 @@ fn owner_on_another_host_needs_force() {
     write_owner(&s, &owner);
     let out = unlock(&s, &[]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("build-agent-7.invalid"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("build-agent-7.invalid"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -137,7 +162,14 @@ fn update_explains_a_dead_owners_leftover_lock() {
     owner.pid = dead_pid();
     write_owner(&s, &owner);
     let out = planseal()
-        .args(["update", ".dwp/plans/PLAN_http_rate_limit/state.json", "--task", "1", "--status", "in_progress"])
+        .args([
+            "update",
+            ".dwp/plans/PLAN_http_rate_limit/state.json",
+            "--task",
+            "1",
+            "--status",
+            "in_progress",
+        ])
         .current_dir(s.root())
         .output()
         .unwrap();

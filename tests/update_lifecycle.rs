@@ -25,7 +25,11 @@ fn replay(fixture: &str) -> usize {
             continue;
         }
         let scratch = Scratch::new(&final_plan);
-        let _ = std::fs::remove_file(scratch.plan_dir().join("analysis_results/FINALIZATION.json"));
+        let _ = std::fs::remove_file(
+            scratch
+                .plan_dir()
+                .join("analysis_results/FINALIZATION.json"),
+        );
         std::fs::write(scratch.state_path(), &previous).unwrap();
         let out = run_update(
             step["argv"].as_array().unwrap(),
@@ -38,7 +42,11 @@ fn replay(fixture: &str) -> usize {
             "{fixture} {name}: stderr {}",
             stderr(&out)
         );
-        assert_eq!(stdout(&out), step["stdout"].as_str().unwrap(), "{fixture} {name}");
+        assert_eq!(
+            stdout(&out),
+            step["stdout"].as_str().unwrap(),
+            "{fixture} {name}"
+        );
         let got = scratch.state();
         assert!(
             got == expected,
@@ -47,10 +55,14 @@ fn replay(fixture: &str) -> usize {
             String::from_utf8_lossy(&expected)
         );
         assert_eq!(sha256(&got), step["state_sha256_after"].as_str().unwrap());
-        assert!(!scratch.plan_dir().join("state.json.lock").exists(), "{fixture} {name}: lock left");
+        assert!(
+            !scratch.plan_dir().join("state.json.lock").exists(),
+            "{fixture} {name}: lock left"
+        );
         // One journal line per applied transition, naming the hashes.
         let journal = std::fs::read_to_string(scratch.journal()).unwrap();
-        let entry: serde_json::Value = serde_json::from_str(journal.lines().last().unwrap()).unwrap();
+        let entry: serde_json::Value =
+            serde_json::from_str(journal.lines().last().unwrap()).unwrap();
         assert_eq!(entry["before_sha256"], step["state_sha256_before"]);
         assert_eq!(entry["after_sha256"], step["state_sha256_after"]);
         previous = expected;
@@ -92,12 +104,19 @@ fn terminal(fixture: &str) {
     assert_eq!(out.status.code(), Some(0), "{fixture}: {}", stderr(&out));
     assert_eq!(stdout(&out), step["stdout"].as_str().unwrap());
     let expected = std::fs::read(lifecycle.join(step["state_file"].as_str().unwrap())).unwrap();
-    assert!(scratch.state() == expected, "{fixture}: published state differs");
+    assert!(
+        scratch.state() == expected,
+        "{fixture}: published state differs"
+    );
     assert_eq!(
         std::fs::read(lifecycle.join("publication/02-state.json")).unwrap(),
         expected
     );
-    let receipt = read_json(&scratch.plan_dir().join("analysis_results/FINALIZATION.json"));
+    let receipt = read_json(
+        &scratch
+            .plan_dir()
+            .join("analysis_results/FINALIZATION.json"),
+    );
     let recorded = read_json(&lifecycle.join("publication/03-receipt.FINALIZATION.json"));
     for key in ["state_sha256", "artifacts_sha256", "result"] {
         assert_eq!(receipt[key], recorded[key], "{fixture}: receipt {key}");

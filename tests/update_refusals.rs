@@ -15,7 +15,11 @@ const DELIBERATE: &[&str] = &["gate-exit-code-not-integer", "plan-identity-misma
 
 fn scratch_for(fixture_dir: &Path, probe: &Value) -> Scratch {
     let scratch = Scratch::new(&fixture_dir.join(probe["base"].as_str().unwrap()));
-    let _ = std::fs::remove_file(scratch.plan_dir().join("analysis_results/FINALIZATION.json"));
+    let _ = std::fs::remove_file(
+        scratch
+            .plan_dir()
+            .join("analysis_results/FINALIZATION.json"),
+    );
     for op in probe["setup"].as_array().unwrap() {
         let path = scratch.root().join(op["path"].as_str().unwrap());
         match op["op"].as_str().unwrap() {
@@ -32,7 +36,12 @@ fn scratch_for(fixture_dir: &Path, probe: &Value) -> Scratch {
     scratch
 }
 
-fn run_probe(fixture_dir: &Path, clock: &str, probe: &Value, json: bool) -> (Scratch, std::process::Output) {
+fn run_probe(
+    fixture_dir: &Path,
+    clock: &str,
+    probe: &Value,
+    json: bool,
+) -> (Scratch, std::process::Output) {
     let scratch = scratch_for(fixture_dir, probe);
     let mut argv: Vec<Value> = probe["argv"].as_array().unwrap().clone();
     if json {
@@ -64,21 +73,35 @@ fn probes(fixture: &str) -> usize {
                 "{fixture} {case}: state.json changed"
             );
             let lock = scratch.plan_dir().join("state.json.lock");
-            assert_eq!(lock.exists(), probe["lock_present_after"].as_bool().unwrap(), "{fixture} {case}: lock");
+            assert_eq!(
+                lock.exists(),
+                probe["lock_present_after"].as_bool().unwrap(),
+                "{fixture} {case}: lock"
+            );
             assert_eq!(
                 scratch.plan_dir().join(".finalizing.json").exists(),
                 probe["marker_present_after"].as_bool().unwrap(),
                 "{fixture} {case}: marker"
             );
             assert!(
-                !scratch.plan_dir().join("analysis_results/FINALIZATION.json").exists(),
+                !scratch
+                    .plan_dir()
+                    .join("analysis_results/FINALIZATION.json")
+                    .exists(),
                 "{fixture} {case}: receipt written"
             );
             if code == 2 {
-                assert!(!err.is_empty(), "{fixture} {case}: usage error without a message");
+                assert!(
+                    !err.is_empty(),
+                    "{fixture} {case}: usage error without a message"
+                );
                 continue;
             }
-            assert_eq!(err.split(':').next().unwrap(), kind, "{fixture} {case}: {err}");
+            assert_eq!(
+                err.split(':').next().unwrap(),
+                kind,
+                "{fixture} {case}: {err}"
+            );
             assert!(err.contains("hint:"), "{fixture} {case}: no hint in {err}");
             if json {
                 let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -132,14 +155,29 @@ fn deliberate_difference_gate_with_a_pipe_in_the_command_is_accepted() {
     for fixture in ["A_lite_v2", "B_full_v5", "D_v1"] {
         let (dir, clock, p) = probe(fixture, "gate-pipe-in-plain-gate");
         assert_eq!(p["kind"], "gate-exit-code-not-integer");
-        let spec = p["argv"].as_array().unwrap().last().unwrap().as_str().unwrap().to_string();
+        let spec = p["argv"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_string();
         let (scratch, out) = run_probe(&dir, &clock, &p, false);
         assert_eq!(out.status.code(), Some(0), "{fixture}: {}", stderr(&out));
         let state: Value = serde_json::from_slice(&scratch.state()).unwrap();
-        let gate = state["tasks"][0]["gates"].as_array().unwrap().last().unwrap().clone();
+        let gate = state["tasks"][0]["gates"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
         let (command, rest) = spec.rsplit_once('|').unwrap().0.rsplit_once('|').unwrap();
         assert_eq!(gate["command"], command, "{fixture}");
-        assert!(command.contains(" | "), "{fixture}: the command keeps its pipe");
+        assert!(
+            command.contains(" | "),
+            "{fixture}: the command keeps its pipe"
+        );
         assert_eq!(gate["exit_code"].as_i64().unwrap().to_string(), rest);
         assert_eq!(gate["passes"], true);
     }
@@ -167,9 +205,19 @@ fn deliberate_difference_terminal_close_from_inside_the_plan_folder_publishes() 
         );
         let state: Value = serde_json::from_slice(&scratch.state()).unwrap();
         assert_eq!(state["status"], "completed");
-        let receipt = read_json(&scratch.plan_dir().join("analysis_results/FINALIZATION.json"));
-        assert_eq!(receipt["state_sha256"].as_str().unwrap(), sha256(&scratch.state()));
-        if let Some(after) = p.get("state_sha256_after").filter(|_| recorded_kind.is_none()) {
+        let receipt = read_json(
+            &scratch
+                .plan_dir()
+                .join("analysis_results/FINALIZATION.json"),
+        );
+        assert_eq!(
+            receipt["state_sha256"].as_str().unwrap(),
+            sha256(&scratch.state())
+        );
+        if let Some(after) = p
+            .get("state_sha256_after")
+            .filter(|_| recorded_kind.is_none())
+        {
             // D: the helper accepted it too; same clock, same bytes.
             assert_eq!(sha256(&scratch.state()), after.as_str().unwrap());
         }

@@ -10,9 +10,11 @@ use planseal::report::Refusal;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
-#[command(after_help = "PATH may be the state file (state.json, STATE.md, …), its lock \
+#[command(
+    after_help = "PATH may be the state file (state.json, STATE.md, …), its lock \
 (state.json.lock) or a DWP plan folder.\nExit codes: 0 removed (or nothing to remove), 1 refused \
-(owner alive or unknown), 2 usage error.")]
+(owner alive or unknown), 2 usage error."
+)]
 pub struct Args {
     /// The locked file, its lock, or a plan folder
     #[arg(value_name = "PATH")]
@@ -28,7 +30,10 @@ pub struct Args {
 /// The file a PATH argument is about, and its lock style (a lock file is GSD's pid file).
 fn target_of(path: &Path) -> (PathBuf, LockStyle) {
     let mut target = path.to_path_buf();
-    if path.is_dir() && path.join("state.json").is_file() && path.extension().is_none_or(|e| e != "lock") {
+    if path.is_dir()
+        && path.join("state.json").is_file()
+        && path.extension().is_none_or(|e| e != "lock")
+    {
         target = path.join("state.json");
     } else if let Some(stripped) = path
         .to_str()
@@ -67,9 +72,11 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     let (target, style) = target_of(&ctx.cwd.join(&args.path));
     let reason = args.reason.as_deref().map(str::trim).unwrap_or_default();
     if args.force && reason.is_empty() {
-        return Err(Refusal::new("usage-error", "--force needs a non-empty --reason")
-            .hint("say why the lock is safe to remove: --reason TEXT")
-            .into());
+        return Err(
+            Refusal::new("usage-error", "--force needs a non-empty --reason")
+                .hint("say why the lock is safe to remove: --reason TEXT")
+                .into(),
+        );
     }
     let outcome = match store::unlock(&target, &style, args.force) {
         Ok(o) => o,
@@ -78,7 +85,10 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
                 let doc = serde_json::json!({ "result": "not-locked", "lock_path": lock_path });
                 print_out(&format!("{doc:#}\n"));
             } else {
-                print_out(&format!("{}: not locked, nothing to remove\n", lock_path.display()));
+                print_out(&format!(
+                    "{}: not locked, nothing to remove\n",
+                    lock_path.display()
+                ));
             }
             return Ok(0);
         }
@@ -88,7 +98,9 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
             status,
         }) => {
             let details = match &holder {
-                LockHolder::Unknown => "nothing records who made it (the DWP helper leaves its lock empty)".to_string(),
+                LockHolder::Unknown => {
+                    "nothing records who made it (the DWP helper leaves its lock empty)".to_string()
+                }
                 other => other.to_string(),
             };
             return Err(Refusal::new(

@@ -10,8 +10,8 @@
 use super::Context;
 use crate::{print_err, print_out};
 use planseal::clock::Clock;
-use planseal::dwp::model::TaskStatus;
 use planseal::dwp::finalize::FinalizeError;
+use planseal::dwp::model::TaskStatus;
 use planseal::dwp::update::{Transition, UpdateRequest, check_arguments, plan_transition};
 use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
 use planseal::report::Refusal;
@@ -156,10 +156,12 @@ impl From<StatusArg> for TaskStatus {
 }
 
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Exit codes: 0 applied, 1 refused (nothing written; the refusal kind \
+#[command(
+    after_help = "Exit codes: 0 applied, 1 refused (nothing written; the refusal kind \
 leads stderr), 2 usage error.\nLong options may be abbreviated to any unambiguous prefix \
 (--stat = --status), as with the DWP helper update-state.py.\nTest clock: \
-PLANSEAL_FAKE_NOW=2026-10-05T09:00:00+00:00 (step PLANSEAL_FAKE_NOW_STEP_US, default 1250000).")]
+PLANSEAL_FAKE_NOW=2026-10-05T09:00:00+00:00 (step PLANSEAL_FAKE_NOW_STEP_US, default 1250000)."
+)]
 pub struct Args {
     /// The plan's state.json
     #[arg(value_name = "STATE")]
@@ -186,7 +188,11 @@ pub struct Args {
     #[arg(long = "resolve-blocker")]
     pub resolve_blocker: bool,
     /// Why a completed task is reopened (journaled)
-    #[arg(long = "reopen-reason", value_name = "TEXT", allow_hyphen_values = true)]
+    #[arg(
+        long = "reopen-reason",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
     pub reopen_reason: Option<String>,
     /// SHA-256 of the state.json bytes you last read (compare-and-swap)
     #[arg(long = "expected-sha256", value_name = "HEX")]
@@ -201,10 +207,18 @@ pub struct Args {
     #[arg(long, value_name = "SHA")]
     pub commit: Option<String>,
     /// Checkpoint step (default `start`)
-    #[arg(long = "checkpoint-step", value_name = "TEXT", allow_hyphen_values = true)]
+    #[arg(
+        long = "checkpoint-step",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
     pub checkpoint_step: Option<String>,
     /// Checkpoint note (default `Task N closed. Next: Task M.`)
-    #[arg(long = "checkpoint-note", value_name = "TEXT", allow_hyphen_values = true)]
+    #[arg(
+        long = "checkpoint-note",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
     pub checkpoint_note: Option<String>,
     /// Agent name for updated_by
     #[arg(long, value_name = "NAME")]
@@ -239,7 +253,9 @@ impl Args {
 
 /// Where a DWP plan keeps its transition journal.
 pub fn journal_path(plan_dir: &Path) -> PathBuf {
-    plan_dir.join("analysis_results").join("STATE_JOURNAL.ndjson")
+    plan_dir
+        .join("analysis_results")
+        .join("STATE_JOURNAL.ndjson")
 }
 
 /// fsync can be switched off only for the benchmark that measures its cost.
@@ -277,7 +293,10 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     let mut clock = Clock::from_env()?;
     let transition = plan_transition(&bytes, &req, &facts, &mut clock)?;
     for advisory in &transition.advisories {
-        print_err(&format!("advisory: {}: {}\n", advisory.id, advisory.message));
+        print_err(&format!(
+            "advisory: {}: {}\n",
+            advisory.id, advisory.message
+        ));
     }
     if transition.completes_plan {
         return publish(&transition, &req, &plan_dir, ctx);
@@ -323,7 +342,12 @@ fn report_applied(t: &Transition, line: &str, ctx: &Context) {
 
 /// Check 18: a candidate that completes the plan is published by the finalization transaction
 /// (SPEC §1.9), never written plainly.
-fn publish(t: &Transition, req: &UpdateRequest, plan_dir: &Path, ctx: &Context) -> anyhow::Result<i32> {
+fn publish(
+    t: &Transition,
+    req: &UpdateRequest,
+    plan_dir: &Path,
+    ctx: &Context,
+) -> anyhow::Result<i32> {
     let _ = req;
     match planseal::dwp::update::publish_terminal(t, plan_dir) {
         Ok(_) => {}

@@ -158,7 +158,10 @@ impl Transition {
 
     /// `task N → completed · plan completed and verified` (after a publication).
     pub fn published_line(&self) -> String {
-        format!("task {} → {} · plan completed and verified", self.task, self.to)
+        format!(
+            "task {} → {} · plan completed and verified",
+            self.task, self.to
+        )
     }
 
     /// The journal line of this transition (SPEC §1.8).
@@ -213,7 +216,8 @@ pub fn check_arguments(req: &UpdateRequest) -> Result<(), Refusal> {
     }
     if let Some(c) = &req.commit {
         let ok = (7..=40).contains(&c.len())
-            && c.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+            && c.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
         if !ok {
             return Err(refuse(
                 "commit-not-hex",
@@ -301,14 +305,24 @@ pub fn plan_transition(
         let open: Vec<String> = state.tasks[..task_index]
             .iter()
             .filter(|t| t.status != Some(TaskStatus::Completed))
-            .map(|t| format!("{} ({})", t.id.unwrap_or(0), t.status_raw.as_deref().unwrap_or("?")))
+            .map(|t| {
+                format!(
+                    "{} ({})",
+                    t.id.unwrap_or(0),
+                    t.status_raw.as_deref().unwrap_or("?")
+                )
+            })
             .collect();
         if !open.is_empty() {
             return Err(refuse(
                 "prior-task-incomplete",
                 format!(
                     "task {task_id} cannot be {}: lower task(s) not completed: {}",
-                    if to == TaskStatus::Completed { "completed" } else { "started" },
+                    if to == TaskStatus::Completed {
+                        "completed"
+                    } else {
+                        "started"
+                    },
                     open.join(", ")
                 ),
                 "complete the lower tasks first (a skipped task does not count)",
@@ -342,10 +356,14 @@ pub fn plan_transition(
         // 14. Gates (spec errors and budgets are refused here, stage `gates`).
         let mut new_records = Vec::new();
         for spec in &req.gates {
-            let parsed = parse_gate_spec(spec)
-                .map_err(|e| refuse(e.kind(), format!("{e}"), e.hint()))?;
+            let parsed =
+                parse_gate_spec(spec).map_err(|e| refuse(e.kind(), format!("{e}"), e.hint()))?;
             too_long("--gate command", &parsed.command, schema::GATE_COMMAND_MAX)?;
-            too_long("--gate evidence", &parsed.evidence, schema::GATE_EVIDENCE_MAX)?;
+            too_long(
+                "--gate evidence",
+                &parsed.evidence,
+                schema::GATE_EVIDENCE_MAX,
+            )?;
             new_records.push(json!({
                 "command": parsed.command,
                 "passes": parsed.passes(),
@@ -365,7 +383,10 @@ pub fn plan_transition(
             if !record.is_object() {
                 return Err(refuse(
                     "gate-json-not-object",
-                    format!("--gate-json must be a JSON object, got {}", schema::type_name(&record)),
+                    format!(
+                        "--gate-json must be a JSON object, got {}",
+                        schema::type_name(&record)
+                    ),
                     "pass one gate record object",
                 ));
             }
@@ -454,13 +475,21 @@ pub fn plan_transition(
         .as_array()
         .map(|a| {
             a.iter()
-                .map(|t| t.get("status").and_then(Value::as_str).and_then(TaskStatus::parse))
+                .map(|t| {
+                    t.get("status")
+                        .and_then(Value::as_str)
+                        .and_then(TaskStatus::parse)
+                })
                 .collect()
         })
         .unwrap_or_default();
     let task_ids: Vec<u64> = value["tasks"]
         .as_array()
-        .map(|a| a.iter().filter_map(|t| t.get("id").and_then(Value::as_u64)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.get("id").and_then(Value::as_u64))
+                .collect()
+        })
         .unwrap_or_default();
     let completed_count = statuses
         .iter()
@@ -569,7 +598,11 @@ fn refuse_findings(findings: Vec<Finding>, what: &str) -> Result<(), Refusal> {
     let message = if findings.len() == 1 {
         format!("{what}: {}", first.message)
     } else {
-        format!("{what}: {} (and {} more)", first.message, findings.len() - 1)
+        format!(
+            "{what}: {} (and {} more)",
+            first.message,
+            findings.len() - 1
+        )
     };
     let hint = first
         .hint
@@ -694,7 +727,10 @@ fn semantic_findings(state: &State) -> Vec<Finding> {
             out.push(
                 Finding::fail(
                     "completed-without-timestamp",
-                    format!("task {} is completed but has no completed_at", t.id.unwrap_or(0)),
+                    format!(
+                        "task {} is completed but has no completed_at",
+                        t.id.unwrap_or(0)
+                    ),
                 )
                 .task(t.id.unwrap_or(0)),
             );
@@ -734,7 +770,10 @@ fn check_approved(
 ) -> Result<(), Refusal> {
     let (approval, source) = match (state.approval, facts.readme_approval) {
         (Some(a), _) => (a, "state.json `approval`"),
-        (None, Some(a)) => (a, "the README `Approval:` line (state.json has no `approval`)"),
+        (None, Some(a)) => (
+            a,
+            "the README `Approval:` line (state.json has no `approval`)",
+        ),
         (None, None) => (
             Approval::Pending,
             "default: state.json has no `approval` and the README no `Approval:` line, so the plan counts as pending (the DWP seed's rule; the Python helper would treat it as approved)",
@@ -767,10 +806,17 @@ fn check_reopen(
         return Ok(());
     }
     let id = task.id.unwrap_or(task.index as u64 + 1);
-    if req.reopen_reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
+    if req
+        .reopen_reason
+        .as_deref()
+        .is_none_or(|r| r.trim().is_empty())
+    {
         return Err(refuse(
             "reopen-without-reason",
-            format!("task {id} is completed; moving it to {} reopens it and needs a reason", req.status),
+            format!(
+                "task {id} is completed; moving it to {} reopens it and needs a reason",
+                req.status
+            ),
             "pass --reopen-reason TEXT (it is recorded in the journal)",
         ));
     }
@@ -786,7 +832,11 @@ fn check_reopen(
     if !dated_ok {
         let message = format!(
             "task {id}: reopening needs an `### Amendment <n> — <date>` record in the task log dated on or after {} (the amendment and the evidence it invalidates are recorded first)",
-            if completed_day.is_empty() { "its completion" } else { &completed_day }
+            if completed_day.is_empty() {
+                "its completion"
+            } else {
+                &completed_day
+            }
         );
         if era == Era::V1 {
             advisories.push(Finding::advisory("reopen-without-amendment", message).task(id));
@@ -832,7 +882,9 @@ fn check_blockers(
         if !matches!(to, TaskStatus::InProgress | TaskStatus::Completed) {
             return Err(refuse(
                 "resolve-must-resume",
-                format!("resolving task {task_id}'s blocker must move it to in_progress or completed, not {to}"),
+                format!(
+                    "resolving task {task_id}'s blocker must move it to in_progress or completed, not {to}"
+                ),
                 "pass --status in_progress (or completed) with --resolve-blocker",
             ));
         }
@@ -853,7 +905,11 @@ fn check_blockers(
     }
     // 12. A block needs a reason and may not replace another task's blocker.
     if to == TaskStatus::Blocked {
-        if req.block_reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
+        if req
+            .block_reason
+            .as_deref()
+            .is_none_or(|r| r.trim().is_empty())
+        {
             return Err(refuse(
                 "block-without-reason",
                 format!("blocking task {task_id} needs --block-reason"),
@@ -895,7 +951,9 @@ fn check_completion(task: &Task) -> Result<(), Refusal> {
     {
         return Err(refuse(
             "evidence-invalidated-by-refine",
-            format!("task {id} cannot be completed: the latest record of a gate was invalidated by refine"),
+            format!(
+                "task {id} cannot be completed: the latest record of a gate was invalidated by refine"
+            ),
             "rerun that gate command and record the fresh run before completing",
         ));
     }
@@ -931,7 +989,11 @@ pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64
             let found = match t.artifact_file() {
                 Some(file) => std::fs::read(plan_dir.join(file))
                     .ok()
-                    .and_then(|b| parse_task_file_bytes(&b).ok().map(|f| dates(f.body.amendments())))
+                    .and_then(|b| {
+                        parse_task_file_bytes(&b)
+                            .ok()
+                            .map(|f| dates(f.body.amendments()))
+                    })
                     .unwrap_or_default(),
                 None => readme
                     .as_ref()

@@ -58,7 +58,8 @@ impl Scratch {
         std::fs::read(self.state_path()).unwrap()
     }
     pub fn journal(&self) -> PathBuf {
-        self.plan_dir().join("analysis_results/STATE_JOURNAL.ndjson")
+        self.plan_dir()
+            .join("analysis_results/STATE_JOURNAL.ndjson")
     }
     /// Resolves a `cwd` of the vectors (`<repo root>…`).
     pub fn cwd(&self, recorded: &str) -> PathBuf {

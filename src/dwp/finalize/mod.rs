@@ -175,7 +175,7 @@ pub(crate) fn reach(step: Step, hook: &mut dyn FnMut(Step)) {
     crash_point(step.name());
 }
 
-/// In builds with the `failpoints` feature, `PLANSEAL_FAILPOINTS="finalize.after_marker=return"`
+/// In builds with the `failpoints` feature, `FAILPOINTS="finalize.after_marker=return"`
 /// ends the process at that point the way `kill -9` would (the store's crash points): no
 /// unwinding, no cleanup, the lock and every half-done file stay as they are.
 pub fn crash_point(name: &str) {
