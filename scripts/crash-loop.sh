@@ -38,11 +38,12 @@ fresh() { # fresh DIR
   "$bin" -C "$1" demo --internal-ready-plan . "$tasks" >/dev/null
 }
 
-close_cmd() { # close_cmd DIR — the terminal close, in the foreground
+close_cmd() { # close_cmd DIR — the terminal close; `exec` so that a background job's pid is
+  # planseal's own (the kill must hit the writer, not a subshell around it)
   if [ "$close_mode" = finalize ]; then
-    "$bin" -C "$1" finalize "$plan" --candidate candidate.json
+    exec "$bin" -C "$1" finalize "$plan" --candidate candidate.json
   else
-    "$bin" -C "$1" update "$state" --task "$tasks" --status completed --worked "final review done"
+    exec "$bin" -C "$1" update "$state" --task "$tasks" --status completed --worked "final review done"
   fi
 }
 
@@ -51,7 +52,7 @@ is_completed() { grep -q '^  "status": "completed",$' "$1/$state"; }
 # Calibrate: how long does an untouched close take?
 fresh "$work/calibrate"
 start=$(date +%s%N)
-close_cmd "$work/calibrate" >/dev/null 2>&1 || { echo "crash-loop: the close fails even without a kill" >&2; exit 2; }
+(close_cmd "$work/calibrate") >/dev/null 2>&1 || { echo "crash-loop: the close fails even without a kill" >&2; exit 2; }
 span_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$span_ms" -lt 5 ] && span_ms=5
 echo "crash-loop: $rounds rounds, $tasks-task plan, close via $close_mode takes ~${span_ms} ms; kills land in [0, $((span_ms * 11 / 10))] ms"
@@ -83,16 +84,17 @@ for round in $(seq 1 "$rounds"); do
   ok=1
   if [ -e "$dir/$plan/.finalizing.json" ]; then
     with_marker=$((with_marker + 1))
-    "$bin" -C "$dir" recover "$plan" >/dev/null 2>&1 || ok=0
+    said=$("$bin" -C "$dir" recover "$plan" 2>&1) || { ok=0; echo "round $round: recover refused: $said"; }
   elif is_completed "$dir" && [ ! -e "$dir/$state.lock" ]; then
     finished=$((finished + 1))
   else
     before_marker=$((before_marker + 1))
-    "$bin" -C "$dir" recover "$plan" 2>/dev/null | grep -q "no interrupted publication" || ok=0
+    said=$("$bin" -C "$dir" recover "$plan" 2>&1)
+    case "$said" in *"no interrupted publication"*) ;; *) ok=0; echo "round $round: recover said: $said" ;; esac
     if [ -e "$dir/$state.lock" ]; then
       "$bin" -C "$dir" unlock "$state" >/dev/null 2>&1 || ok=0
     fi
-    close_cmd "$dir" >/dev/null 2>&1 || ok=0
+    said=$( (close_cmd "$dir") 2>&1) || { ok=0; echo "round $round: the close failed again: $said"; }
   fi
   if [ "$ok" = 1 ] && "$bin" -C "$dir" verify 2>/dev/null | grep -q '^Verdict: CONFORMANT'; then
     conformant=$((conformant + 1))
