@@ -232,6 +232,8 @@ impl Demo {
                     &state,
                     "--task",
                     &task.id.to_string(),
+                    "--status",
+                    "in_progress",
                     "--gate",
                     &gate,
                 ],
