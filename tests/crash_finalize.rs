@@ -5,6 +5,7 @@
 //!   state.json does not), `recover` says there is no interrupted publication, `unlock` clears
 //!   the dead owner's lock, and running the same publication again publishes;
 //! - from the marker on: `recover`, then `verify`, ends CONFORMANT with a valid receipt.
+//!
 //! After every crash: state.json is never `completed` without a receipt or a marker.
 //!
 //! Needs the crash points: `cargo test --features failpoints --test crash_finalize`.

@@ -55,9 +55,22 @@ fn every_interrupted_case_recovers_to_the_recorded_state_and_receipt() {
                 assert!(stderr(&out).contains("unknown"), "{}", stderr(&out));
                 assert!(stderr(&out).contains("unlock"), "{}", stderr(&out));
                 assert!(ws.exists(".finalizing.json"));
+                // without --force, unlock refuses too: nothing proves the owner dead
+                let state_rel = format!("{}/state.json", ws.plan_rel());
+                let out = ws.run(&["unlock", &state_rel]);
+                assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+                assert!(ws.exists("state.json.lock"));
                 // the operator confirms no writer is alive (the recorded follow-up removes the
-                // directory by hand; planseal's way is `unlock --force --reason`)
-                std::fs::remove_dir(ws.plan_dir().join("state.json.lock")).unwrap();
+                // directory by hand; planseal's way is `unlock --force --reason`, journaled)
+                let out = ws.run(&[
+                    "unlock",
+                    &state_rel,
+                    "--force",
+                    "--reason",
+                    "the DWP helper was killed; no writer is running",
+                ]);
+                assert_ok(&out);
+                assert!(!ws.exists("state.json.lock"));
             }
 
             let out = ws.run(&["recover", &ws.plan_rel(), "--candidate", "candidate.json"]);

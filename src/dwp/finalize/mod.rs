@@ -23,8 +23,8 @@ pub use receipt::{
     AcceptedException, FileChange, GitSeal, RECEIPT_FILE, Receipt, ReceiptError, ReceiptExtension,
 };
 pub use validate::{
-    Fingerprint, Validation, ValidationInput, covered_files, fingerprint, fingerprint_names,
-    validate_candidate,
+    Covered, Fingerprint, Validation, ValidationInput, covered_files, fingerprint,
+    fingerprint_names, validate_candidate,
 };
 
 use crate::report::{Finding, Refusal};
