@@ -187,6 +187,16 @@ fn crash_at_every_step(close: Close, fixtures: &[(&str, &str)]) {
                     "{what}: nothing published before the marker"
                 );
             }
+            if step == Step::AfterMarker && close == Close::Update {
+                // through the recorded terminal update, the marker carries the recorded hashes
+                assert_marker_extends(
+                    &ws.file(".finalizing.json").unwrap(),
+                    &read(
+                        ws.vectors()
+                            .join("lifecycle/publication/01-marker.finalizing.json"),
+                    ),
+                );
+            }
             assert_never_completed_unsealed(&ws, &what);
             recover_and_verify(&ws, close, &stale, &what);
         }

@@ -238,7 +238,6 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
             resealed,
             false,
             true,
-            req,
         ));
     }
 
@@ -317,7 +316,6 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         resealed,
         !resealed,
         false,
-        req,
     );
     outcome.marker_bytes = marker_bytes;
     Ok(outcome)
@@ -478,7 +476,6 @@ fn precheck_candidate(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn published(
     plan_dir: &Path,
     state_sha: &str,
@@ -487,7 +484,6 @@ fn published(
     resealed: bool,
     state_written: bool,
     dry_run: bool,
-    _req: &FinalizeRequest,
 ) -> Published {
     let candidate_sha = sha256_hex(candidate_bytes);
     let receipt = validation.receipt(&candidate_sha);
