@@ -243,3 +243,38 @@ fn fifty_megabyte_readme_parses() {
     assert!(security_verdict(&text).is_clear());
     assert!(progress_entries(&text).len() > TASKS as usize);
 }
+
+/// One enormous line full of task mentions and task-file links, and one PROGRESS paragraph with
+/// a hundred thousand distinct tasks: the per-line work must stay linear.
+#[test]
+fn giant_lines_stay_linear() {
+    const N: u32 = 100_000;
+    let mut line = String::from("## Task List\n- [x] Task 1: Giant");
+    for n in 1..=N {
+        line.push_str(&format!(" — [{n}.task_t{n}.md](./{n}.task_t{n}.md)"));
+    }
+    line.push('\n');
+    let r = parse_readme(&line);
+    assert_eq!(r.task_index.total(), 1);
+    let entry = &r.task_index.entries[0];
+    assert_eq!(entry.title, "Giant");
+    assert_eq!(
+        entry.link.as_ref().map(|l| l.file_name.as_str()),
+        Some("1.task_t1.md")
+    );
+    assert_eq!(r.task_file_links().len(), N as usize);
+
+    let mut progress = String::from("# Progress\n\nAmendment 7 touched");
+    for n in 1..=N {
+        progress.push_str(&format!(" Task {n},"));
+    }
+    let entries = progress_entries(&progress);
+    assert_eq!(
+        entries.len(),
+        1,
+        "the heading and its one paragraph form one entry"
+    );
+    assert_eq!(entries[0].heading.as_deref(), Some("Progress"));
+    assert_eq!(entries[0].tasks.len(), N as usize);
+    assert!(mirrors_amendment(&entries, 7, N));
+}

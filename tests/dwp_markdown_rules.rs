@@ -329,3 +329,17 @@ fn state_spellings() {
     );
     assert_eq!(ApprovalValue::Unknown("x".into()).as_state_str(), None);
 }
+
+#[test]
+fn a_versioned_standard_wins_over_a_versionless_one() {
+    let r = parse_readme(
+        "Standard: keep it tidy\n\n- **Standard:** DWP spec 5.0.0\n\n**Standard:** DWP spec 4.0.0\n",
+    );
+    let s = r.standard.expect("standard");
+    assert_eq!((s.line, s.version), (3, Some(SpecVersion::new(5, 0, 0))));
+    let only_prose = parse_readme("Standard: keep it tidy\n");
+    assert_eq!(
+        only_prose.standard.map(|s| (s.version, s.raw)),
+        Some((None, "keep it tidy".to_string()))
+    );
+}

@@ -220,6 +220,27 @@ mod tests {
     }
 
     #[test]
+    fn empty_headings_are_entries_and_fences_stay_inside_units() {
+        let e = progress_entries(
+            "## Amendment 3 for Task 1\n## Log\n\n- a\n  ```\n  ## not a heading\n\n  ```\n- b\n### Last",
+        );
+        let shape: Vec<(usize, Option<&str>, &str)> = e
+            .iter()
+            .map(|x| (x.line, x.heading.as_deref(), x.text.as_str()))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                (1, Some("Amendment 3 for Task 1"), ""),
+                (4, Some("Log"), "- a\n  ```\n  ## not a heading\n\n  ```"),
+                (9, Some("Log"), "- b"),
+                (10, Some("Last"), ""),
+            ]
+        );
+        assert!(mirrors_amendment(&e, 3, 1));
+    }
+
+    #[test]
     fn append_keeps_bytes_and_adds_blank_line() {
         let entry = ReconciliationEntry {
             date: "2026-11-30".into(),
