@@ -127,6 +127,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         "owner_status": outcome.status,
         "reason": args.reason,
         "forced": if outcome.forced { vec!["unlock --force"] } else { Vec::new() },
+        "removed_temp_files": outcome.removed_temp_files.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy()).collect::<Vec<_>>(),
     });
     journal_for(&target).append(&entry, Durability::Full)?;
     if ctx.json {
@@ -137,6 +138,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
             "owner_status": outcome.status,
             "forced": outcome.forced,
             "reason": args.reason,
+            "removed_temp_files": outcome.removed_temp_files,
         });
         print_out(&format!("{doc:#}\n"));
     } else {

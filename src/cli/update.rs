@@ -304,6 +304,8 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     let entry = transition.journal_entry(&req, &facts.plan_name, planseal::TOOL_VERSION);
     let journal = Journal::new(journal_path(&plan_dir));
     let operation = format!("update task {} → {}", transition.task, transition.to);
+    // Between validation and the lock: another writer may get in here (tests pause at it).
+    store::crash_point("update.before_lock");
     store::commit(&CommitRequest {
         target: &state_path,
         lock: LockStyle::Directory,
@@ -400,5 +402,91 @@ pub fn store_refusal(e: StoreError, target: &Path) -> anyhow::Error {
         .hint("another writer got there first: re-read state.json and retry")
         .into(),
         other => anyhow::Error::new(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand_abbreviations;
+    use std::ffi::OsString;
+
+    fn expand(args: &[&str]) -> Vec<String> {
+        let argv: Vec<OsString> = args.iter().map(OsString::from).collect();
+        expand_abbreviations(argv)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn prefixes_expand_only_after_update_and_only_when_unambiguous() {
+        assert_eq!(
+            expand(&[
+                "planseal",
+                "--json",
+                "update",
+                "s.json",
+                "--ta",
+                "1",
+                "--stat=blocked",
+                "--block-r",
+                "x"
+            ]),
+            [
+                "planseal",
+                "--json",
+                "update",
+                "s.json",
+                "--task",
+                "1",
+                "--status=blocked",
+                "--block-reason",
+                "x"
+            ]
+        );
+        // ambiguous, global or unknown: left for clap to refuse
+        assert_eq!(
+            expand(&["p", "update", "--check", "--js", "--b"]),
+            ["p", "update", "--check", "--js", "--b"]
+        );
+        // an option's value is never expanded, even when it looks like an option
+        assert_eq!(
+            expand(&[
+                "p", "-C", "d", "update", "--notes", "--stat", "--co", "abc1234"
+            ]),
+            [
+                "p", "-C", "d", "update", "--notes", "--stat", "--commit", "abc1234"
+            ]
+        );
+        // other commands and everything after `--` are untouched
+        assert_eq!(
+            expand(&["p", "verify", "--stat"]),
+            ["p", "verify", "--stat"]
+        );
+        assert_eq!(
+            expand(&["p", "update", "--", "--stat"]),
+            ["p", "update", "--", "--stat"]
+        );
+    }
+
+    /// Every prefix of every helper option: expanded exactly when no other option shares it.
+    #[test]
+    fn every_prefix_expands_iff_unambiguous() {
+        for (name, _) in super::HELPER_OPTIONS {
+            for len in 3..=name.len() {
+                let prefix = &name[..len];
+                let sharing = super::HELPER_OPTIONS
+                    .iter()
+                    .filter(|(other, _)| other.starts_with(prefix))
+                    .count();
+                let exact = super::HELPER_OPTIONS.iter().any(|(o, _)| *o == prefix);
+                let got = expand(&["p", "update", prefix]);
+                let want = if sharing == 1 || exact { *name } else { prefix };
+                if exact && prefix != *name {
+                    continue; // a prefix that is itself an option (`--gate` of `--gate-json`)
+                }
+                assert_eq!(got[2], want, "{prefix}");
+            }
+        }
     }
 }

@@ -378,6 +378,8 @@ pub struct UnlockOutcome {
     pub status: OwnerStatus,
     /// True when the owner was not provably dead and `force` was given.
     pub forced: bool,
+    /// Temp files of the dead owner's interrupted atomic write, removed with its lock.
+    pub removed_temp_files: Vec<PathBuf>,
 }
 
 /// Removes the lock of `target` when its owner is provably dead, or — with `force` — whatever
@@ -409,12 +411,39 @@ pub fn unlock(target: &Path, style: &LockStyle, force: bool) -> Result<UnlockOut
         LockStyle::PidFile { .. } => std::fs::remove_file(&lock_path)
             .map_err(|e| StoreError::io("remove lock file", &lock_path, e))?,
     }
+    let removed_temp_files = match &holder {
+        LockHolder::Owner(o) if dead => remove_temp_files_of(target, o.pid),
+        _ => Vec::new(),
+    };
     Ok(UnlockOutcome {
         lock_path,
         holder,
         status,
         forced: !dead,
+        removed_temp_files,
     })
+}
+
+/// Removes the temp files a dead writer with this pid left beside `target`
+/// (`.<name>.<pid>.<token>.tmp`, see [`super::write_atomic`]). Best effort: they are garbage, never
+/// read by anyone.
+fn remove_temp_files_of(target: &Path, pid: u32) -> Vec<PathBuf> {
+    let dir = super::atomic::parent_dir(target);
+    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let prefix = format!(".{name}.{pid}.");
+    let mut removed = Vec::new();
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if file.starts_with(&prefix)
+            && file.ends_with(".tmp")
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
+            removed.push(entry.path());
+        }
+    }
+    removed
 }
 
 fn remove_lock_dir(lock_path: &Path) -> Result<(), StoreError> {
