@@ -27,7 +27,9 @@ pub struct VerifyOptions {
 pub enum VerifyError {
     #[error(transparent)]
     Discover(#[from] DiscoverError),
-    #[error("nothing to verify under {0}: no .dwp/plans/PLAN_* folder (and no GSD, Reversa or checkpoint file)")]
+    #[error(
+        "nothing to verify under {0}: no .dwp/plans/PLAN_* folder (and no GSD, Reversa or checkpoint file)"
+    )]
     NothingFound(PathBuf),
     #[error("--gsd {0}: no such file")]
     GsdMissing(PathBuf),
@@ -95,11 +97,7 @@ pub fn verify(opts: &VerifyOptions) -> Result<Report, VerifyError> {
 /// One plan's section, named `PLAN_x` (or `repo:PLAN_x` for an orchestrator-hub child).
 pub fn check_location(plan: &PlanLocation, cwd: &Path) -> crate::report::Section {
     let display_name = match &plan.hub_repository {
-        Some(repo) => format!(
-            "{}:{}",
-            repo.trim_start_matches("repositories/"),
-            plan.name
-        ),
+        Some(repo) => format!("{}:{}", repo.trim_start_matches("repositories/"), plan.name),
         None => plan.name.clone(),
     };
     let display_path = relative_display(&plan.dir, cwd);

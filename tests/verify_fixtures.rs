@@ -104,7 +104,11 @@ fn good_fixtures_are_conformant_and_untouched() {
             assert_eq!(f["plan"], s["name"]);
         }
     }
-    assert_eq!(tree_hash(&repo_root().join("fixtures")), before, "verify wrote into fixtures/");
+    assert_eq!(
+        tree_hash(&repo_root().join("fixtures")),
+        before,
+        "verify wrote into fixtures/"
+    );
 }
 
 #[test]
@@ -112,7 +116,11 @@ fn bundled_example_is_conformant() {
     let run = planseal(&repo_root(), &["verify", "fixtures/examples"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.starts_with("Plan: "), "{}", run.stdout);
-    assert!(run.stdout.contains("\nVerdict: CONFORMANT ("), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\nVerdict: CONFORMANT ("),
+        "{}",
+        run.stdout
+    );
 }
 
 /// Builds a broken variant in a temp repository and checks its pinned outcome.
@@ -138,7 +146,12 @@ fn broken(case: &str) {
     let before = tree_hash(tmp.path());
     let run = planseal(tmp.path(), &["--json", "verify"]);
     let expect = &doc["expect"];
-    assert_eq!(run.code as i64, expect["exit_code"].as_i64().unwrap(), "{case}: {}", run.stdout);
+    assert_eq!(
+        run.code as i64,
+        expect["exit_code"].as_i64().unwrap(),
+        "{case}: {}",
+        run.stdout
+    );
     assert_eq!(run.verdict(), expect["verdict"].as_str().unwrap(), "{case}");
     let mut want: Vec<(String, Option<u64>)> = expect["failing"]
         .as_array()
@@ -154,9 +167,20 @@ fn broken(case: &str) {
     // The text form shows the same verdict and a hint under the failures that have one.
     let text = planseal(tmp.path(), &["verify"]);
     assert_eq!(text.code, run.code);
-    assert!(text.stdout.contains(&format!("Verdict: {}", expect["verdict"].as_str().unwrap())));
-    assert!(text.stdout.contains("\n      hint: "), "{case}: no hint line\n{}", text.stdout);
-    assert_eq!(tree_hash(tmp.path()), before, "{case}: verify changed a file");
+    assert!(
+        text.stdout
+            .contains(&format!("Verdict: {}", expect["verdict"].as_str().unwrap()))
+    );
+    assert!(
+        text.stdout.contains("\n      hint: "),
+        "{case}: no hint line\n{}",
+        text.stdout
+    );
+    assert_eq!(
+        tree_hash(tmp.path()),
+        before,
+        "{case}: verify changed a file"
+    );
 }
 
 macro_rules! broken_cases {
@@ -231,7 +255,15 @@ fn receipt_mismatch_names_the_changed_file() {
         .unwrap();
     let msg = finding["message"].as_str().unwrap();
     assert!(msg.contains("PROGRESS.md changed"), "{msg}");
-    assert!(msg.contains("analysis_results/SKILLS_CANDIDATES.md vanished"), "{msg}");
+    assert!(
+        msg.contains("analysis_results/SKILLS_CANDIDATES.md vanished"),
+        "{msg}"
+    );
     assert!(!msg.contains("README.md"), "{msg}");
-    assert!(finding["hint"].as_str().unwrap().contains("planseal finalize"));
+    assert!(
+        finding["hint"]
+            .as_str()
+            .unwrap()
+            .contains("planseal finalize")
+    );
 }

@@ -47,9 +47,9 @@ fn build_variant(fixture: &Path, plan: &str, variant: &Value) -> tempfile::TempD
 /// Why planseal answers differently from the recorded case, or None when it must agree.
 fn deliberate_difference(fixture: &str, case: &str) -> Option<&'static str> {
     match (fixture, case) {
-        ("D_v1", "task-log-pending-while-completed") => Some(
-            "SPEC §5: on v1 plans planseal also checks the log Status line of completed tasks",
-        ),
+        ("D_v1", "task-log-pending-while-completed") => {
+            Some("SPEC §5: on v1 plans planseal also checks the log Status line of completed tasks")
+        }
         ("D_v1", "unknown-approval-value") => Some(
             "SPEC §5: on v1 plans planseal checks the state's closed shape (approval is not a v1 field)",
         ),
@@ -121,18 +121,30 @@ fn every_conformance_variant_agrees_or_differs_as_spec_5_says() {
             let tmp = build_variant(&fixture, plan, variant);
             let before = tree_hash(tmp.path());
             let run = planseal(tmp.path(), &["--json", "verify", "--plan", plan]);
-            assert_agrees(&run, variant, &allowed_extras(variant), &format!("{fx}/{case}"));
+            assert_agrees(
+                &run,
+                variant,
+                &allowed_extras(variant),
+                &format!("{fx}/{case}"),
+            );
             // The same answer when the plan folder is given as a path.
             let by_path = planseal(
                 tmp.path(),
                 &["--json", "verify", &format!(".dwp/plans/{plan}")],
             );
             assert_eq!(by_path.code, run.code, "{fx}/{case}: by path");
-            assert_eq!(tree_hash(tmp.path()), before, "{fx}/{case}: verify changed a file");
+            assert_eq!(
+                tree_hash(tmp.path()),
+                before,
+                "{fx}/{case}: verify changed a file"
+            );
             checked += 1;
         }
     }
-    assert_eq!(checked, 28, "every recorded variant but the two deliberate differences");
+    assert_eq!(
+        checked, 28,
+        "every recorded variant but the two deliberate differences"
+    );
 }
 
 /// SPEC §5 "v1 plans: log `Status: pending` of a completed task … not checked | checked": the
@@ -147,12 +159,18 @@ fn deliberate_d_v1_task_log_pending_while_completed_is_not_conformant() {
         .iter()
         .find(|v| v["case"] == "task-log-pending-while-completed")
         .unwrap();
-    assert_eq!(variant["verdict"], "CONFORMANT", "the recorded helper answer");
+    assert_eq!(
+        variant["verdict"], "CONFORMANT",
+        "the recorded helper answer"
+    );
     let tmp = build_variant(&fixture, "PLAN_config_env_overrides", variant);
     let run = planseal(tmp.path(), &["--json", "verify"]);
     assert_eq!(run.code, 1);
     assert_eq!(run.verdict(), "NOT CONFORMANT");
-    assert_eq!(run.failing(), vec![("task-log-still-pending".to_string(), Some(1))]);
+    assert_eq!(
+        run.failing(),
+        vec![("task-log-still-pending".to_string(), Some(1))]
+    );
 }
 
 /// SPEC §5 "v1 plans: … the state's shape not checked | checked": an `approval` key is not part
@@ -167,12 +185,20 @@ fn deliberate_d_v1_unknown_approval_value_is_not_conformant() {
         .iter()
         .find(|v| v["case"] == "unknown-approval-value")
         .unwrap();
-    assert_eq!(variant["verdict"], "CONFORMANT", "the recorded helper answer");
+    assert_eq!(
+        variant["verdict"], "CONFORMANT",
+        "the recorded helper answer"
+    );
     let tmp = build_variant(&fixture, "PLAN_config_env_overrides", variant);
     let run = planseal(tmp.path(), &["--json", "verify"]);
     assert_eq!(run.code, 1);
     assert_eq!(run.failing_ids(), vec!["state-shape-error".to_string()]);
-    assert!(run.stdout.contains("`approval` is not allowed in a v1 state"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("`approval` is not allowed in a v1 state"),
+        "{}",
+        run.stdout
+    );
 }
 
 /// SPEC §5 receipt row: a variant that edits a fingerprinted file of a published plan also gets
@@ -222,7 +248,12 @@ fn lifecycle_snapshots_are_conformant() {
             let tmp = tempfile::tempdir().unwrap();
             copy_dir(&dir, &tmp.path().join(".dwp/plans"));
             let run = planseal(tmp.path(), &["--json", "verify"]);
-            assert_agrees(&run, &steps["final_conformance"], &[], &format!("{fx} {}", dir.display()));
+            assert_agrees(
+                &run,
+                &steps["final_conformance"],
+                &[],
+                &format!("{fx} {}", dir.display()),
+            );
         }
     }
 }
@@ -259,7 +290,12 @@ fn lifecycle_steps_agree_with_conformance_after() {
                     }
                 }
             }
-            let state = std::fs::read(fixture.join("lifecycle").join(step["state_file"].as_str().unwrap())).unwrap();
+            let state = std::fs::read(
+                fixture
+                    .join("lifecycle")
+                    .join(step["state_file"].as_str().unwrap()),
+            )
+            .unwrap();
             current.insert("state.json".into(), state);
             if !unknown.is_empty() {
                 continue; // an intermediate markdown version that no snapshot kept
@@ -273,11 +309,19 @@ fn lifecycle_steps_agree_with_conformance_after() {
                 std::fs::write(p, bytes).unwrap();
             }
             if publishing {
-                let receipt = std::fs::read(fixture.join("lifecycle/publication/03-receipt.FINALIZATION.json")).unwrap();
+                let receipt = std::fs::read(
+                    fixture.join("lifecycle/publication/03-receipt.FINALIZATION.json"),
+                )
+                .unwrap();
                 std::fs::write(dest.join("analysis_results/FINALIZATION.json"), receipt).unwrap();
             }
             let run = planseal(tmp.path(), &["--json", "verify", "--plan", plan]);
-            assert_agrees(&run, &step["conformance_after"], &[], &format!("{fx} {}", step["step"]));
+            assert_agrees(
+                &run,
+                &step["conformance_after"],
+                &[],
+                &format!("{fx} {}", step["step"]),
+            );
             rebuilt += 1;
         }
         let expected = match fx {
@@ -323,15 +367,25 @@ fn interrupted_publications_stop_at_the_marker() {
         let fixture = vectors().join(fx);
         let doc = load(&fixture.join("interrupted/interrupted.json"));
         for (case, _) in doc["cases"].as_object().unwrap() {
-            let src = fixture.join("interrupted").join(case).join("plan-after-interruption");
+            let src = fixture
+                .join("interrupted")
+                .join(case)
+                .join("plan-after-interruption");
             let tmp = tempfile::tempdir().unwrap();
             copy_dir(&src, &tmp.path().join(".dwp/plans"));
             let before = tree_hash(tmp.path());
             let run = planseal(tmp.path(), &["--json", "verify"]);
             assert_eq!(run.code, 1, "{fx}/{case}");
-            assert_eq!(run.failing_ids(), vec!["marker-present".to_string()], "{fx}/{case}");
+            assert_eq!(
+                run.failing_ids(),
+                vec!["marker-present".to_string()],
+                "{fx}/{case}"
+            );
             let counts = &run.json()["counts"];
-            assert_eq!(counts["passed"], 0, "{fx}/{case}: checking stops at the marker");
+            assert_eq!(
+                counts["passed"], 0,
+                "{fx}/{case}: checking stops at the marker"
+            );
             assert_eq!(tree_hash(tmp.path()), before);
         }
     }
@@ -348,7 +402,9 @@ fn ready_to_publish_snapshot_reports_the_stale_state() {
     ] {
         let tmp = tempfile::tempdir().unwrap();
         copy_dir(
-            &vectors().join(fx).join("lifecycle/snapshots/ready-to-publish"),
+            &vectors()
+                .join(fx)
+                .join("lifecycle/snapshots/ready-to-publish"),
             &tmp.path().join(".dwp/plans"),
         );
         let run = planseal(tmp.path(), &["--json", "verify"]);

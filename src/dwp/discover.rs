@@ -42,7 +42,9 @@ pub enum DiscoverError {
     Unreadable { path: PathBuf, why: String },
     #[error("no plan named {name} under {searched}")]
     PlanNotFound { name: String, searched: String },
-    #[error("{0}: not a plan folder name (expected PLAN_ followed by lower-case letters, digits or _)")]
+    #[error(
+        "{0}: not a plan folder name (expected PLAN_ followed by lower-case letters, digits or _)"
+    )]
     BadPlanName(String),
 }
 
@@ -50,9 +52,13 @@ impl DiscoverError {
     /// What to do about it.
     pub fn hint(&self) -> &'static str {
         match self {
-            DiscoverError::PathMissing(_) => "pass a plan folder, a .dwp folder or a repository root that exists",
+            DiscoverError::PathMissing(_) => {
+                "pass a plan folder, a .dwp folder or a repository root that exists"
+            }
             DiscoverError::Unreadable { .. } => "check the folder's permissions",
-            DiscoverError::PlanNotFound { .. } => "list the plans with `planseal verify` and pass one of their names",
+            DiscoverError::PlanNotFound { .. } => {
+                "list the plans with `planseal verify` and pass one of their names"
+            }
             DiscoverError::BadPlanName(_) => "plan folders are named like PLAN_my_plan",
         }
     }
@@ -282,10 +288,7 @@ mod tests {
             })
             .unwrap();
             assert_eq!(names(&found), ["PLAN_a", "PLAN_b", "PLAN_child"]);
-            assert_eq!(
-                found[2].hub_repository.as_deref(),
-                Some("repositories/svc")
-            );
+            assert_eq!(found[2].hub_repository.as_deref(), Some("repositories/svc"));
         }
     }
 
@@ -297,9 +300,18 @@ mod tests {
             path: Some(path.into()),
             ..Default::default()
         };
-        assert_eq!(names(&discover(&opts(".dwp/plans/PLAN_b")).unwrap()), ["PLAN_b"]);
-        assert_eq!(names(&discover(&opts(".dwp")).unwrap()), ["PLAN_a", "PLAN_b"]);
-        assert_eq!(names(&discover(&opts(".dwp/plans")).unwrap()), ["PLAN_a", "PLAN_b"]);
+        assert_eq!(
+            names(&discover(&opts(".dwp/plans/PLAN_b")).unwrap()),
+            ["PLAN_b"]
+        );
+        assert_eq!(
+            names(&discover(&opts(".dwp")).unwrap()),
+            ["PLAN_a", "PLAN_b"]
+        );
+        assert_eq!(
+            names(&discover(&opts(".dwp/plans")).unwrap()),
+            ["PLAN_a", "PLAN_b"]
+        );
         assert_eq!(
             names(&discover(&opts("repositories/svc")).unwrap()),
             ["PLAN_child"]

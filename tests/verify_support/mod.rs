@@ -39,7 +39,10 @@ pub fn tree_hash(dir: &Path) -> BTreeMap<String, String> {
 }
 
 fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .collect();
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
@@ -47,7 +50,10 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
         let meta = std::fs::symlink_metadata(&path).unwrap();
         let ty = meta.file_type();
         if ty.is_symlink() {
-            out.insert(rel, format!("link:{}", std::fs::read_link(&path).unwrap().display()));
+            out.insert(
+                rel,
+                format!("link:{}", std::fs::read_link(&path).unwrap().display()),
+            );
         } else if ty.is_dir() {
             out.insert(rel.clone(), "dir".into());
             walk(root, &path, out);
@@ -56,7 +62,12 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
             use std::os::unix::fs::MetadataExt;
             out.insert(
                 rel,
-                format!("{}:{:o}:{}", planseal::recovery::hash::sha256_hex(&bytes), meta.mode(), meta.mtime_nsec()),
+                format!(
+                    "{}:{:o}:{}",
+                    planseal::recovery::hash::sha256_hex(&bytes),
+                    meta.mode(),
+                    meta.mtime_nsec()
+                ),
             );
         } else {
             out.insert(rel, "special".into());
@@ -73,7 +84,8 @@ pub struct Run {
 
 impl Run {
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
     }
     /// Failing finding ids (with their task) from a `--json` run.
     pub fn failing(&self) -> Vec<(String, Option<u64>)> {

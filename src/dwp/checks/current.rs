@@ -23,16 +23,22 @@ pub(super) fn check(
         FileRead::Bytes(b) => match shape::parse_strict(b) {
             Ok(v) => v,
             Err(why) => {
-                out.fail("manifest-unparseable", format!("manifest.json does not parse: {why}"))
-                    .file("manifest.json")
-                    .hint("repair the JSON; the manifest is written once at plan creation");
+                out.fail(
+                    "manifest-unparseable",
+                    format!("manifest.json does not parse: {why}"),
+                )
+                .file("manifest.json")
+                .hint("repair the JSON; the manifest is written once at plan creation");
                 return;
             }
         },
         _ => {
-            out.fail("manifest-missing", "manifest.json is missing (required for v2/v5 plans)")
-                .file("manifest.json")
-                .hint("restore manifest.json from the plan's creation");
+            out.fail(
+                "manifest-missing",
+                "manifest.json is missing (required for v2/v5 plans)",
+            )
+            .file("manifest.json")
+            .hint("restore manifest.json from the plan's creation");
             return;
         }
     };
@@ -42,7 +48,11 @@ pub(super) fn check(
             "unsupported-schema",
             format!(
                 "manifest.json schema {} is not supported (supported: {})",
-                if murl.is_empty() { "(missing)".to_string() } else { format!("\"{murl}\"") },
+                if murl.is_empty() {
+                    "(missing)".to_string()
+                } else {
+                    format!("\"{murl}\"")
+                },
                 shape::MANIFEST_SCHEMAS.join(", ")
             ),
         )
@@ -50,7 +60,10 @@ pub(super) fn check(
         .hint("a newer DWP version wrote this plan: upgrade planseal");
         return;
     };
-    out.pass("state-parses", format!("state.json and manifest.json parse (state {})", era.label()));
+    out.pass(
+        "state-parses",
+        format!("state.json and manifest.json parse (state {})", era.label()),
+    );
 
     // 3. Era pairing, then the closed shapes of both files.
     if manifest_era != era {
@@ -72,10 +85,13 @@ pub(super) fn check(
     let state_errors = shape::state_errors(state, era);
     for e in &state_errors {
         if !e.error {
-            out.advisory("timestamp-not-iso8601", format!("state.json {}: {}", e.path, e.problem))
-                .file("state.json")
-                .group(e.group_key())
-                .hint("write timestamps as ISO-8601, e.g. 2026-10-05T09:00:00+00:00");
+            out.advisory(
+                "timestamp-not-iso8601",
+                format!("state.json {}: {}", e.path, e.problem),
+            )
+            .file("state.json")
+            .group(e.group_key())
+            .hint("write timestamps as ISO-8601, e.g. 2026-10-05T09:00:00+00:00");
             continue;
         }
         let f = out
@@ -89,16 +105,22 @@ pub(super) fn check(
     }
     let manifest_errors = shape::manifest_errors(&manifest, era);
     for e in manifest_errors.iter().filter(|e| e.error) {
-        out.fail("manifest-shape-error", format!("manifest.json {}: {}", e.path, e.problem))
-            .file("manifest.json")
-            .group(e.group_key())
-            .hint("fix the field as the manifest schema says (SPEC §1.2)");
+        out.fail(
+            "manifest-shape-error",
+            format!("manifest.json {}: {}", e.path, e.problem),
+        )
+        .file("manifest.json")
+        .group(e.group_key())
+        .hint("fix the field as the manifest schema says (SPEC §1.2)");
     }
     let Some(tasks) = state.get("tasks").and_then(Value::as_array) else {
         return;
     };
     if !state_errors.iter().chain(&manifest_errors).any(|e| e.error) {
-        out.pass("state-shape", "state.json and manifest.json have the closed schema shape");
+        out.pass(
+            "state-shape",
+            "state.json and manifest.json have the closed schema shape",
+        );
     }
 
     // 4. Approval value.
@@ -109,9 +131,12 @@ pub(super) fn check(
         }
         None | Some(Value::Null) => None,
         Some(other) => {
-            out.fail("unknown-approval", format!("state.json approval {other} is not pending, approved or pre_approved"))
-                .file("state.json")
-                .hint("set approval to pending, approved or pre_approved");
+            out.fail(
+                "unknown-approval",
+                format!("state.json approval {other} is not pending, approved or pre_approved"),
+            )
+            .file("state.json")
+            .hint("set approval to pending, approved or pre_approved");
             None
         }
     };
@@ -120,7 +145,10 @@ pub(super) fn check(
     }
 
     // 5. Materialization and promotion; README present.
-    let materialization = state.get("materialization").and_then(Value::as_str).unwrap_or("");
+    let materialization = state
+        .get("materialization")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let promotion = state.get("promotion").filter(|p| !p.is_null());
     if materialization != "ready" || promotion.is_some() {
         out.fail(
@@ -135,39 +163,56 @@ pub(super) fn check(
         return;
     }
     let Some(readme) = files.text("README.md") else {
-        out.fail("readme-missing", "README.md is missing").file("README.md").hint("restore README.md: it is the plan's source of truth");
+        out.fail("readme-missing", "README.md is missing")
+            .file("README.md")
+            .hint("restore README.md: it is the plan's source of truth");
         return;
     };
     utf8_check(files, "README.md", out);
     let rf = md::ReadmeFacts::read(&readme);
 
     // 6. The other plan artifacts.
-    for (rel, id) in [("PROGRESS.md", "progress-missing"), ("PROMPTS.md", "prompts-missing")] {
+    for (rel, id) in [
+        ("PROGRESS.md", "progress-missing"),
+        ("PROMPTS.md", "prompts-missing"),
+    ] {
         if files.get(rel).exists() {
             utf8_check(files, rel, out);
-            out.pass(&format!("{}-present", id.trim_end_matches("-missing")), format!("{rel} present"));
+            out.pass(
+                &format!("{}-present", id.trim_end_matches("-missing")),
+                format!("{rel} present"),
+            );
         } else {
-            out.fail(id, format!("{rel} is missing")).file(rel).hint(format!("restore {rel}"));
+            out.fail(id, format!("{rel} is missing"))
+                .file(rel)
+                .hint(format!("restore {rel}"));
         }
     }
     if files.analysis_results_dir {
         out.pass("analysis-results-present", "analysis_results/ present");
     } else {
-        out.fail("analysis-results-missing", "analysis_results/ is missing").hint("create analysis_results/ (PLAN_ANALYSIS.md, gate logs, reviews)");
+        out.fail("analysis-results-missing", "analysis_results/ is missing")
+            .hint("create analysis_results/ (PLAN_ANALYSIS.md, gate logs, reviews)");
     }
 
     // 7. Standard.
     let declared = rf.standard.clone().or_else(|| {
-        manifest.get("spec_version").and_then(Value::as_str).map(str::to_string)
+        manifest
+            .get("spec_version")
+            .and_then(Value::as_str)
+            .map(str::to_string)
     });
     let standard_major = standard_check(declared.as_deref(), out);
 
     // 8. Still materializing?
     let plan_status = rf.plan_status.clone();
     if rf.materializing {
-        out.fail("readme-materializing", "README still says Plan Status: materializing")
-            .file("README.md")
-            .hint("finish materializing the plan and write Plan Status: 0/N completed");
+        out.fail(
+            "readme-materializing",
+            "README still says Plan Status: materializing",
+        )
+        .file("README.md")
+        .hint("finish materializing the plan and write Plan Status: 0/N completed");
         return;
     }
 
@@ -175,7 +220,10 @@ pub(super) fn check(
     let splan = state.get("plan").and_then(Value::as_str).unwrap_or("");
     let mname = manifest.get("name").and_then(Value::as_str).unwrap_or("");
     if splan == files.name && mname == files.name {
-        out.pass("plan-identity", format!("plan identity matches the folder ({})", files.name));
+        out.pass(
+            "plan-identity",
+            format!("plan identity matches the folder ({})", files.name),
+        );
     } else {
         out.fail(
             "plan-identity-mismatch",
@@ -195,36 +243,28 @@ pub(super) fn check(
                 format!("README has no non-empty ## {name} section"),
             )
             .file("README.md")
-            .hint(format!("write the plan's {name} under a `## {name}` heading"));
+            .hint(format!(
+                "write the plan's {name} under a `## {name}` heading"
+            ));
         }
     }
     if goal_ok {
         out.pass("readme-goal-context", "README Goal and Context are written");
     }
 
-    // 11. Task ids and counts.
-    let ids: Vec<Option<u64>> = tasks.iter().map(|t| t.get("id").and_then(Value::as_u64)).collect();
-    let contiguous = ids.iter().enumerate().all(|(i, id)| *id == Some(i as u64 + 1));
-    let task_count = state.get("task_count").and_then(Value::as_u64);
-    if !contiguous {
-        out.fail("task-ids-not-contiguous", "state.json task ids are not 1..n in order")
-            .file("state.json")
-            .hint("number the tasks 1, 2, … n in order");
-    }
+    // 11. Task ids and counts (with the other state semantics of §1.6, reported at item 15).
+    let ids: Vec<Option<u64>> = tasks
+        .iter()
+        .map(|t| t.get("id").and_then(Value::as_u64))
+        .collect();
+    let typed = model::State::from_value(state);
     if tasks.len() < 2 {
-        out.fail("too-few-tasks", "a plan needs at least two tasks (the work and the Final Review)")
-            .file("state.json");
-    }
-    if task_count != Some(tasks.len() as u64) {
         out.fail(
-            "task-count-mismatch",
-            format!("state.json task_count is {} but it lists {} task(s)", task_count.map_or("missing".into(), |n| n.to_string()), tasks.len()),
+            "too-few-tasks",
+            "a plan needs at least two tasks (the work and the Final Review)",
         )
         .file("state.json")
-        .hint("set task_count to the number of tasks");
-    }
-    if contiguous && tasks.len() >= 2 && task_count == Some(tasks.len() as u64) {
-        out.pass("task-ids", format!("task ids 1..{} contiguous, task_count matches", tasks.len()));
+        .hint("end every plan with a Final Review task");
     }
 
     // 12. README index against the state.
@@ -243,17 +283,25 @@ pub(super) fn check(
         match by_task.get(&id) {
             None => {
                 index_ok = false;
-                out.fail("readme-index-mismatch", format!("README task index has no checkbox line for task {id}"))
-                    .task(id)
-                    .file("README.md")
-                    .hint(format!("add `- [ ] Task {id}: …` to the README task list"));
+                out.fail(
+                    "readme-index-mismatch",
+                    format!("README task index has no checkbox line for task {id}"),
+                )
+                .task(id)
+                .file("README.md")
+                .hint(format!("add `- [ ] Task {id}: …` to the README task list"));
             }
             Some(e) if e.checked != completed => {
                 index_ok = false;
                 let msg = if e.checked {
-                    format!("README ticks task {id} but state.json says {}", status_of(t))
+                    format!(
+                        "README ticks task {id} but state.json says {}",
+                        status_of(t)
+                    )
                 } else {
-                    format!("state.json says task {id} is completed but its README checkbox is empty")
+                    format!(
+                        "state.json says task {id} is completed but its README checkbox is empty"
+                    )
                 };
                 out.fail("readme-checkbox-disagrees", msg)
                     .task(id)
@@ -264,32 +312,36 @@ pub(super) fn check(
         }
     }
     let known: BTreeSet<u64> = ids.iter().flatten().copied().collect();
-    let extra: Vec<String> = by_task.keys().filter(|k| !known.contains(k)).map(|k| k.to_string()).collect();
+    let extra: Vec<String> = by_task
+        .keys()
+        .filter(|k| !known.contains(k))
+        .map(|k| k.to_string())
+        .collect();
     if !extra.is_empty() {
         index_ok = false;
-        out.fail("readme-index-mismatch", format!("README task index lists task(s) {} that state.json does not have", extra.join(", ")))
-            .file("README.md")
-            .hint("the README task list and state.json must list the same tasks");
+        out.fail(
+            "readme-index-mismatch",
+            format!(
+                "README task index lists task(s) {} that state.json does not have",
+                extra.join(", ")
+            ),
+        )
+        .file("README.md")
+        .hint("the README task list and state.json must list the same tasks");
     }
     if index_ok {
-        out.pass("readme-index", "README task index agrees with state.json task by task");
-    }
-    let completed_n = tasks.iter().filter(|t| status_of(t) == "completed").count() as u64;
-    match state.get("completed_count").and_then(Value::as_u64) {
-        Some(c) if c == completed_n => {}
-        other => {
-            out.fail(
-                "completed-count-mismatch",
-                format!("state.json completed_count is {} but {completed_n} task(s) are completed", other.map_or("missing".into(), |n| n.to_string())),
-            )
-            .file("state.json")
-            .hint("set completed_count to the number of completed tasks");
-        }
+        out.pass(
+            "readme-index",
+            "README task index agrees with state.json task by task",
+        );
     }
     let checked = index.iter().filter(|e| e.checked).count() as u64;
     match plan_status {
         Some(Ok((done, total))) if done == checked && total == index.len() as u64 => {
-            out.pass("plan-status", format!("Plan Status {done}/{total} matches the checkboxes"));
+            out.pass(
+                "plan-status",
+                format!("Plan Status {done}/{total} matches the checkboxes"),
+            );
         }
         Some(Ok((done, total))) => {
             out.fail(
@@ -300,14 +352,26 @@ pub(super) fn check(
             .hint(format!("write `Plan Status: {checked}/{} completed`", index.len()));
         }
         Some(Err(v)) => {
-            out.fail("plan-status-count-mismatch", format!("README Plan Status {v:?} is not X/N"))
-                .file("README.md")
-                .hint(format!("write `Plan Status: {checked}/{} completed`", index.len()));
+            out.fail(
+                "plan-status-count-mismatch",
+                format!("README Plan Status {v:?} is not X/N"),
+            )
+            .file("README.md")
+            .hint(format!(
+                "write `Plan Status: {checked}/{} completed`",
+                index.len()
+            ));
         }
         None => {
-            out.fail("plan-status-missing", "README has no `Plan Status: X/N completed` line")
-                .file("README.md")
-                .hint(format!("add `Plan Status: {checked}/{} completed`", index.len()));
+            out.fail(
+                "plan-status-missing",
+                "README has no `Plan Status: X/N completed` line",
+            )
+            .file("README.md")
+            .hint(format!(
+                "add `Plan Status: {checked}/{} completed`",
+                index.len()
+            ));
         }
     }
 
@@ -329,8 +393,8 @@ pub(super) fn check(
         out.pass("gates", "gate records support every completed task");
     }
 
-    // 15. Status coherence.
-    status_checks(state, tasks, &ids, out);
+    // 15. Ids, counts, status, blocker, checkpoint, promotion and locators (SPEC §1.6).
+    semantic_checks(&typed, out);
 
     // 16. A completed plan: security review and receipt.
     if state.get("status").and_then(Value::as_str) == Some("completed") {
@@ -358,7 +422,7 @@ pub(super) fn check(
     }
 
     // 18. planseal's own checks of the seed's rules.
-    extra_checks(state, &manifest, tasks, &ids, out);
+    extra_checks(&manifest, tasks, &ids, out);
 }
 
 impl Out {
@@ -374,22 +438,31 @@ impl Out {
 /// Item 7; returns the declared major version.
 pub(crate) fn standard_check(declared: Option<&str>, out: &mut Out) -> Option<u64> {
     let Some(v) = declared else {
-        out.advisory("standard-undeclared", "no DWP standard declared (README **Standard:** line or manifest spec_version)")
-            .file("README.md")
-            .hint("add `**Standard:** DWP spec 5.0.0` to the README's Plan Variables");
+        out.advisory(
+            "standard-undeclared",
+            "no DWP standard declared (README **Standard:** line or manifest spec_version)",
+        )
+        .file("README.md")
+        .hint("add `**Standard:** DWP spec 5.0.0` to the README's Plan Variables");
         return None;
     };
     match version_parts(v) {
         None => {
-            out.fail("standard-unknown", format!("declared standard {v:?} is not a version"))
-                .file("README.md")
-                .hint("write the standard as `DWP spec X.Y.Z`");
+            out.fail(
+                "standard-unknown",
+                format!("declared standard {v:?} is not a version"),
+            )
+            .file("README.md")
+            .hint("write the standard as `DWP spec X.Y.Z`");
             None
         }
         Some(p) if p > NEWEST_STANDARD => {
-            out.fail("standard-newer-than-supported", format!("declared standard {v} is newer than 5.0.0, the newest planseal knows"))
-                .file("README.md")
-                .hint("upgrade planseal");
+            out.fail(
+                "standard-newer-than-supported",
+                format!("declared standard {v} is newer than 5.0.0, the newest planseal knows"),
+            )
+            .file("README.md")
+            .hint("upgrade planseal");
             Some(p.0)
         }
         Some((major, ..)) if major == 2 || major == 4 => {
@@ -401,15 +474,23 @@ pub(crate) fn standard_check(declared: Option<&str>, out: &mut Out) -> Option<u6
             Some(5)
         }
         Some((major, ..)) => {
-            out.fail("standard-unknown", format!("declared standard {v} is not of the 2.x, 4.x or 5.x series"))
-                .file("README.md")
-                .hint("declare the DWP standard the plan follows (2.x, 4.x or 5.x)");
+            out.fail(
+                "standard-unknown",
+                format!("declared standard {v} is not of the 2.x, 4.x or 5.x series"),
+            )
+            .file("README.md")
+            .hint("declare the DWP standard the plan follows (2.x, 4.x or 5.x)");
             Some(major)
         }
     }
 }
 
-const TASK_FIELDS: [&str; 4] = ["Goal", "Touched Surface", "Acceptance Criteria", "Validation"];
+const TASK_FIELDS: [&str; 4] = [
+    "Goal",
+    "Touched Surface",
+    "Acceptance Criteria",
+    "Validation",
+];
 
 /// Field, log-status and close-out checks of one task body (file or inline record).
 fn body_checks(body: &md::TaskFacts, id: u64, status: &str, file: &str, out: &mut Out) {
@@ -421,19 +502,20 @@ fn body_checks(body: &md::TaskFacts, id: u64, status: &str, file: &str, out: &mu
         missing.push("Context");
     }
     if !missing.is_empty() {
-        out.fail("task-field-empty", format!("task {id}: {} missing or empty", missing.join(", ")))
+        out.fail(
+            "task-field-empty",
+            format!("task {id}: {} missing or empty", missing.join(", ")),
+        )
+        .task(id)
+        .file(file.to_string())
+        .group(format!("task-field-empty {}", missing.join(",")))
+        .hint("write each section under its heading (e.g. `## Goal`) or bold label");
+    }
+    if status == "completed" && body.log_status.as_deref() == Some("pending") {
+        out.fail("task-log-still-pending", format!("task {id} is completed but its Completion & Log still says Status: pending"))
             .task(id)
             .file(file.to_string())
-            .group(format!("task-field-empty {}", missing.join(",")))
-            .hint("write each section under its heading (e.g. `## Goal`) or bold label");
-    }
-    if status == "completed" {
-        if body.log_status.as_deref() == Some("pending") {
-            out.fail("task-log-still-pending", format!("task {id} is completed but its Completion & Log still says Status: pending"))
-                .task(id)
-                .file(file.to_string())
-                .hint("fill in the Completion & Log (Status: completed, summary, gate record) or reopen the task");
-        }
+            .hint("fill in the Completion & Log (Status: completed, summary, gate record) or reopen the task");
     }
 }
 
@@ -451,7 +533,10 @@ fn full_records(
         let id = ids[i].unwrap_or(i as u64 + 1);
         let status = t.get("status").and_then(Value::as_str).unwrap_or("");
         let loc = t.get("locator");
-        let kind = loc.and_then(|l| l.get("kind")).and_then(Value::as_str).unwrap_or("");
+        let kind = loc
+            .and_then(|l| l.get("kind"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let Some(value) = loc.and_then(|l| l.get("value")).and_then(Value::as_str) else {
             continue;
         };
@@ -463,17 +548,15 @@ fn full_records(
             continue;
         }
         inventory.insert(value.to_string());
-        if !value.starts_with(&format!("{id}.task_")) {
-            out.fail("task-file-name-mismatch", format!("task {id}: file {value} does not start with {id}.task_"))
-                .task(id)
-                .file(value.to_string());
-        }
         match files.get(value) {
             FileRead::Missing => {
-                out.fail("task-file-missing", format!("task {id}: task file {value} is missing"))
-                    .task(id)
-                    .file(value.to_string())
-                    .hint("restore the task file (the markdown is the source of truth)");
+                out.fail(
+                    "task-file-missing",
+                    format!("task {id}: task file {value} is missing"),
+                )
+                .task(id)
+                .file(value.to_string())
+                .hint("restore the task file (the markdown is the source of truth)");
                 continue;
             }
             FileRead::Bytes(_) => {}
@@ -485,10 +568,13 @@ fn full_records(
         body_checks(&body, id, status, value, out);
         let is_final = value.contains("task_final_review");
         if is_final && i + 1 != n {
-            out.fail("final-review-not-last", format!("the Final Review ({value}) is task {id}, not the last task {n}"))
-                .task(id)
-                .file(value.to_string())
-                .hint("the Final Review closes the plan: make it the last task");
+            out.fail(
+                "final-review-not-last",
+                format!("the Final Review ({value}) is task {id}, not the last task {n}"),
+            )
+            .task(id)
+            .file(value.to_string())
+            .hint("the Final Review closes the plan: make it the last task");
         }
         if i + 1 == n {
             let missing = &body.missing_final_terms;
@@ -506,14 +592,26 @@ fn full_records(
                 .hint("end the plan with N.task_final_review.md covering the security pass, final-state validation and skills reconciliation");
             }
         }
-        if !rf.index.iter().any(|e| e.link.as_deref() == Some(value)) && !rf.linked_files.iter().any(|l| l == value) {
-            out.fail("readme-task-link-missing", format!("README does not link task {id}'s file {value}"))
-                .task(id)
-                .file("README.md")
-                .hint(format!("link it from the task list: `- [ ] Task {id}: … — [{value}]({value})`"));
+        if !rf.index.iter().any(|e| e.link.as_deref() == Some(value))
+            && !rf.linked_files.iter().any(|l| l == value)
+        {
+            out.fail(
+                "readme-task-link-missing",
+                format!("README does not link task {id}'s file {value}"),
+            )
+            .task(id)
+            .file("README.md")
+            .hint(format!(
+                "link it from the task list: `- [ ] Task {id}: … — [{value}]({value})`"
+            ));
         }
     }
-    let on_disk: BTreeSet<String> = files.listing.iter().filter(|f| is_task_file_name(f)).cloned().collect();
+    let on_disk: BTreeSet<String> = files
+        .listing
+        .iter()
+        .filter(|f| is_task_file_name(f))
+        .cloned()
+        .collect();
     if on_disk != inventory {
         let extra: Vec<_> = on_disk.difference(&inventory).cloned().collect();
         let missing: Vec<_> = inventory.difference(&on_disk).cloned().collect();
@@ -524,32 +622,45 @@ fn full_records(
         if !extra.is_empty() {
             parts.push(format!("not in state.json: {}", extra.join(", ")));
         }
-        out.fail("task-files-inventory-mismatch", format!("task files on disk differ from the state's tasks ({})", parts.join("; ")))
-            .hint("every N.task_*.md file is one task of state.json and the other way round");
+        out.fail(
+            "task-files-inventory-mismatch",
+            format!(
+                "task files on disk differ from the state's tasks ({})",
+                parts.join("; ")
+            ),
+        )
+        .hint("every N.task_*.md file is one task of state.json and the other way round");
     }
     if !out.failures_since(mark) {
-        out.pass("task-records", format!("{n} task file(s) present, complete and linked; Final Review last"));
+        out.pass(
+            "task-records",
+            format!("{n} task file(s) present, complete and linked; Final Review last"),
+        );
     }
 }
 
-fn lite_records(files: &PlanFiles, rf: &md::ReadmeFacts, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
+fn lite_records(
+    files: &PlanFiles,
+    rf: &md::ReadmeFacts,
+    tasks: &[Value],
+    ids: &[Option<u64>],
+    out: &mut Out,
+) {
     let mark = out.mark();
     let records = &rf.records;
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
         let status = t.get("status").and_then(Value::as_str).unwrap_or("");
         let loc = t.get("locator");
-        let kind = loc.and_then(|l| l.get("kind")).and_then(Value::as_str).unwrap_or("");
-        let value = loc.and_then(|l| l.get("value")).and_then(Value::as_str).unwrap_or("");
+        let kind = loc
+            .and_then(|l| l.get("kind"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if kind != "inline" {
             out.fail("locator-format-mismatch", format!("task {id}: locator kind {kind:?} in a Lite plan (expected \"inline\")"))
                 .task(id)
                 .file("state.json")
                 .hint("Lite plans locate each task by its README anchor: {\"kind\": \"inline\", \"value\": \"#task-N\"}");
-        } else if value != format!("#task-{id}") {
-            out.fail("locator-format-mismatch", format!("task {id}: locator {value:?} (expected \"#task-{id}\")"))
-                .task(id)
-                .file("state.json");
         }
         let anchors = rf.anchor_count(id);
         let record = records.iter().find(|r| r.anchor == id);
@@ -584,9 +695,15 @@ fn lite_records(files: &PlanFiles, rf: &md::ReadmeFacts, tasks: &[Value], ids: &
     if let Some(last) = records.last() {
         let is_final = last.title.to_lowercase().contains("final review");
         if !is_final {
-            out.fail("lite-final-review-not-last", format!("the last inline record (Task {}: {}) is not the Final Review", last.task, last.title))
-                .file("README.md")
-                .hint("the Final Review is the last task record of the plan");
+            out.fail(
+                "lite-final-review-not-last",
+                format!(
+                    "the last inline record (Task {}: {}) is not the Final Review",
+                    last.task, last.title
+                ),
+            )
+            .file("README.md")
+            .hint("the Final Review is the last task record of the plan");
         } else {
             let missing = &last.body.missing_final_terms;
             if !missing.is_empty() {
@@ -597,22 +714,39 @@ fn lite_records(files: &PlanFiles, rf: &md::ReadmeFacts, tasks: &[Value], ids: &
             }
         }
     }
-    let task_files: Vec<&String> = files.listing.iter().filter(|f| is_task_file_name(f)).collect();
+    let task_files: Vec<&String> = files
+        .listing
+        .iter()
+        .filter(|f| is_task_file_name(f))
+        .collect();
     if !task_files.is_empty() {
         out.fail(
             "lite-plan-has-task-files",
-            format!("a Lite plan keeps its tasks inline, but the folder holds {}", task_files.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
+            format!(
+                "a Lite plan keeps its tasks inline, but the folder holds {}",
+                task_files
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         )
         .hint("remove the task files, or record a promotion to Full");
     }
     if !out.failures_since(mark) {
-        out.pass("task-records", format!("{} inline task record(s) complete; Final Review last", tasks.len()));
+        out.pass(
+            "task-records",
+            format!(
+                "{} inline task record(s) complete; Final Review last",
+                tasks.len()
+            ),
+        );
     }
 }
 
 /// Item 14 for one task (also used by the legacy path): the evidence rules of SPEC §1.5 from
-/// `dwp::gates`, plus what a completed task needs on read (a latest passing record with exit
-/// code 0 and evidence, and `completed_at`).
+/// `dwp::gates`, plus what a completed task needs on read: a latest passing record with exit
+/// code 0 and evidence (`completed_at` is one of the state semantics of item 15).
 pub(crate) fn gate_checks(files: &PlanFiles, t: &Value, index: usize, id: u64, out: &mut Out) {
     let task = model::Task::from_value(index, t);
     for mut f in crate::dwp::gates::task_gate_findings(&task, Some(&files.dir)) {
@@ -624,7 +758,9 @@ pub(crate) fn gate_checks(files: &PlanFiles, t: &Value, index: usize, id: u64, o
     }
     for g in crate::dwp::gates::latest_per_command(&task.gates) {
         let empty = |s: &Option<String>| s.as_deref().is_none_or(|x| x.trim().is_empty());
-        if g.passes == Some(true) && (g.exit_code != Some(0) || empty(&g.evidence) || empty(&g.command)) {
+        if g.passes == Some(true)
+            && (g.exit_code != Some(0) || empty(&g.evidence) || empty(&g.command))
+        {
             out.fail(
                 "completion-gates-unsuccessful",
                 format!(
@@ -637,123 +773,49 @@ pub(crate) fn gate_checks(files: &PlanFiles, t: &Value, index: usize, id: u64, o
             .hint("record the gate with exit code 0 and a one-line evidence summary");
         }
     }
-    if task.completed_at.is_none() {
-        out.fail("completed-at-missing", format!("task {id} is completed but has no completed_at"))
-            .task(id)
-            .file("state.json")
-            .hint("completed_at is set when the task is completed");
-    }
 }
 
-/// Item 15: the derived status, the blocker and the checkpoint.
-pub(crate) fn status_checks(state: &Value, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
+/// Item 15 (and the id/count part of item 11): the state rules of `dwp::semantics`, judged
+/// strictly as verify does. The approval value was reported at item 4.
+pub(crate) fn semantic_checks(state: &model::State, out: &mut Out) {
     let mark = out.mark();
-    let st = |t: &Value| t.get("status").and_then(Value::as_str).unwrap_or("").to_string();
-    let statuses: Vec<String> = tasks.iter().map(st).collect();
-    let blocker = state.get("blocked").filter(|b| !b.is_null());
-    let derived = if blocker.is_some() || statuses.iter().any(|s| s == "blocked") {
-        "blocked"
-    } else if !statuses.is_empty() && statuses.iter().all(|s| s == "completed") {
-        "completed"
-    } else if statuses.iter().any(|s| s != "pending") {
-        "in_progress"
-    } else {
-        "pending"
-    };
-    let declared = state.get("status").and_then(Value::as_str).unwrap_or("");
-    if declared != derived {
-        out.fail("status-incoherent", format!("state.json status is {declared:?} but the tasks make it {derived:?}"))
-            .file("state.json")
-            .hint("status is derived: blocked, completed when every task is, in_progress once any task started, else pending");
-    }
-    if let Some(b) = blocker {
-        let task = b.get("task").and_then(Value::as_u64);
-        let ok = task.and_then(|t| ids.iter().position(|id| *id == Some(t))).is_some_and(|i| statuses[i] == "blocked");
-        if !ok {
-            out.fail("blocker-incoherent", "the blocked record does not name an existing task whose status is blocked")
-                .file("state.json")
-                .hint("clear the record, or block the task it names");
+    for mut f in crate::dwp::semantics::check_state(state, crate::dwp::semantics::CheckMode::Strict)
+    {
+        if f.id == "unknown-approval" {
+            continue;
         }
-    } else if statuses.iter().any(|s| s == "blocked") {
-        out.fail("blocker-missing", "a task is blocked but state.json has no blocked record")
-            .file("state.json")
-            .hint("record the blocker: task, reason, since, needs");
-    }
-    if let Some(cp) = state.get("checkpoint").filter(|c| !c.is_null()) {
-        let task = cp.get("task").and_then(Value::as_u64);
-        if !task.is_some_and(|t| ids.contains(&Some(t))) {
-            out.fail("checkpoint-task-unknown", "checkpoint.task names no task of the plan")
-                .file("state.json");
-        }
-    }
-    if declared == "completed" {
-        let last = ids.last().copied().flatten();
-        let cp = state.get("checkpoint");
-        let ok = cp.and_then(|c| c.get("task")).and_then(Value::as_u64) == last
-            && cp.and_then(|c| c.get("step")).and_then(Value::as_str) == Some("done");
-        if !ok {
-            out.fail("terminal-checkpoint-missing", "a completed plan's checkpoint must be {task: <last>, step: \"done\"}")
-                .file("state.json")
-                .hint("the terminal close writes the done checkpoint; re-publish through the finalizer");
-        }
+        f.file.get_or_insert_with(|| "state.json".to_string());
+        out.findings.push(f);
     }
     if !out.failures_since(mark) {
-        out.pass("status-coherent", format!("status {declared} agrees with the tasks and the blocker"));
+        out.pass(
+            "state-coherent",
+            format!(
+                "task ids 1..{n}, counts, status, blocker and checkpoint agree",
+                n = state.tasks.len()
+            ),
+        );
     }
 }
 
-fn extra_checks(state: &Value, manifest: &Value, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
+fn extra_checks(manifest: &Value, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
-        if t.get("status").and_then(Value::as_str) == Some("completed") && t.get("outcome").is_none_or(Value::is_null) {
-            out.advisory("outcome-missing", format!("task {id} is completed without an outcome record (what was tried, what worked)"))
-                .task(id)
-                .file("state.json")
-                .hint("record --worked/--notes when completing a task");
+        if t.get("status").and_then(Value::as_str) == Some("completed")
+            && t.get("outcome").is_none_or(Value::is_null)
+        {
+            out.advisory(
+                "outcome-missing",
+                format!(
+                    "task {id} is completed without an outcome record (what was tried, what worked)"
+                ),
+            )
+            .task(id)
+            .file("state.json")
+            .hint("record --worked/--notes when completing a task");
         }
     }
-    if let Some(by) = manifest.get("created_by").and_then(Value::as_object) {
-        for (k, v) in by {
-            if let Some(s) = v.as_str()
-                && token_shaped(s)
-            {
-                out.fail("created-by-secret", format!("manifest.json created_by.{k} holds something token- or address-shaped"))
-                    .file("manifest.json")
-                    .hint("created_by holds a display name only: remove the token or address");
-            }
-        }
+    for f in crate::dwp::semantics::check_manifest(&model::Manifest::from_value(manifest)) {
+        out.findings.push(f);
     }
-    let promoting = state.get("materialization").and_then(Value::as_str) == Some("promoting");
-    let has_promotion = state.get("promotion").is_some_and(|p| !p.is_null());
-    if promoting != has_promotion {
-        out.fail("promotion-incoherent", "a promotion object must be present exactly while materialization is promoting")
-            .file("state.json");
-    }
-    if let Some(pp) = manifest.get("parent_plan").and_then(Value::as_str) {
-        let ok = pp.split_once(':').is_some_and(|(repo, plan)| !repo.is_empty() && super::super::discover::is_plan_name(plan));
-        if !ok {
-            out.fail("parent-plan-invalid", format!("manifest.json parent_plan {pp:?} is not <repo>:<PLAN_name>"))
-                .file("manifest.json");
-        }
-    }
-}
-
-/// Long high-entropy strings, `sk-…`, `ghp_…`, e-mail addresses.
-fn token_shaped(s: &str) -> bool {
-    let t = s.trim();
-    if t.starts_with("sk-") || t.starts_with("ghp_") || t.starts_with("github_pat_") || t.starts_with("xox") {
-        return true;
-    }
-    if t.split_whitespace().any(|w| {
-        let (user, domain) = w.split_once('@').unwrap_or(("", ""));
-        !user.is_empty() && domain.contains('.')
-    }) {
-        return true;
-    }
-    t.split_whitespace().any(|w| {
-        w.len() >= 32
-            && w.chars().any(|c| c.is_ascii_digit())
-            && w.chars().any(|c| c.is_ascii_alphabetic())
-            && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_+/=".contains(c))
-    })
 }

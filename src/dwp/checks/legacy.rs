@@ -2,10 +2,11 @@
 //! plus planseal's stricter checks there — the log Status line of completed tasks and the v1
 //! state's closed shape (SPEC §5).
 
-use super::current::{gate_checks, standard_check, status_checks};
+use super::current::{gate_checks, semantic_checks, standard_check};
 use super::load::{FileRead, PlanFiles, is_task_file_name};
 use super::shape::{self, Era};
 use super::{CheckOptions, FindingExt, Out, md, utf8_check, version_parts};
+use crate::dwp::model;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -24,19 +25,30 @@ pub(super) fn check(
     };
     utf8_check(files, "README.md", out);
     let rf = md::ReadmeFacts::read(&readme);
-    for (rel, id) in [("PROGRESS.md", "progress-missing"), ("PROMPTS.md", "prompts-missing")] {
+    for (rel, id) in [
+        ("PROGRESS.md", "progress-missing"),
+        ("PROMPTS.md", "prompts-missing"),
+    ] {
         if files.get(rel).exists() {
             utf8_check(files, rel, out);
-            out.pass(&format!("{}-present", id.trim_end_matches("-missing")), format!("{rel} present"));
+            out.pass(
+                &format!("{}-present", id.trim_end_matches("-missing")),
+                format!("{rel} present"),
+            );
         } else {
-            out.fail(id, format!("{rel} is missing")).file(rel).hint(format!("restore {rel}"));
+            out.fail(id, format!("{rel} is missing"))
+                .file(rel)
+                .hint(format!("restore {rel}"));
         }
     }
     let plan_status = rf.plan_status.clone();
     if rf.materializing {
-        out.fail("readme-materializing", "README still says Plan Status: materializing")
-            .file("README.md")
-            .hint("finish materializing the plan and write Plan Status: 0/N completed");
+        out.fail(
+            "readme-materializing",
+            "README still says Plan Status: materializing",
+        )
+        .file("README.md")
+        .hint("finish materializing the plan and write Plan Status: 0/N completed");
         return;
     }
 
@@ -45,8 +57,11 @@ pub(super) fn check(
         FileRead::Bytes(b) => match shape::parse_strict(b) {
             Ok(v) => Some(v),
             Err(why) => {
-                out.fail("manifest-unparseable", format!("manifest.json does not parse: {why}"))
-                    .file("manifest.json");
+                out.fail(
+                    "manifest-unparseable",
+                    format!("manifest.json does not parse: {why}"),
+                )
+                .file("manifest.json");
                 return;
             }
         },
@@ -56,34 +71,63 @@ pub(super) fn check(
         let url = m.get("schema").and_then(Value::as_str).unwrap_or("");
         match shape::era_of(url, &shape::MANIFEST_SCHEMAS) {
             None => {
-                out.fail("unsupported-schema", format!("manifest.json schema {url:?} is not supported (supported: {})", shape::MANIFEST_SCHEMAS.join(", ")))
-                    .file("manifest.json")
-                    .hint("a newer DWP version wrote this plan: upgrade planseal");
+                out.fail(
+                    "unsupported-schema",
+                    format!(
+                        "manifest.json schema {url:?} is not supported (supported: {})",
+                        shape::MANIFEST_SCHEMAS.join(", ")
+                    ),
+                )
+                .file("manifest.json")
+                .hint("a newer DWP version wrote this plan: upgrade planseal");
                 return;
             }
             Some(Era::V1) => {
-                for e in shape::manifest_errors(m, Era::V1).into_iter().filter(|e| e.error) {
-                    out.fail("manifest-shape-error", format!("manifest.json {}: {}", e.path, e.problem))
-                        .file("manifest.json")
-                        .group(e.group_key());
+                for e in shape::manifest_errors(m, Era::V1)
+                    .into_iter()
+                    .filter(|e| e.error)
+                {
+                    out.fail(
+                        "manifest-shape-error",
+                        format!("manifest.json {}: {}", e.path, e.problem),
+                    )
+                    .file("manifest.json")
+                    .group(e.group_key());
                 }
             }
             Some(other) if state.is_some() => {
-                out.fail("era-mismatch", format!("state.json is v1 but manifest.json is {}", other.label()))
-                    .file("manifest.json")
-                    .hint("restore the manifest of the plan's generation, or migrate both files together");
+                out.fail(
+                    "era-mismatch",
+                    format!("state.json is v1 but manifest.json is {}", other.label()),
+                )
+                .file("manifest.json")
+                .hint(
+                    "restore the manifest of the plan's generation, or migrate both files together",
+                );
                 return;
             }
             Some(_) => {}
         }
     }
     let declared = rf.standard.clone().or_else(|| {
-        manifest.as_ref()?.get("spec_version")?.as_str().map(str::to_string)
+        manifest
+            .as_ref()?
+            .get("spec_version")?
+            .as_str()
+            .map(str::to_string)
     });
-    if manifest.is_none() && declared.as_deref().and_then(version_parts).is_some_and(|v| v >= (2, 3, 0)) {
-        out.advisory("manifest-missing", "manifest.json is missing (expected from standard 2.3.0)")
-            .file("manifest.json")
-            .hint("add the manifest the plan was created with");
+    if manifest.is_none()
+        && declared
+            .as_deref()
+            .and_then(version_parts)
+            .is_some_and(|v| v >= (2, 3, 0))
+    {
+        out.advisory(
+            "manifest-missing",
+            "manifest.json is missing (expected from standard 2.3.0)",
+        )
+        .file("manifest.json")
+        .hint("add the manifest the plan was created with");
     }
     let standard_major = standard_check(declared.as_deref(), out);
     if files.analysis_results_dir {
@@ -104,30 +148,52 @@ pub(super) fn check(
     let n = task_files.len() as u64;
     let unique: BTreeSet<u64> = numbers.iter().copied().collect();
     if unique.len() as u64 != n || !unique.iter().copied().eq(1..=n) {
-        out.fail("task-ids-not-contiguous", format!("task files are not numbered 1..n once each (found {numbers:?})"))
-            .hint("number the task files 1.task_*.md … N.task_*.md, one per number");
+        out.fail(
+            "task-ids-not-contiguous",
+            format!("task files are not numbered 1..n once each (found {numbers:?})"),
+        )
+        .hint("number the task files 1.task_*.md … N.task_*.md, one per number");
     } else {
         out.pass("task-files", format!("{n} task file(s) numbered 1..{n}"));
     }
 
     // Lifecycle shape: a Final Review last, or the older three-task ending.
     let last = numbers.iter().copied().max().unwrap_or(0);
-    let finals: Vec<&(u64, &str)> = task_files.iter().filter(|(_, f)| f.contains(".task_final_review")).collect();
-    let old_ending = |num: u64, slug: &str| task_files.iter().any(|(k, f)| *k == num && f.contains(&format!(".task_{slug}")));
+    let finals: Vec<&(u64, &str)> = task_files
+        .iter()
+        .filter(|(_, f)| f.contains(".task_final_review"))
+        .collect();
+    let old_ending = |num: u64, slug: &str| {
+        task_files
+            .iter()
+            .any(|(k, f)| *k == num && f.contains(&format!(".task_{slug}")))
+    };
     if let Some((num, file)) = finals.iter().find(|(num, _)| *num != last) {
-        out.fail("final-review-not-last", format!("the Final Review ({file}) is task {num}, not the last task {last}"))
-            .task(*num)
-            .file(file.to_string())
-            .hint("the Final Review closes the plan: make it the last task");
+        out.fail(
+            "final-review-not-last",
+            format!("the Final Review ({file}) is task {num}, not the last task {last}"),
+        )
+        .task(*num)
+        .file(file.to_string())
+        .hint("the Final Review closes the plan: make it the last task");
     } else if let Some((num, file)) = finals.first() {
         let body = md::TaskFacts::read(&files.text(file).unwrap_or_default());
         let missing = &body.missing_final_terms;
         if missing.is_empty() {
-            out.pass("final-review", "the Final Review is last and names security, final-state and skills");
+            out.pass(
+                "final-review",
+                "the Final Review is last and names security, final-state and skills",
+            );
         } else {
-            out.fail("final-review-not-final-task", format!("the Final Review {file} does not name {}", missing.join(", ")))
-                .task(*num)
-                .file(file.to_string());
+            out.fail(
+                "final-review-not-final-task",
+                format!(
+                    "the Final Review {file} does not name {}",
+                    missing.join(", ")
+                ),
+            )
+            .task(*num)
+            .file(file.to_string());
         }
     } else if last >= 3
         && old_ending(last - 2, "security_review")
@@ -146,7 +212,9 @@ pub(super) fn check(
     if index_tasks != unique {
         out.fail(
             "readme-task-list-mismatch",
-            format!("README task list names tasks {index_tasks:?} but the task files are {unique:?}"),
+            format!(
+                "README task list names tasks {index_tasks:?} but the task files are {unique:?}"
+            ),
         )
         .file("README.md")
         .hint("one README checkbox line per task file");
@@ -154,9 +222,12 @@ pub(super) fn check(
     let links: BTreeSet<&str> = index.iter().filter_map(|e| e.link.as_deref()).collect();
     let file_names: BTreeSet<&str> = task_files.iter().map(|(_, f)| *f).collect();
     if !links.is_empty() && links != file_names {
-        out.fail("readme-index-mismatch", "README task links and the task files differ")
-            .file("README.md")
-            .hint("link every task file from the README task list, and nothing else");
+        out.fail(
+            "readme-index-mismatch",
+            "README task links and the task files differ",
+        )
+        .file("README.md")
+        .hint("link every task file from the README task list, and nothing else");
     }
     let checked = index.iter().filter(|e| e.checked).count() as u64;
     match plan_status {
@@ -169,12 +240,18 @@ pub(super) fn check(
                 .hint(format!("write `Plan Status: {checked}/{n} completed`"));
         }
         Some(Err(v)) => {
-            out.fail("plan-status-count-mismatch", format!("README Plan Status {v:?} is not X/N"))
-                .file("README.md");
+            out.fail(
+                "plan-status-count-mismatch",
+                format!("README Plan Status {v:?} is not X/N"),
+            )
+            .file("README.md");
         }
         None => {
-            out.fail("plan-status-missing", "README has no `Plan Status: X/N completed` line")
-                .file("README.md");
+            out.fail(
+                "plan-status-missing",
+                "README has no `Plan Status: X/N completed` line",
+            )
+            .file("README.md");
         }
     }
 
@@ -194,20 +271,24 @@ pub(super) fn check(
         let body = md::TaskFacts::read(&files.text(file).unwrap_or_default());
         utf8_check(files, file, out);
         if !body.has_validation_heading {
-            out.fail("task-validation-missing", format!("task {num}: no Validation section"))
-                .task(*num)
-                .file(file.to_string())
-                .hint("add a `## Validation` section with the runnable commands");
+            out.fail(
+                "task-validation-missing",
+                format!("task {num}: no Validation section"),
+            )
+            .task(*num)
+            .file(file.to_string())
+            .hint("add a `## Validation` section with the runnable commands");
         }
         if !body.field_non_empty("Touched Surface") && !file.contains("final_review") {
-            out.advisory("touched-surface-missing", format!("task {num}: no Touched Surface section"))
-                .task(*num)
-                .file(file.to_string());
+            out.advisory(
+                "touched-surface-missing",
+                format!("task {num}: no Touched Surface section"),
+            )
+            .task(*num)
+            .file(file.to_string());
         }
         // planseal, stricter than the helper's legacy path (SPEC §5).
-        if completed_tasks.contains(num)
-            && body.log_status.as_deref() == Some("pending")
-        {
+        if completed_tasks.contains(num) && body.log_status.as_deref() == Some("pending") {
             out.fail("task-log-still-pending", format!("task {num} is completed but its Completion & Log still says Status: pending (planseal checks this on v1 plans too)"))
                 .task(*num)
                 .file(file.to_string())
@@ -215,8 +296,11 @@ pub(super) fn check(
         }
     }
     if !files.get("analysis_results/SKILLS_CANDIDATES.md").exists() {
-        out.advisory("skills-candidates-missing", "analysis_results/SKILLS_CANDIDATES.md is missing")
-            .file("analysis_results/SKILLS_CANDIDATES.md");
+        out.advisory(
+            "skills-candidates-missing",
+            "analysis_results/SKILLS_CANDIDATES.md is missing",
+        )
+        .file("analysis_results/SKILLS_CANDIDATES.md");
     }
 
     // The v1 state's cross-checks.
@@ -253,7 +337,10 @@ fn state_cross_checks(
     out: &mut Out,
 ) {
     let mark = out.mark();
-    for e in shape::state_errors(state, Era::V1).into_iter().filter(|e| e.error) {
+    for e in shape::state_errors(state, Era::V1)
+        .into_iter()
+        .filter(|e| e.error)
+    {
         let f = out
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
             .file("state.json")
@@ -265,8 +352,14 @@ fn state_cross_checks(
     }
     let splan = state.get("plan").and_then(Value::as_str).unwrap_or("");
     if splan != files.name {
-        out.fail("plan-identity-mismatch", format!("state.plan {splan:?} differs from the folder {}", files.name))
-            .file("state.json");
+        out.fail(
+            "plan-identity-mismatch",
+            format!(
+                "state.plan {splan:?} differs from the folder {}",
+                files.name
+            ),
+        )
+        .file("state.json");
     }
     let Some(tasks) = state.get("tasks").and_then(Value::as_array) else {
         return;
@@ -276,7 +369,10 @@ fn state_cross_checks(
     if completed_count != Some(checked) {
         out.fail(
             "completed-count-desync",
-            format!("README ticks {checked} task(s) but state.json completed_count is {}", completed_count.map_or("missing".into(), |c| c.to_string())),
+            format!(
+                "README ticks {checked} task(s) but state.json completed_count is {}",
+                completed_count.map_or("missing".into(), |c| c.to_string())
+            ),
         )
         .file("state.json")
         .hint("the markdown wins: run `planseal rebuild` to see how the state should read");
@@ -285,18 +381,31 @@ fn state_cross_checks(
     if task_count != Some(task_files.len() as u64) {
         out.fail(
             "task-count-mismatch",
-            format!("state.json task_count is {} but there are {} task file(s)", task_count.map_or("missing".into(), |c| c.to_string()), task_files.len()),
+            format!(
+                "state.json task_count is {} but there are {} task file(s)",
+                task_count.map_or("missing".into(), |c| c.to_string()),
+                task_files.len()
+            ),
         )
         .file("state.json");
     }
-    let entries: BTreeSet<&str> = tasks.iter().filter_map(|t| t.get("file").and_then(Value::as_str)).collect();
+    let entries: BTreeSet<&str> = tasks
+        .iter()
+        .filter_map(|t| t.get("file").and_then(Value::as_str))
+        .collect();
     let on_disk: BTreeSet<&str> = task_files.iter().map(|(_, f)| *f).collect();
     if entries != on_disk || entries.len() != tasks.len() {
-        out.fail("legacy-task-entries-mismatch", "state.json task `file` entries and the task files on disk are not one-to-one")
-            .file("state.json")
-            .hint("one state entry per task file, naming it in `file`");
+        out.fail(
+            "legacy-task-entries-mismatch",
+            "state.json task `file` entries and the task files on disk are not one-to-one",
+        )
+        .file("state.json")
+        .hint("one state entry per task file, naming it in `file`");
     }
-    let ids: Vec<Option<u64>> = tasks.iter().map(|t| t.get("id").and_then(Value::as_u64)).collect();
+    let ids: Vec<Option<u64>> = tasks
+        .iter()
+        .map(|t| t.get("id").and_then(Value::as_u64))
+        .collect();
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
         let completed = t.get("status").and_then(Value::as_str) == Some("completed");
@@ -317,8 +426,11 @@ fn state_cross_checks(
         }
         gate_checks(files, t, i, id, out);
     }
-    status_checks(state, tasks, &ids, out);
+    semantic_checks(&model::State::from_value(state), out);
     if !out.failures_since(mark) {
-        out.pass("legacy-state", "v1 state.json agrees with the README and the task files");
+        out.pass(
+            "legacy-state",
+            "v1 state.json agrees with the README and the task files",
+        );
     }
 }

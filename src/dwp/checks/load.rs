@@ -188,7 +188,9 @@ pub fn read_inside(dir: &Path, rel: &str) -> FileRead {
         ));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    match std::fs::File::open(&path).and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)) {
+    match std::fs::File::open(&path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+    {
         Ok(_) => FileRead::Bytes(bytes),
         Err(e) => FileRead::Unreadable(e.to_string()),
     }
@@ -213,12 +215,27 @@ mod tests {
         std::fs::create_dir(t.path().join("README.md")).unwrap();
         std::fs::write(t.path().join("ok.md"), b"hi").unwrap();
         let fifo = t.path().join("PROGRESS.md");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
-        assert!(matches!(read_inside(t.path(), "README.md"), FileRead::Unreadable(_)));
-        assert!(matches!(read_inside(t.path(), "PROGRESS.md"), FileRead::Unreadable(_)));
-        assert_eq!(read_inside(t.path(), "ok.md"), FileRead::Bytes(b"hi".to_vec()));
+        assert!(matches!(
+            read_inside(t.path(), "README.md"),
+            FileRead::Unreadable(_)
+        ));
+        assert!(matches!(
+            read_inside(t.path(), "PROGRESS.md"),
+            FileRead::Unreadable(_)
+        ));
+        assert_eq!(
+            read_inside(t.path(), "ok.md"),
+            FileRead::Bytes(b"hi".to_vec())
+        );
         assert_eq!(read_inside(t.path(), "gone.md"), FileRead::Missing);
-        assert!(matches!(read_inside(t.path(), "../x"), FileRead::Outside(_)));
+        assert!(matches!(
+            read_inside(t.path(), "../x"),
+            FileRead::Outside(_)
+        ));
     }
 }

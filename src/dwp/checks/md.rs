@@ -196,17 +196,34 @@ mod tests {
 
     #[test]
     fn three_status_forms() {
-        for form in ["Status: pending", "**Status:** pending", "- **Status:** pending"] {
+        for form in [
+            "Status: pending",
+            "**Status:** pending",
+            "- **Status:** pending",
+        ] {
             let body = format!("# Task 1: A\n\n## 8. Completion & Log\n\n{form}\n");
-            assert_eq!(TaskFacts::read(&body).log_status.as_deref(), Some("pending"), "{form}");
+            assert_eq!(
+                TaskFacts::read(&body).log_status.as_deref(),
+                Some("pending"),
+                "{form}"
+            );
         }
     }
 
     #[test]
     fn security_review_rules() {
-        assert_eq!(security_review("Result: 0 unresolved critical findings"), Ok(()));
-        assert_eq!(security_review("1 open critical finding"), Err(SecurityVerdict::Open));
-        assert_eq!(security_review("| Critical | 1 |"), Err(SecurityVerdict::Unclear));
+        assert_eq!(
+            security_review("Result: 0 unresolved critical findings"),
+            Ok(())
+        );
+        assert_eq!(
+            security_review("1 open critical finding"),
+            Err(SecurityVerdict::Open)
+        );
+        assert_eq!(
+            security_review("| Critical | 1 |"),
+            Err(SecurityVerdict::Unclear)
+        );
         assert_eq!(security_review("| Critical | 0 |"), Ok(()));
     }
 }

@@ -113,16 +113,18 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
                         "unsupported-schema",
                         format!(
                             "state.json schema {} is not supported (supported: {})",
-                            if url.is_empty() { "(missing)".to_string() } else { format!("\"{url}\"") },
+                            if url.is_empty() {
+                                "(missing)".to_string()
+                            } else {
+                                format!("\"{url}\"")
+                            },
                             shape::STATE_SCHEMAS.join(", ")
                         ),
                     )
                     .file("state.json")
                     .hint("a newer DWP version wrote this plan: upgrade planseal");
                 }
-                Some(shape::Era::V1) => {
-                    legacy::check(files, Some((bytes, &state)), opts, &mut out)
-                }
+                Some(shape::Era::V1) => legacy::check(files, Some((bytes, &state)), opts, &mut out),
                 Some(era) => current::check(files, bytes, &state, era, opts, &mut out),
             }
         }
@@ -217,7 +219,10 @@ pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
     {
         out.fail(
             "file-not-utf8",
-            format!("{rel} is not valid UTF-8 (first bad byte at offset {})", e.valid_up_to()),
+            format!(
+                "{rel} is not valid UTF-8 (first bad byte at offset {})",
+                e.valid_up_to()
+            ),
         )
         .file(rel.to_string())
         .hint("save the file as UTF-8");
@@ -236,7 +241,10 @@ pub(crate) fn receipt_check(
     if opts.skip_receipt {
         return;
     }
-    let reseal = format!("re-seal the plan with `planseal finalize {}`", files.display);
+    let reseal = format!(
+        "re-seal the plan with `planseal finalize {}`",
+        files.display
+    );
     match receipt::check_receipt(files, state_bytes, state) {
         receipt::ReceiptCheck::Matches => {
             out.pass(
@@ -290,13 +298,21 @@ pub(crate) fn security_review_check(files: &PlanFiles, out: &mut Out) {
     let rel = "analysis_results/SECURITY_REVIEW.md";
     match files.text(rel) {
         None => {
-            out.fail("security-review-missing", "completed plan has no analysis_results/SECURITY_REVIEW.md")
-                .file(rel)
-                .hint("the Final Review writes the security review; write it before claiming completion");
+            out.fail(
+                "security-review-missing",
+                "completed plan has no analysis_results/SECURITY_REVIEW.md",
+            )
+            .file(rel)
+            .hint(
+                "the Final Review writes the security review; write it before claiming completion",
+            );
         }
         Some(text) => match md::security_review(&text) {
             Ok(()) => {
-                out.pass("security-review-clear", "security review reports no unresolved critical finding");
+                out.pass(
+                    "security-review-clear",
+                    "security review reports no unresolved critical finding",
+                );
             }
             Err(md::SecurityVerdict::Open) => {
                 out.fail(

@@ -21,8 +21,16 @@ pub const FIXED_FINGERPRINT_NAMES: [&str; 6] = [
 /// The fingerprinted names of a plan whose state is `state`: the six fixed names plus every
 /// `file` locator (v2/v5) or v1 `file` entry, sorted by their bytes.
 pub fn fingerprint_names(state: &Value) -> Vec<String> {
-    let mut names: Vec<String> = FIXED_FINGERPRINT_NAMES.iter().map(|s| s.to_string()).collect();
-    for t in state.get("tasks").and_then(Value::as_array).into_iter().flatten() {
+    let mut names: Vec<String> = FIXED_FINGERPRINT_NAMES
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for t in state
+        .get("tasks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         match t.get("locator") {
             Some(loc) => {
                 if loc.get("kind").and_then(Value::as_str) == Some("file")

@@ -91,7 +91,11 @@ mod tests {
     #[test]
     fn strict_parsing() {
         assert!(parse_strict(br#"{"a": 1}"#).is_ok());
-        assert!(parse_strict(br#"{"a": 1, "a": 2}"#).unwrap_err().contains("duplicate key"));
+        assert!(
+            parse_strict(br#"{"a": 1, "a": 2}"#)
+                .unwrap_err()
+                .contains("duplicate key")
+        );
         assert!(parse_strict(br#"{"a": 1e400}"#).is_err());
         assert!(parse_strict(b"{\"a\": \xff}").is_err());
         assert!(parse_strict(br#"{"a": "#).is_err());
@@ -102,14 +106,14 @@ mod tests {
     #[test]
     fn gate_errors_group_and_know_their_task() {
         let v = json!({"schema": STATE_SCHEMAS[2], "plan": "p", "updated_at": "2026-01-01T00:00:00Z",
-            "status": "pending", "completed_count": 0, "task_count": 2, "format": "full",
-            "materialization": "ready", "approval": "maybe",
-            "tasks": [
-                {"id": 1, "locator": {"kind": "file", "value": "1.task_a.md"}, "title": "a", "status": "pending",
-                 "gates": [{"passes": true, "last_run": "2026-01-01T00:00:00Z"}]},
-                {"id": 2, "locator": {"kind": "file", "value": "2.task_b.md"}, "title": "b", "status": "pending",
-                 "gates": [{"passes": true, "last_run": "2026-01-01T00:00:00Z"}]}
-            ]});
+        "status": "pending", "completed_count": 0, "task_count": 2, "format": "full",
+        "materialization": "ready", "approval": "maybe",
+        "tasks": [
+            {"id": 1, "locator": {"kind": "file", "value": "1.task_a.md"}, "title": "a", "status": "pending",
+             "gates": [{"passes": true, "last_run": "2026-01-01T00:00:00Z"}]},
+            {"id": 2, "locator": {"kind": "file", "value": "2.task_b.md"}, "title": "b", "status": "pending",
+             "gates": [{"passes": true, "last_run": "2026-01-01T00:00:00Z"}]}
+        ]});
         let errs = state_errors(&v, Era::V5);
         assert!(errs.iter().any(|e| e.path == "$.approval"));
         let gate_errs: Vec<_> = errs.iter().filter(|e| e.inside_gates()).collect();
