@@ -340,3 +340,49 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn plan_dir_resolution_through_links() {
+    use planseal::dwp::gates::{PlanDir, Resolved};
+    use planseal::recovery::paths::PathError;
+    let plan = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let p = plan.path();
+    std::fs::create_dir_all(p.join("analysis_results/gates")).unwrap();
+    std::fs::write(p.join("analysis_results/gates/a.log"), "a").unwrap();
+    std::fs::write(p.join("file"), "f").unwrap();
+    // a link that stays inside is fine; links that leave are refused, dangling or not
+    std::os::unix::fs::symlink(p.join("analysis_results"), p.join("inner")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), p.join("out")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("gone.log"), p.join("dangling.log")).unwrap();
+    std::os::unix::fs::symlink(p.join("nothing.log"), p.join("dangling_inside.log")).unwrap();
+    let dir = PlanDir::new(p);
+    let inside = |rel: &str| matches!(dir.resolve(rel), Ok(Resolved::Inside(_)));
+    assert!(inside("analysis_results/gates/a.log"));
+    assert!(inside("./analysis_results/gates/a.log"));
+    assert!(inside("inner/gates/a.log"));
+    assert!(inside("analysis_results"));
+    assert_eq!(
+        dir.resolve("analysis_results/gates/b.log"),
+        Ok(Resolved::Missing)
+    );
+    assert_eq!(dir.resolve("nope/gates/b.log"), Ok(Resolved::Missing));
+    assert_eq!(dir.resolve("file/x.log"), Ok(Resolved::Missing));
+    assert_eq!(dir.resolve("dangling_inside.log"), Ok(Resolved::Missing));
+    assert!(matches!(
+        dir.resolve("out/x.log"),
+        Err(PathError::SymlinkEscape(_))
+    ));
+    assert!(matches!(
+        dir.resolve("dangling.log"),
+        Err(PathError::SymlinkEscape(_))
+    ));
+    assert_eq!(dir.resolve("../x"), Err(PathError::ParentComponent));
+    assert_eq!(dir.resolve("/x"), Err(PathError::Absolute));
+    // the same answers a second time (prefix cache)
+    assert!(inside("analysis_results/gates/a.log"));
+    assert!(matches!(
+        dir.resolve("out/x.log"),
+        Err(PathError::SymlinkEscape(_))
+    ));
+}

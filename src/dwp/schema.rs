@@ -18,7 +18,7 @@
 //!     "tasks": [{"id": 1, "file": "1.task_a.md", "title": "A", "status": "pending"}]});
 //! let issues = validate_state(&state);
 //! assert_eq!(issues.len(), 1);
-//! assert_eq!(issues[0].path, "$.approval");
+//! assert_eq!(issues[0].path, "$"); // unknown and missing fields are reported on their object
 //! assert!(issues[0].problem.contains("not allowed in a v1"));
 //! ```
 
@@ -874,11 +874,7 @@ impl Checker {
             .expect("closed() returned true for an object");
         self.string(obj, path, "command", Some(GATE_COMMAND_MAX));
         self.boolean(obj, path, "passes");
-        if let Some(v) = obj.get("exit_code")
-            && !(v.is_i64())
-        {
-            self.type_error(&child(path, "exit_code"), "integer", v);
-        }
+        self.integer(obj, path, "exit_code", i64::MIN);
         self.timestamp(obj, path, "last_run");
         self.string(obj, path, "evidence", Some(GATE_EVIDENCE_MAX));
     }
@@ -1008,6 +1004,9 @@ mod tests {
             "2026-10-05T08:40:00Z",
             "2026-10-05T08:40:00",
             "2026-10-05",
+            "2026-10-05 09:00:00+00:00",
+            "2026-10-05T09:00:00.123+02:00",
+            "2026-10-05t09:00:00z",
         ] {
             assert!(is_iso8601(ok), "{ok}");
         }

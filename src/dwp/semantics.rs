@@ -436,7 +436,10 @@ pub fn token_shape(text: &str) -> Option<&'static str> {
         let run = m.as_str();
         let has_digit = run.bytes().any(|b| b.is_ascii_digit());
         let has_alpha = run.bytes().any(|b| b.is_ascii_alphabetic());
-        if has_digit && has_alpha && shannon_entropy(run) >= 3.5 {
+        // hex keys have at most 4 bits per character, so a long hex run counts on its own
+        let long_hex = run.len() >= 32 && run.bytes().all(|b| b.is_ascii_hexdigit());
+        let entropy = shannon_entropy(run);
+        if has_digit && has_alpha && (entropy >= 3.5 || (long_hex && entropy >= 3.0)) {
             return Some("a long high-entropy string");
         }
     }
