@@ -528,6 +528,13 @@ fn full_records(
 ) {
     let mark = out.mark();
     let mut inventory: BTreeSet<String> = BTreeSet::new();
+    // Every task file the README links, from the index lines or anywhere else.
+    let linked: std::collections::HashSet<&str> = rf
+        .index
+        .iter()
+        .filter_map(|e| e.link.as_deref())
+        .chain(rf.linked_files.iter().map(String::as_str))
+        .collect();
     let n = tasks.len();
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
@@ -592,9 +599,7 @@ fn full_records(
                 .hint("end the plan with N.task_final_review.md covering the security pass, final-state validation and skills reconciliation");
             }
         }
-        if !rf.index.iter().any(|e| e.link.as_deref() == Some(value))
-            && !rf.linked_files.iter().any(|l| l == value)
-        {
+        if !linked.contains(value) {
             out.fail(
                 "readme-task-link-missing",
                 format!("README does not link task {id}'s file {value}"),
@@ -648,6 +653,10 @@ fn lite_records(
 ) {
     let mark = out.mark();
     let records = &rf.records;
+    let mut by_anchor: HashMap<u64, &md::LiteRecord> = HashMap::new();
+    for r in records {
+        by_anchor.entry(r.anchor).or_insert(r);
+    }
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
         let status = t.get("status").and_then(Value::as_str).unwrap_or("");
@@ -663,7 +672,7 @@ fn lite_records(
                 .hint("Lite plans locate each task by its README anchor: {\"kind\": \"inline\", \"value\": \"#task-N\"}");
         }
         let anchors = rf.anchor_count(id);
-        let record = records.iter().find(|r| r.anchor == id);
+        let record = by_anchor.get(&id).copied();
         match (anchors, record) {
             (1, Some(r)) if r.task == id => {
                 body_checks(&r.body, id, status, "README.md", out);

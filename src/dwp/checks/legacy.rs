@@ -402,6 +402,10 @@ fn state_cross_checks(
         .file("state.json")
         .hint("one state entry per task file, naming it in `file`");
     }
+    let mut index_by_task: std::collections::HashMap<u64, &md::IndexEntry> = Default::default();
+    for e in index {
+        index_by_task.entry(e.task).or_insert(e);
+    }
     let ids: Vec<Option<u64>> = tasks
         .iter()
         .map(|t| t.get("id").and_then(Value::as_u64))
@@ -409,7 +413,7 @@ fn state_cross_checks(
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
         let completed = t.get("status").and_then(Value::as_str) == Some("completed");
-        if let Some(e) = index.iter().find(|e| e.task == id)
+        if let Some(e) = index_by_task.get(&id)
             && e.checked != completed
         {
             out.fail(
