@@ -340,3 +340,79 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn plan_dir_resolution_through_links() {
+    use planseal::dwp::gates::{PlanDir, Resolved};
+    use planseal::recovery::paths::PathError;
+    let plan = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let p = plan.path();
+    std::fs::create_dir_all(p.join("analysis_results/gates")).unwrap();
+    std::fs::write(p.join("analysis_results/gates/a.log"), "a").unwrap();
+    std::fs::write(p.join("file"), "f").unwrap();
+    // a link that stays inside is fine; links that leave are refused, dangling or not
+    std::os::unix::fs::symlink(p.join("analysis_results"), p.join("inner")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), p.join("out")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("gone.log"), p.join("dangling.log")).unwrap();
+    std::os::unix::fs::symlink(p.join("nothing.log"), p.join("dangling_inside.log")).unwrap();
+    let dir = PlanDir::new(p);
+    let inside = |rel: &str| matches!(dir.resolve(rel), Ok(Resolved::Inside(_)));
+    assert!(inside("analysis_results/gates/a.log"));
+    assert!(inside("./analysis_results/gates/a.log"));
+    assert!(inside("inner/gates/a.log"));
+    assert!(inside("analysis_results"));
+    assert_eq!(
+        dir.resolve("analysis_results/gates/b.log"),
+        Ok(Resolved::Missing)
+    );
+    assert_eq!(dir.resolve("nope/gates/b.log"), Ok(Resolved::Missing));
+    assert_eq!(dir.resolve("file/x.log"), Ok(Resolved::Missing));
+    assert_eq!(dir.resolve("dangling_inside.log"), Ok(Resolved::Missing));
+    assert!(matches!(
+        dir.resolve("out/x.log"),
+        Err(PathError::SymlinkEscape(_))
+    ));
+    assert!(matches!(
+        dir.resolve("dangling.log"),
+        Err(PathError::SymlinkEscape(_))
+    ));
+    assert_eq!(dir.resolve("../x"), Err(PathError::ParentComponent));
+    assert_eq!(dir.resolve("/x"), Err(PathError::Absolute));
+    // the same answers a second time (prefix cache)
+    assert!(inside("analysis_results/gates/a.log"));
+    assert!(matches!(
+        dir.resolve("out/x.log"),
+        Err(PathError::SymlinkEscape(_))
+    ));
+}
+
+proptest! {
+    /// `latest_per_command` equals a naive model: for each command in order of first appearance,
+    /// the last well-formed record.
+    #[test]
+    fn latest_per_command_matches_a_naive_model(
+        records in prop::collection::vec((0u8..4, prop::option::of(any::<bool>())), 0..20)
+    ) {
+        let gates: Vec<serde_json::Value> = records
+            .iter()
+            .map(|(c, passes)| match passes {
+                Some(p) => json!({"command": format!("c{c}"), "passes": p}),
+                None => json!({"command": format!("c{c}")}),
+            })
+            .collect();
+        let t = Task::from_value(0, &json!({"id": 1, "gates": gates}));
+        let got: Vec<usize> = latest_per_command(&t.gates).iter().map(|g| g.index).collect();
+        let mut order: Vec<u8> = Vec::new();
+        for (c, p) in &records {
+            if p.is_some() && !order.contains(c) {
+                order.push(*c);
+            }
+        }
+        let expected: Vec<usize> = order
+            .iter()
+            .map(|c| records.iter().rposition(|(d, p)| d == c && p.is_some()).unwrap())
+            .collect();
+        prop_assert_eq!(got, expected);
+    }
+}

@@ -125,7 +125,9 @@ impl Context {
 
 /// Parses, runs and maps the outcome to an exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    // `update` accepts the DWP helper's abbreviated long options (argparse's allow_abbrev).
+    let argv = update::expand_abbreviations(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

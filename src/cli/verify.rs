@@ -1,14 +1,50 @@
-//! `planseal verify` (DWP checks not built yet; the report plumbing is).
+//! `planseal verify`: the read-only conformance report (SPEC §1.10). Exit 0 CONFORMANT,
+//! 1 NOT CONFORMANT, 2 UNVERIFIED or usage error.
 
 use super::Context;
-use crate::print_out;
-use planseal::report::{Report, json, text};
+use crate::{print_err, print_out};
+use planseal::report::{json, text};
+use planseal::verify::{VerifyOptions, verify};
+use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    after_help = "Examples:\n  planseal verify                          every plan of this repository (and GSD/Reversa/checkpoint files)\n  planseal verify .dwp/plans/PLAN_x        one plan folder\n  planseal verify --plan PLAN_x --json     one plan, as JSON\n\nExit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 UNVERIFIED (something could not be read) or usage error."
+)]
+pub struct Args {
+    /// A plan folder, a .dwp folder or a repository root (default: search from the current directory)
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+    /// Only the plan with this folder name (PLAN_ prefix optional)
+    #[arg(long, value_name = "NAME")]
+    pub plan: Option<String>,
+    /// The .dwp folder to use instead of searching
+    #[arg(long, value_name = "DIR", env = "DWP_DIR")]
+    pub dwp_dir: Option<PathBuf>,
+    /// Also check this GSD .planning/STATE.md
+    #[arg(long, value_name = "FILE")]
+    pub gsd: Vec<PathBuf>,
+}
 
-pub fn run(_args: Args, ctx: &Context) -> anyhow::Result<i32> {
-    let report = Report::default();
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+    let opts = VerifyOptions {
+        cwd: ctx.cwd.clone(),
+        path: args.path,
+        plan: args.plan,
+        dwp_dir: args.dwp_dir.filter(|d| !d.as_os_str().is_empty()),
+        gsd: args.gsd,
+    };
+    let report = match verify(&opts) {
+        Ok(r) => r,
+        Err(e) => {
+            print_err(&format!("planseal verify: {e}\n  hint: {}\n", e.hint()));
+            if ctx.json {
+                let doc = serde_json::json!({ "result": "error", "message": e.to_string(), "hint": e.hint() });
+                print_out(&format!("{doc:#}\n"));
+            }
+            return Ok(2);
+        }
+    };
     if ctx.json {
         print_out(&format!("{:#}\n", json::to_value(&report)));
     } else {

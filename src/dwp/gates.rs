@@ -128,14 +128,121 @@ impl LogPointerProblem {
     }
 }
 
+/// A plan folder whose canonical path is computed once, so that checking thousands of
+/// relative paths costs one `canonicalize` per existing file (none per missing one).
+#[derive(Debug, Clone)]
+pub struct PlanDir {
+    root: std::path::PathBuf,
+    canonical: Option<std::path::PathBuf>,
+    /// Relative directory prefixes already seen to be plain directories (no symlink).
+    plain_dirs: std::cell::RefCell<std::collections::HashSet<std::path::PathBuf>>,
+}
+
+/// What a relative path inside a plan folder leads to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// An existing entry inside the plan (the joined, not canonical, path).
+    Inside(std::path::PathBuf),
+    /// Nothing there (a missing file, or a dangling link that stays inside).
+    Missing,
+}
+
+impl PlanDir {
+    pub fn new(root: &Path) -> PlanDir {
+        PlanDir {
+            root: root.to_path_buf(),
+            canonical: root.canonicalize().ok(),
+            plain_dirs: Default::default(),
+        }
+    }
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+    /// Resolves `rel` inside the plan: refused when absolute, with a `..` component, or leaving
+    /// the plan through a symlink (also a dangling one).
+    pub fn resolve(&self, rel: &str) -> Result<Resolved, PathError> {
+        check_relative(rel)?;
+        let Some(canonical_root) = &self.canonical else {
+            return Err(PathError::Io(format!(
+                "{}: the plan folder cannot be resolved",
+                self.root.display()
+            )));
+        };
+        // Fast path: with no `..` (checked above) and no symlink on the way, the path cannot
+        // leave the plan. One `lstat` per new component instead of a full `realpath`.
+        let rel_path = Path::new(rel);
+        let mut prefix = std::path::PathBuf::new();
+        let components: Vec<_> = rel_path.components().collect();
+        for (i, component) in components.iter().enumerate() {
+            prefix.push(component);
+            let last = i + 1 == components.len();
+            if !last && self.plain_dirs.borrow().contains(&prefix) {
+                continue;
+            }
+            match std::fs::symlink_metadata(self.root.join(&prefix)) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return self.resolve_through_links(rel, canonical_root);
+                }
+                Ok(_) if last => return Ok(Resolved::Inside(self.root.join(rel))),
+                Ok(meta) if meta.is_dir() => {
+                    self.plain_dirs.borrow_mut().insert(prefix.clone());
+                }
+                // a file used as a directory, or nothing there: the target cannot exist
+                Ok(_) => return Ok(Resolved::Missing),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                    ) =>
+                {
+                    return Ok(Resolved::Missing);
+                }
+                Err(e) => {
+                    return Err(PathError::Io(format!(
+                        "{}: {e}",
+                        self.root.join(&prefix).display()
+                    )));
+                }
+            }
+        }
+        // `rel` had no normal component (e.g. `.`): the plan folder itself
+        Ok(Resolved::Inside(self.root.join(rel)))
+    }
+
+    /// The careful path for a name that crosses a symlink somewhere.
+    fn resolve_through_links(
+        &self,
+        rel: &str,
+        canonical_root: &Path,
+    ) -> Result<Resolved, PathError> {
+        let joined = self.root.join(rel);
+        match joined.canonicalize() {
+            Ok(canon) if canon.starts_with(canonical_root) => Ok(Resolved::Inside(joined)),
+            Ok(canon) => Err(PathError::SymlinkEscape(canon)),
+            // let the recovery crate's resolver tell a dangling escape from a missing target
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                match resolve_inside(&self.root, rel, true) {
+                    Ok(_) | Err(PathError::Missing) => Ok(Resolved::Missing),
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(PathError::Io(format!("{}: {e}", joined.display()))),
+        }
+    }
+}
+
 /// Checks one pointer against the plan folder: textual checks first, then the symlink-aware
 /// resolution.
 pub fn check_log_pointer(plan_dir: &Path, rel: &str) -> Result<(), LogPointerProblem> {
-    check_relative(rel).map_err(LogPointerProblem::OutsidePlan)?;
-    match resolve_inside(plan_dir, rel, true) {
-        Ok(path) if path.exists() => Ok(()),
-        Ok(_) | Err(PathError::Missing) => Err(LogPointerProblem::Missing(None)),
+    check_pointer_in(&PlanDir::new(plan_dir), rel)
+}
+
+fn check_pointer_in(plan: &PlanDir, rel: &str) -> Result<(), LogPointerProblem> {
+    match plan.resolve(rel) {
+        Ok(Resolved::Inside(_)) => Ok(()),
+        Ok(Resolved::Missing) => Err(LogPointerProblem::Missing(None)),
         Err(PathError::Io(e)) => Err(LogPointerProblem::Missing(Some(e))),
+        Err(PathError::Missing) => Err(LogPointerProblem::Missing(None)),
         Err(e) => Err(LogPointerProblem::OutsidePlan(e)),
     }
 }
@@ -256,6 +363,10 @@ fn truncate(s: &str, max: usize) -> String {
 /// (SPEC §1.5). With `plan_dir`, every `log=` pointer of a latest passing record is checked on
 /// disk; without it only the textual checks (absolute, `..`) run.
 pub fn task_gate_findings(task: &Task, plan_dir: Option<&Path>) -> Vec<Finding> {
+    task_findings_in(task, plan_dir.map(PlanDir::new).as_ref())
+}
+
+fn task_findings_in(task: &Task, plan: Option<&PlanDir>) -> Vec<Finding> {
     let mut out = Vec::new();
     let id = task.id.unwrap_or(task.index as u64 + 1);
     let latest = latest_per_command(&task.gates);
@@ -288,8 +399,8 @@ pub fn task_gate_findings(task: &Task, plan_dir: Option<&Path>) -> Vec<Finding> 
             );
         }
         for rel in log_pointers(evidence) {
-            let result = match plan_dir {
-                Some(dir) => check_log_pointer(dir, rel),
+            let result = match plan {
+                Some(plan) => check_pointer_in(plan, rel),
                 None => check_relative(rel).map_err(LogPointerProblem::OutsidePlan),
             };
             if let Err(problem) = result {
@@ -362,10 +473,11 @@ pub fn task_gate_findings(task: &Task, plan_dir: Option<&Path>) -> Vec<Finding> 
 
 /// [`task_gate_findings`] for every task of the state.
 pub fn state_gate_findings(state: &State, plan_dir: Option<&Path>) -> Vec<Finding> {
+    let plan = plan_dir.map(PlanDir::new);
     state
         .tasks
         .iter()
-        .flat_map(|t| task_gate_findings(t, plan_dir))
+        .flat_map(|t| task_findings_in(t, plan.as_ref()))
         .collect()
 }
 

@@ -18,7 +18,7 @@
 //!     "tasks": [{"id": 1, "file": "1.task_a.md", "title": "A", "status": "pending"}]});
 //! let issues = validate_state(&state);
 //! assert_eq!(issues.len(), 1);
-//! assert_eq!(issues[0].path, "$.approval");
+//! assert_eq!(issues[0].path, "$"); // unknown and missing fields are reported on their object
 //! assert!(issues[0].problem.contains("not allowed in a v1"));
 //! ```
 
@@ -84,6 +84,11 @@ impl ShapeIssue {
     /// which record they are in share this key, so the text printer can group them.
     pub fn group_key(&self) -> String {
         format!("{}: {}", normalise_indices(&self.path), self.problem)
+    }
+    /// The 0-based position in `tasks` of the task the issue lies in (`$.tasks[3]…` ⇒ 3).
+    pub fn task_position(&self) -> Option<usize> {
+        let rest = self.path.strip_prefix("$.tasks[")?;
+        rest[..rest.find(']')?].parse().ok()
     }
     /// Whether the issue lies inside a gate record (`….gates[`): SPEC §1.10 #3–4 lets checking
     /// continue when every shape error is of that kind.
@@ -874,11 +879,7 @@ impl Checker {
             .expect("closed() returned true for an object");
         self.string(obj, path, "command", Some(GATE_COMMAND_MAX));
         self.boolean(obj, path, "passes");
-        if let Some(v) = obj.get("exit_code")
-            && !(v.is_i64())
-        {
-            self.type_error(&child(path, "exit_code"), "integer", v);
-        }
+        self.integer(obj, path, "exit_code", i64::MIN);
         self.timestamp(obj, path, "last_run");
         self.string(obj, path, "evidence", Some(GATE_EVIDENCE_MAX));
     }
@@ -995,6 +996,11 @@ mod tests {
         assert_eq!(a.group_key(), b.group_key());
         assert_eq!(a.group_key(), "$.tasks[*].gates[*]: unknown field `x`");
         assert!(a.is_inside_gate_record());
+        assert_eq!(a.task_position(), Some(3));
+        assert_eq!(
+            ShapeIssue::error("$.tasks".into(), "x".into()).task_position(),
+            None
+        );
         let f = shape_findings(&[a], PlanFile::State);
         assert_eq!(f[0].id, STATE_SHAPE_ERROR);
         assert_eq!(f[0].message, "$.tasks[3].gates[10]: unknown field `x`");
@@ -1008,6 +1014,9 @@ mod tests {
             "2026-10-05T08:40:00Z",
             "2026-10-05T08:40:00",
             "2026-10-05",
+            "2026-10-05 09:00:00+00:00",
+            "2026-10-05T09:00:00.123+02:00",
+            "2026-10-05t09:00:00z",
         ] {
             assert!(is_iso8601(ok), "{ok}");
         }

@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::fences::{Line, lines};
-use super::syntax::{heading, label_value, strip_emphasis, task_mentions};
+use super::syntax::{heading, label_value, strip_emphasis, task_mentions, unique_in_order};
 
 /// The nine labels of an amendment record, in the seed's order.
 pub const AMENDMENT_LABELS: [&str; 9] = [
@@ -134,15 +134,10 @@ impl Amendment {
         if !named.is_empty() {
             return named;
         }
-        let mut out: Vec<u32> = Vec::new();
-        for word in v.split(|c: char| !c.is_ascii_digit()) {
-            if let Ok(n) = word.parse::<u32>()
-                && !out.contains(&n)
-            {
-                out.push(n);
-            }
-        }
-        out
+        unique_in_order(
+            v.split(|c: char| !c.is_ascii_digit())
+                .filter_map(|w| w.parse::<u32>().ok()),
+        )
     }
 }
 

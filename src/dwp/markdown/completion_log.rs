@@ -20,11 +20,25 @@ pub enum LogStatus {
 }
 
 impl LogStatus {
+    /// The state.json spelling (`completed`, `pending`, `in_progress`, `blocked`, `skipped`), or
+    /// the text as written for [`LogStatus::Other`].
+    pub fn as_str(&self) -> &str {
+        match self {
+            LogStatus::Completed => "completed",
+            LogStatus::Pending => "pending",
+            LogStatus::InProgress => "in_progress",
+            LogStatus::Blocked => "blocked",
+            LogStatus::Skipped => "skipped",
+            LogStatus::Other(s) => s,
+        }
+    }
+
     /// Reads the first word(s) of a status value: `completed`, `Completed ✅`, `in progress`,
     /// `in_progress`, `` `pending` `` …
     pub fn parse(value: &str) -> LogStatus {
         let v = strip_emphasis(value).to_lowercase();
-        let v = v.trim();
+        // Leading decoration such as `✅ completed` or `[x] completed` is not part of the word.
+        let v = v.trim().trim_start_matches(|c: char| !c.is_alphanumeric());
         let word: String = v
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
@@ -355,9 +369,18 @@ pub fn completion_log_in_lines(lines: &[Line<'_>]) -> Option<CompletionLog> {
         documentation_decision: None,
         commit: None,
     };
-    // The label line itself may carry `**Completion log:** Status: completed` — rare; only the
-    // lines below are scanned for labels.
-    for line in section.iter().filter(|l| !l.in_fence) {
+    // The label line itself may carry `**Completion log:** Status: completed`: scan its value
+    // as if it were the first line of the section.
+    let label_line = (!first.is_empty()).then(|| Line {
+        number: lines[i].number,
+        start: lines[i].start,
+        text: first,
+        in_fence: false,
+    });
+    for line in label_line
+        .iter()
+        .chain(section.iter().filter(|l| !l.in_fence))
+    {
         if log.status.is_none() {
             log.status = status_line(line);
         }
@@ -505,10 +528,20 @@ mod tests {
     }
 
     #[test]
+    fn status_on_the_label_line() {
+        let ls = lines("**Completion log:** Status: completed · Skills disposition: none\nmore");
+        let log = completion_log_in_lines(&ls).expect("log");
+        assert_eq!(log.log_status(), Some(&LogStatus::Completed));
+        assert_eq!(log.status.map(|s| s.line), Some(1));
+    }
+
+    #[test]
     fn statuses() {
         assert_eq!(LogStatus::parse("Completed ✅"), LogStatus::Completed);
         assert_eq!(LogStatus::parse("in progress"), LogStatus::InProgress);
         assert_eq!(LogStatus::parse("`pending`"), LogStatus::Pending);
         assert_eq!(LogStatus::parse("done"), LogStatus::Other("done".into()));
+        assert_eq!(LogStatus::parse("✅ completed"), LogStatus::Completed);
+        assert_eq!(LogStatus::parse("In_Progress").as_str(), "in_progress");
     }
 }

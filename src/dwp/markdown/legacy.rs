@@ -1,7 +1,8 @@
 //! Helpers for v1 / no-state ("legacy") plans (SPEC §1.10, legacy paragraph): task file names,
 //! the lifecycle ending, `Read Before Starting` references and the Validation heading.
 
-use super::syntax::{task_file_links, task_mentions};
+use super::fields::heading_field_name;
+use super::syntax::{heading, task_file_links, task_mentions, unique_in_order};
 use super::task_record::TaskBody;
 
 /// A task file name `<N>.task_<slug>.md`.
@@ -134,31 +135,36 @@ pub fn read_before_references(body: &TaskBody<'_>) -> Vec<u32> {
     let Some(field) = body.field("Read Before Starting") else {
         return Vec::new();
     };
-    let mut out = task_mentions(&field.text);
+    let mut found = task_mentions(&field.text);
     for line in field.text.lines() {
-        for link in task_file_links(line) {
-            if let Some(n) = link.number
-                && !out.contains(&n)
-            {
-                out.push(n);
-            }
-        }
-        for word in line
-            .split(|c: char| c.is_whitespace() || matches!(c, '`' | '(' | ')' | '[' | ']' | ','))
-        {
-            if let Some(name) = parse_task_file_name(word.trim_start_matches("./"))
-                && !out.contains(&name.number)
-            {
-                out.push(name.number);
-            }
-        }
+        found.extend(
+            task_file_links(line)
+                .into_iter()
+                .filter_map(|link| link.number),
+        );
+        found.extend(
+            line.split(|c: char| {
+                c.is_whitespace() || matches!(c, '`' | '(' | ')' | '[' | ']' | ',')
+            })
+            .filter_map(|word| parse_task_file_name(word.trim_start_matches("./")))
+            .map(|name| name.number),
+        );
     }
-    out
+    unique_in_order(found)
 }
 
-/// True when the task body has a Validation heading (legacy rule: every task has one).
+/// True when the task body has a Validation heading (legacy rule: every task has one): a heading
+/// of any level whose field name starts with the word `Validation` (`## 7. Validation`,
+/// `## Validation (runnable commands)`, `### Validation commands`).
 pub fn has_validation_heading(body: &TaskBody<'_>) -> bool {
-    body.has_heading("Validation")
+    body.lines.iter().filter(|l| !l.in_fence).any(|l| {
+        heading(l.text).is_some_and(|h| {
+            heading_field_name(h.text)
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.trim_end_matches(':').eq_ignore_ascii_case("validation"))
+        })
+    })
 }
 
 #[cfg(test)]
@@ -251,5 +257,11 @@ mod tests {
         assert_eq!(read_before_references(&body), vec![1, 3, 4]);
         assert!(has_validation_heading(&body));
         assert!(!has_validation_heading(&TaskBody::new("**Validation:** x")));
+        assert!(has_validation_heading(&TaskBody::new(
+            "### Validation commands\n"
+        )));
+        assert!(!has_validation_heading(&TaskBody::new(
+            "## Validations\n```\n## Validation\n```"
+        )));
     }
 }

@@ -54,7 +54,7 @@ pub use progress::{
 pub use readme::{
     ApprovalValue, DeclSource, Declared, DeclaredFormat, IndexEntry, IndexSource, InlineRecord,
     InlineRecords, MaterializationValue, Migration, PlanStatus, PlanStatusLine, Readme,
-    SpecVersion, StandardDecl, TaskIndex, UnnumberedCheckbox, parse_readme,
+    SpecVersion, StandardDecl, TaskIndex, UnnumberedCheckbox, parse_readme, parse_readme_bytes,
 };
 pub use security_review::{
     LABEL_CRITICAL_UNCLEAR, LABEL_OPEN_CRITICAL, SecurityVerdict, security_verdict,
@@ -62,7 +62,7 @@ pub use security_review::{
 pub use syntax::TaskFileLink;
 pub use task_record::{
     FINAL_REVIEW_TERMS, Section, TaskBody, TaskFile, TaskTitle, final_review_missing_terms,
-    parse_task_file,
+    parse_task_file, parse_task_file_bytes,
 };
 
 /// A markdown file that is not valid UTF-8.

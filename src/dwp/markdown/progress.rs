@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::fences::lines;
-use super::syntax::{checkbox, heading, task_mentions};
+use super::syntax::{checkbox, heading, task_mentions, unique_in_order};
 
 /// One unit of PROGRESS.md: a paragraph or a top-level list item, with the heading it sits under.
 /// A heading with nothing under it is a unit of its own.
@@ -57,15 +57,11 @@ static AMENDMENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn amendment_mentions(text: &str) -> Vec<u32> {
-    let mut out: Vec<u32> = Vec::new();
-    for c in AMENDMENT.captures_iter(text) {
-        if let Some(n) = c.get(1).and_then(|m| m.as_str().parse().ok())
-            && !out.contains(&n)
-        {
-            out.push(n);
-        }
-    }
-    out
+    unique_in_order(
+        AMENDMENT
+            .captures_iter(text)
+            .filter_map(|c| c.get(1).and_then(|m| m.as_str().parse().ok())),
+    )
 }
 
 fn is_top_level_item(line: &str) -> bool {
@@ -221,6 +217,27 @@ mod tests {
         assert!(mirrors_amendment(&e, 2, 4), "heading + bullet");
         assert!(refinement_names_task(&e, 5));
         assert!(!refinement_names_task(&e, 2));
+    }
+
+    #[test]
+    fn empty_headings_are_entries_and_fences_stay_inside_units() {
+        let e = progress_entries(
+            "## Amendment 3 for Task 1\n## Log\n\n- a\n  ```\n  ## not a heading\n\n  ```\n- b\n### Last",
+        );
+        let shape: Vec<(usize, Option<&str>, &str)> = e
+            .iter()
+            .map(|x| (x.line, x.heading.as_deref(), x.text.as_str()))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                (1, Some("Amendment 3 for Task 1"), ""),
+                (4, Some("Log"), "- a\n  ```\n  ## not a heading\n\n  ```"),
+                (9, Some("Log"), "- b"),
+                (10, Some("Last"), ""),
+            ]
+        );
+        assert!(mirrors_amendment(&e, 3, 1));
     }
 
     #[test]

@@ -10,8 +10,8 @@ use regex::Regex;
 use super::fences::{Line, lines};
 use super::fields::{FieldText, field_in_lines};
 use super::syntax::{
-    TaskFileLink, checkbox, first_task_mention, heading, label_value, strip_emphasis, table_cells,
-    task_file_links,
+    TaskFileLink, checkbox, first_task_mention, heading, label_value, remove_task_file_links,
+    strip_emphasis, table_cells, task_file_links,
 };
 use super::task_record::{TaskBody, split_task_title};
 
@@ -132,6 +132,16 @@ pub enum ApprovalValue {
 }
 
 impl ApprovalValue {
+    /// The state.json spelling (`approved`, `pending`, `pre_approved`); `None` when unknown.
+    pub fn as_state_str(&self) -> Option<&'static str> {
+        match self {
+            ApprovalValue::Approved => Some("approved"),
+            ApprovalValue::Pending => Some("pending"),
+            ApprovalValue::PreApproved => Some("pre_approved"),
+            ApprovalValue::Unknown(_) => None,
+        }
+    }
+
     pub fn parse(value: &str) -> ApprovalValue {
         let v = strip_emphasis(value).to_lowercase();
         let word: String = v
@@ -222,16 +232,36 @@ impl TaskIndex {
     pub fn task_numbers(&self) -> Vec<u32> {
         self.entries.iter().map(|e| e.task).collect()
     }
-    /// The first entry for task `n`.
+    /// The first entry for task `n` (a linear scan; use [`TaskIndex::entry_map`] for many lookups).
     pub fn entry(&self, n: u32) -> Option<&IndexEntry> {
         self.entries.iter().find(|e| e.task == n)
+    }
+    /// The first entry per task number.
+    pub fn entry_map(&self) -> BTreeMap<u32, &IndexEntry> {
+        let mut map = BTreeMap::new();
+        for e in &self.entries {
+            map.entry(e.task).or_insert(e);
+        }
+        map
+    }
+    /// Task numbers that appear on more than one index line.
+    pub fn duplicate_tasks(&self) -> Vec<u32> {
+        let mut seen = BTreeMap::new();
+        for e in &self.entries {
+            *seen.entry(e.task).or_insert(0usize) += 1;
+        }
+        seen.into_iter()
+            .filter(|(_, c)| *c > 1)
+            .map(|(n, _)| n)
+            .collect()
     }
     /// Checkbox lines elsewhere whose checked state disagrees with the index entry of the task
     /// they name.
     pub fn contradicting_elsewhere(&self) -> Vec<&IndexEntry> {
+        let map = self.entry_map();
         self.elsewhere
             .iter()
-            .filter(|e| self.entry(e.task).is_some_and(|i| i.checked != e.checked))
+            .filter(|e| map.get(&e.task).is_some_and(|i| i.checked != e.checked))
             .collect()
     }
 }
@@ -265,9 +295,18 @@ pub struct InlineRecords<'a> {
 }
 
 impl<'a> InlineRecords<'a> {
-    /// The first record whose anchor is `{#task-n}`.
+    /// The first record whose anchor is `{#task-n}` (a linear scan; use
+    /// [`InlineRecords::record_map`] for many lookups).
     pub fn record(&self, n: u32) -> Option<&InlineRecord<'a>> {
         self.records.iter().find(|r| r.anchor_number == n)
+    }
+    /// The first record per anchor number.
+    pub fn record_map(&self) -> BTreeMap<u32, &InlineRecord<'a>> {
+        let mut map = BTreeMap::new();
+        for r in &self.records {
+            map.entry(r.anchor_number).or_insert(r);
+        }
+        map
     }
     pub fn anchor_count(&self, n: u32) -> usize {
         self.anchor_counts.get(&n).copied().unwrap_or(0)
@@ -325,13 +364,15 @@ impl<'a> Readme<'a> {
     }
 
     fn lines_outside_records(&self) -> Vec<Line<'a>> {
-        let ranges = record_line_ranges(&self.lines);
-        self.lines
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !ranges.iter().any(|r| r.contains(i)))
-            .map(|(_, l)| *l)
-            .collect()
+        // Ranges are sorted and disjoint: copy the gaps between them.
+        let mut out = Vec::new();
+        let mut next = 0;
+        for r in record_line_ranges(&self.lines) {
+            out.extend_from_slice(&self.lines[next..r.start]);
+            next = r.end;
+        }
+        out.extend_from_slice(&self.lines[next..]);
+        out
     }
 }
 
@@ -383,23 +424,13 @@ fn is_task_list_heading(text: &str) -> bool {
 fn entry_from(line: &Line<'_>, checked: bool, text: &str) -> Option<IndexEntry> {
     let (task, range) = first_task_mention(text)?;
     let rest = &text[range.end..];
-    let links = task_file_links(rest);
-    let mut title = rest.to_string();
-    // Drop every markdown link to a task file from the title.
-    for link in &links {
-        if let Some(pos) = title.find(&format!("]({})", link.target))
-            && let Some(open) = title[..pos].rfind('[')
-        {
-            let end = pos + link.target.len() + 3;
-            title.replace_range(open..end, "");
-        }
-    }
+    let title = remove_task_file_links(rest).replace("()", "");
     let title = title
         .trim_start_matches(|c: char| {
             c.is_whitespace() || matches!(c, ':' | '.' | '—' | '–' | '-' | '*' | '_')
         })
         .trim_end_matches(|c: char| {
-            c.is_whitespace() || matches!(c, '—' | '–' | '-' | '|' | ':' | '*' | '_' | '(')
+            c.is_whitespace() || matches!(c, '—' | '–' | '-' | '|' | ':' | '*' | '_')
         })
         .to_string();
     Some(IndexEntry {
@@ -583,6 +614,11 @@ fn declaration<'t>(line: &'t str, label: &str) -> Option<(DeclSource, &'t str)> 
     None
 }
 
+/// Decodes (strict UTF-8, see [`super::decode`]) and parses a README.
+pub fn parse_readme_bytes(bytes: &[u8]) -> Result<Readme<'_>, super::InvalidUtf8> {
+    super::decode(bytes).map(parse_readme)
+}
+
 /// Parses a README. Never fails; missing parts are `None` / empty.
 pub fn parse_readme(text: &str) -> Readme<'_> {
     let lines = lines(text);
@@ -611,7 +647,8 @@ pub fn parse_readme(text: &str) -> Readme<'_> {
         if record_iter.peek().is_some_and(|r| r.contains(&i)) {
             continue;
         }
-        if let Some(lv) = label_value(l.text, "Plan Status") {
+        let status_source = heading(l.text).map_or(l.text, |h| h.text);
+        if let Some(lv) = label_value(status_source, "Plan Status") {
             readme.plan_status_lines.push(PlanStatusLine {
                 line: l.number,
                 raw: lv.value.to_string(),
@@ -619,10 +656,15 @@ pub fn parse_readme(text: &str) -> Readme<'_> {
             });
             continue;
         }
-        if readme.standard.is_none()
+        // The first declaration that names a version wins; a versionless `Standard:` line (prose,
+        // a template) is kept only until a real one appears.
+        if readme.standard.as_ref().is_none_or(|s| s.version.is_none())
             && let Some((_, v)) = declaration(l.text, "Standard")
         {
-            readme.standard = Some(standard_decl(l.number, v));
+            let decl = standard_decl(l.number, v);
+            if readme.standard.is_none() || decl.version.is_some() {
+                readme.standard = Some(decl);
+            }
             continue;
         }
         if readme.plan_format.is_none()
@@ -705,6 +747,8 @@ mod tests {
             PlanStatus::Materializing
         );
         assert_eq!(plan_status_value("done"), PlanStatus::Other("done".into()));
+        let r = parse_readme("## Plan Status: 2/3 completed\n");
+        assert_eq!(r.plan_status().map(|p| p.line), Some(1));
     }
 
     #[test]

@@ -165,17 +165,19 @@ static TASK_MENTION_ANY_CASE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("constant regex is valid because it was tested")
 });
 
+/// Numbers in first-seen order without repeats (a set beside the list keeps it linear).
+pub fn unique_in_order(numbers: impl IntoIterator<Item = u32>) -> Vec<u32> {
+    let mut seen = std::collections::HashSet::new();
+    numbers.into_iter().filter(|n| seen.insert(*n)).collect()
+}
+
 /// Every task number mentioned as `Task N` / `task N` / `Task #N` (any case), in order, unique.
 pub fn task_mentions(text: &str) -> Vec<u32> {
-    let mut out: Vec<u32> = Vec::new();
-    for c in TASK_MENTION_ANY_CASE.captures_iter(text) {
-        if let Some(n) = c.get(1).and_then(|m| m.as_str().parse().ok())
-            && !out.contains(&n)
-        {
-            out.push(n);
-        }
-    }
-    out
+    unique_in_order(
+        TASK_MENTION_ANY_CASE
+            .captures_iter(text)
+            .filter_map(|c| c.get(1).and_then(|m| m.as_str().parse().ok())),
+    )
 }
 
 /// A markdown link whose target is a task file `<N>.task_<slug>.md` (optionally `./`-prefixed).
@@ -218,6 +220,19 @@ pub fn task_file_links(line: &str) -> Vec<TaskFileLink> {
         });
     }
     out
+}
+
+/// The text with every markdown link to a task file removed (other links are kept).
+pub fn remove_task_file_links(text: &str) -> String {
+    LINK.replace_all(text, |c: &regex::Captures<'_>| {
+        let whole = c.get(0).map_or("", |m| m.as_str());
+        if task_file_links(whole).is_empty() {
+            whole.to_string()
+        } else {
+            String::new()
+        }
+    })
+    .into_owned()
 }
 
 /// Removes `**`, `__` and backticks around a cell or value, and trims.

@@ -150,6 +150,11 @@ pub struct TaskFile<'a> {
     pub body: TaskBody<'a>,
 }
 
+/// Decodes (strict UTF-8, see [`super::decode`]) and reads a task file.
+pub fn parse_task_file_bytes(bytes: &[u8]) -> Result<TaskFile<'_>, super::InvalidUtf8> {
+    super::decode(bytes).map(parse_task_file)
+}
+
 /// Reads a task file.
 pub fn parse_task_file(text: &str) -> TaskFile<'_> {
     let body = TaskBody::new(text);

@@ -1,0 +1,1093 @@
+//! Current-era plans (state v2/v5): SPEC §1.10 items 2–18, in that order.
+
+use super::load::{FileRead, PlanFiles, is_task_file_name};
+use super::shape::{self, Era};
+use super::{CheckOptions, FindingExt, Out, gates, md, utf8_check, version_parts};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+
+/// The newest DWP standard planseal knows.
+pub(crate) const NEWEST_STANDARD: (u64, u64, u64) = (5, 0, 0);
+
+pub(super) fn check(
+    files: &PlanFiles,
+    state_bytes: &[u8],
+    state: &Value,
+    era: Era,
+    opts: &CheckOptions,
+    out: &mut Out,
+) {
+    // 2. The manifest parses and names a known schema.
+    let manifest = match files.get("manifest.json") {
+        FileRead::Bytes(b) => match shape::parse_strict(b) {
+            Ok(v) => v,
+            Err(why) => {
+                out.fail(
+                    "manifest-unparseable",
+                    format!("manifest.json does not parse: {why}"),
+                )
+                .file("manifest.json")
+                .hint("repair the JSON; the manifest is written once at plan creation");
+                return;
+            }
+        },
+        _ => {
+            out.fail(
+                "manifest-missing",
+                "manifest.json is missing (required for v2/v5 plans)",
+            )
+            .file("manifest.json")
+            .hint("restore manifest.json from the plan's creation");
+            return;
+        }
+    };
+    let murl = manifest.get("schema").and_then(Value::as_str).unwrap_or("");
+    let Some(manifest_era) = shape::era_of(murl, &shape::MANIFEST_SCHEMAS) else {
+        out.fail(
+            "unsupported-schema",
+            format!(
+                "manifest.json schema {} is not supported (supported: {})",
+                if murl.is_empty() {
+                    "(missing)".to_string()
+                } else {
+                    format!("\"{murl}\"")
+                },
+                shape::MANIFEST_SCHEMAS.join(", ")
+            ),
+        )
+        .file("manifest.json")
+        .hint("a newer DWP version wrote this plan: upgrade planseal");
+        return;
+    };
+    out.pass(
+        "state-parses",
+        format!("state.json and manifest.json parse (state {})", era.label()),
+    );
+
+    // 3. Era pairing, then the closed shapes of both files.
+    if manifest_era != era {
+        out.fail(
+            "era-mismatch",
+            format!(
+                "state.json is {} but manifest.json is {}: a {} state needs a {} manifest",
+                era.label(),
+                manifest_era.label(),
+                era.label(),
+                era.label()
+            ),
+        )
+        .file("manifest.json")
+        .hint("restore the manifest of the plan's generation, or migrate both files together");
+        return;
+    }
+    let mark = out.mark();
+    let state_errors = shape::state_errors(state, era);
+    for e in &state_errors {
+        let f = out
+            .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
+            .file("state.json")
+            .group(e.group_key())
+            .hint("fix the field as the state schema says (SPEC §1.3), or rebuild the state with `planseal rebuild --write`");
+        if let Some(t) = e.task() {
+            f.task(t);
+        }
+    }
+    let manifest_errors = shape::manifest_errors(&manifest, era);
+    for e in &manifest_errors {
+        out.fail(
+            "manifest-shape-error",
+            format!("manifest.json {}: {}", e.path, e.problem),
+        )
+        .file("manifest.json")
+        .group(e.group_key())
+        .hint("fix the field as the manifest schema says (SPEC §1.2)");
+    }
+    let Some(tasks) = state.get("tasks").and_then(Value::as_array) else {
+        return;
+    };
+    if state_errors.is_empty() && manifest_errors.is_empty() {
+        out.pass(
+            "state-shape",
+            "state.json and manifest.json have the closed schema shape",
+        );
+    }
+
+    // 4. Approval value.
+    let approval_value = state.get("approval");
+    let approval = match approval_value {
+        Some(Value::String(s)) if ["pending", "approved", "pre_approved"].contains(&s.as_str()) => {
+            Some(s.clone())
+        }
+        None | Some(Value::Null) => None,
+        Some(other) => {
+            out.fail(
+                "unknown-approval",
+                format!("state.json approval {other} is not pending, approved or pre_approved"),
+            )
+            .file("state.json")
+            .hint("set approval to pending, approved or pre_approved");
+            None
+        }
+    };
+    if out.failures_since_excluding_shape(mark) {
+        return;
+    }
+
+    // 5. Materialization and promotion; README present.
+    let materialization = state
+        .get("materialization")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let promotion = state.get("promotion").filter(|p| !p.is_null());
+    if materialization != "ready" || promotion.is_some() {
+        out.fail(
+            "not-ready",
+            format!(
+                "plan is not ready (materialization: {materialization}{}) — checks resume when it is",
+                if promotion.is_some() { ", promotion in flight" } else { "" }
+            ),
+        )
+        .file("state.json")
+        .hint("finish materializing or promoting the plan first");
+        return;
+    }
+    let Some(readme) = files.text("README.md") else {
+        out.fail("readme-missing", "README.md is missing")
+            .file("README.md")
+            .hint("restore README.md: it is the plan's source of truth");
+        return;
+    };
+    utf8_check(files, "README.md", out);
+
+    // 6. The other plan artifacts.
+    for (rel, id) in [
+        ("PROGRESS.md", "progress-missing"),
+        ("PROMPTS.md", "prompts-missing"),
+    ] {
+        if files.get(rel).exists() {
+            utf8_check(files, rel, out);
+            out.pass(
+                &format!("{}-present", id.trim_end_matches("-missing")),
+                format!("{rel} present"),
+            );
+        } else {
+            out.fail(id, format!("{rel} is missing"))
+                .file(rel)
+                .hint(format!("restore {rel}"));
+        }
+    }
+    if files.analysis_results_dir {
+        out.pass("analysis-results-present", "analysis_results/ present");
+    } else {
+        out.fail("analysis-results-missing", "analysis_results/ is missing")
+            .hint("create analysis_results/ (PLAN_ANALYSIS.md, gate logs, reviews)");
+    }
+
+    // 7. Standard.
+    let declared = md::standard(&readme).or_else(|| {
+        manifest
+            .get("spec_version")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    let standard_major = standard_check(declared.as_deref(), out);
+
+    // 8. Still materializing?
+    let plan_status = md::plan_status(&readme);
+    if let Some(Err(v)) = &plan_status
+        && v.to_ascii_lowercase().starts_with("materializing")
+    {
+        out.fail(
+            "readme-materializing",
+            "README still says Plan Status: materializing",
+        )
+        .file("README.md")
+        .hint("finish materializing the plan and write Plan Status: 0/N completed");
+        return;
+    }
+
+    // 9. Identity.
+    let splan = state.get("plan").and_then(Value::as_str).unwrap_or("");
+    let mname = manifest.get("name").and_then(Value::as_str).unwrap_or("");
+    if splan == files.name && mname == files.name {
+        out.pass(
+            "plan-identity",
+            format!("plan identity matches the folder ({})", files.name),
+        );
+    } else {
+        out.fail(
+            "plan-identity-mismatch",
+            format!("plan identity differs from the folder {}: state.plan = {splan:?}, manifest.name = {mname:?}", files.name),
+        )
+        .file(if splan != files.name { "state.json" } else { "manifest.json" })
+        .hint("the folder name is the plan's identity; make state.plan and manifest.name equal to it");
+    }
+
+    // 10. Goal and Context.
+    let mut goal_ok = true;
+    for name in ["Goal", "Context"] {
+        if !md::section(&readme, name).is_some_and(|s| !s.trim().is_empty()) {
+            goal_ok = false;
+            out.fail(
+                &format!("readme-{}-empty", name.to_ascii_lowercase()),
+                format!("README has no non-empty ## {name} section"),
+            )
+            .file("README.md")
+            .hint(format!(
+                "write the plan's {name} under a `## {name}` heading"
+            ));
+        }
+    }
+    if goal_ok {
+        out.pass("readme-goal-context", "README Goal and Context are written");
+    }
+
+    // 11. Task ids and counts.
+    let ids: Vec<Option<u64>> = tasks
+        .iter()
+        .map(|t| t.get("id").and_then(Value::as_u64))
+        .collect();
+    let contiguous = ids
+        .iter()
+        .enumerate()
+        .all(|(i, id)| *id == Some(i as u64 + 1));
+    let task_count = state.get("task_count").and_then(Value::as_u64);
+    if !contiguous {
+        out.fail(
+            "task-ids-not-contiguous",
+            "state.json task ids are not 1..n in order",
+        )
+        .file("state.json")
+        .hint("number the tasks 1, 2, … n in order");
+    }
+    if tasks.len() < 2 {
+        out.fail(
+            "too-few-tasks",
+            "a plan needs at least two tasks (the work and the Final Review)",
+        )
+        .file("state.json");
+    }
+    if task_count != Some(tasks.len() as u64) {
+        out.fail(
+            "task-count-mismatch",
+            format!(
+                "state.json task_count is {} but it lists {} task(s)",
+                task_count.map_or("missing".into(), |n| n.to_string()),
+                tasks.len()
+            ),
+        )
+        .file("state.json")
+        .hint("set task_count to the number of tasks");
+    }
+    if contiguous && tasks.len() >= 2 && task_count == Some(tasks.len() as u64) {
+        out.pass(
+            "task-ids",
+            format!("task ids 1..{} contiguous, task_count matches", tasks.len()),
+        );
+    }
+
+    // 12. README index against the state.
+    fn status_of(t: &Value) -> &str {
+        t.get("status").and_then(Value::as_str).unwrap_or("")
+    }
+    let index = md::task_index(&readme);
+    let mut by_task: HashMap<u64, &md::IndexEntry> = HashMap::new();
+    for e in &index {
+        by_task.entry(e.task).or_insert(e);
+    }
+    let mut index_ok = true;
+    for (i, t) in tasks.iter().enumerate() {
+        let id = ids[i].unwrap_or(i as u64 + 1);
+        let completed = status_of(t) == "completed";
+        match by_task.get(&id) {
+            None => {
+                index_ok = false;
+                out.fail(
+                    "readme-index-mismatch",
+                    format!("README task index has no checkbox line for task {id}"),
+                )
+                .task(id)
+                .file("README.md")
+                .hint(format!("add `- [ ] Task {id}: …` to the README task list"));
+            }
+            Some(e) if e.checked != completed => {
+                index_ok = false;
+                let msg = if e.checked {
+                    format!(
+                        "README ticks task {id} but state.json says {}",
+                        status_of(t)
+                    )
+                } else {
+                    format!(
+                        "state.json says task {id} is completed but its README checkbox is empty"
+                    )
+                };
+                out.fail("readme-checkbox-disagrees", msg)
+                    .task(id)
+                    .file("README.md")
+                    .hint("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild` to see how the state should read");
+            }
+            Some(_) => {}
+        }
+    }
+    let known: BTreeSet<u64> = ids.iter().flatten().copied().collect();
+    let extra: Vec<String> = by_task
+        .keys()
+        .filter(|k| !known.contains(k))
+        .map(|k| k.to_string())
+        .collect();
+    if !extra.is_empty() {
+        index_ok = false;
+        out.fail(
+            "readme-index-mismatch",
+            format!(
+                "README task index lists task(s) {} that state.json does not have",
+                extra.join(", ")
+            ),
+        )
+        .file("README.md")
+        .hint("the README task list and state.json must list the same tasks");
+    }
+    if index_ok {
+        out.pass(
+            "readme-index",
+            "README task index agrees with state.json task by task",
+        );
+    }
+    let completed_n = tasks.iter().filter(|t| status_of(t) == "completed").count() as u64;
+    match state.get("completed_count").and_then(Value::as_u64) {
+        Some(c) if c == completed_n => {}
+        other => {
+            out.fail(
+                "completed-count-mismatch",
+                format!(
+                    "state.json completed_count is {} but {completed_n} task(s) are completed",
+                    other.map_or("missing".into(), |n| n.to_string())
+                ),
+            )
+            .file("state.json")
+            .hint("set completed_count to the number of completed tasks");
+        }
+    }
+    let checked = index.iter().filter(|e| e.checked).count() as u64;
+    match plan_status {
+        Some(Ok((done, total))) if done == checked && total == index.len() as u64 => {
+            out.pass(
+                "plan-status",
+                format!("Plan Status {done}/{total} matches the checkboxes"),
+            );
+        }
+        Some(Ok((done, total))) => {
+            out.fail(
+                "plan-status-count-mismatch",
+                format!("README Plan Status says {done}/{total} but {checked} of {} checkboxes are ticked", index.len()),
+            )
+            .file("README.md")
+            .hint(format!("write `Plan Status: {checked}/{} completed`", index.len()));
+        }
+        Some(Err(v)) => {
+            out.fail(
+                "plan-status-count-mismatch",
+                format!("README Plan Status {v:?} is not X/N"),
+            )
+            .file("README.md")
+            .hint(format!(
+                "write `Plan Status: {checked}/{} completed`",
+                index.len()
+            ));
+        }
+        None => {
+            out.fail(
+                "plan-status-missing",
+                "README has no `Plan Status: X/N completed` line",
+            )
+            .file("README.md")
+            .hint(format!(
+                "add `Plan Status: {checked}/{} completed`",
+                index.len()
+            ));
+        }
+    }
+
+    // 13. Task records.
+    let format = state.get("format").and_then(Value::as_str).unwrap_or("");
+    if format == "lite" {
+        lite_records(files, &readme, tasks, &ids, out);
+    } else {
+        full_records(files, &readme, &index, tasks, &ids, out);
+    }
+
+    // 14. Gates.
+    let mark = out.mark();
+    for (i, t) in tasks.iter().enumerate() {
+        let id = ids[i].unwrap_or(i as u64 + 1);
+        gate_checks(files, t, id, out);
+    }
+    if !out.failures_since(mark) {
+        out.pass("gates", "gate records support every completed task");
+    }
+
+    // 15. Status coherence.
+    status_checks(state, tasks, &ids, out);
+
+    // 16. A completed plan: security review and receipt.
+    if state.get("status").and_then(Value::as_str) == Some("completed") {
+        super::security_review_check(files, out);
+        super::receipt_check(files, state_bytes, state, standard_major, opts, out);
+    }
+
+    // 17. Approval.
+    let effective = approval.or_else(|| md::approval_from_readme(&readme).map(str::to_string));
+    match effective.as_deref() {
+        Some("approved") | Some("pre_approved") => {
+            out.pass("approval", "plan is approved");
+        }
+        _ => {
+            out.advisory(
+                "approval-pending",
+                if approval_value.is_none() && md::approval_from_readme(&readme).is_none() {
+                    "valid proposal awaiting approval (no approval in state.json nor an Approval line in the README: pending by the seed's rule)"
+                } else {
+                    "valid proposal awaiting approval"
+                },
+            )
+            .hint("approve the plan before executing it");
+        }
+    }
+
+    // 18. planseal's own checks of the seed's rules.
+    extra_checks(state, &manifest, tasks, &ids, out);
+}
+
+impl Out {
+    /// Failures after `mark` that are not gate-record shape errors.
+    pub(crate) fn failures_since_excluding_shape(&self, mark: usize) -> bool {
+        self.findings[mark..].iter().any(|f| {
+            f.severity == crate::report::Severity::Fail
+                && !(f.id == "state-shape-error" && f.message.contains(".gates["))
+        })
+    }
+}
+
+/// Item 7; returns the declared major version.
+pub(crate) fn standard_check(declared: Option<&str>, out: &mut Out) -> Option<u64> {
+    let Some(v) = declared else {
+        out.advisory(
+            "standard-undeclared",
+            "no DWP standard declared (README **Standard:** line or manifest spec_version)",
+        )
+        .file("README.md")
+        .hint("add `**Standard:** DWP spec 5.0.0` to the README's Plan Variables");
+        return None;
+    };
+    match version_parts(v) {
+        None => {
+            out.fail(
+                "standard-unknown",
+                format!("declared standard {v:?} is not a version"),
+            )
+            .file("README.md")
+            .hint("write the standard as `DWP spec X.Y.Z`");
+            None
+        }
+        Some(p) if p > NEWEST_STANDARD => {
+            out.fail(
+                "standard-newer-than-supported",
+                format!("declared standard {v} is newer than 5.0.0, the newest planseal knows"),
+            )
+            .file("README.md")
+            .hint("upgrade planseal");
+            Some(p.0)
+        }
+        Some((major, ..)) if major == 2 || major == 4 => {
+            out.pass("standard", format!("standard {v} (historical, accepted)"));
+            Some(major)
+        }
+        Some((5, ..)) => {
+            out.pass("standard", format!("standard {v}"));
+            Some(5)
+        }
+        Some((major, ..)) => {
+            out.fail(
+                "standard-unknown",
+                format!("declared standard {v} is not of the 2.x, 4.x or 5.x series"),
+            )
+            .file("README.md")
+            .hint("declare the DWP standard the plan follows (2.x, 4.x or 5.x)");
+            Some(major)
+        }
+    }
+}
+
+const TASK_FIELDS: [&str; 4] = [
+    "Goal",
+    "Touched Surface",
+    "Acceptance Criteria",
+    "Validation",
+];
+
+/// Field, log-status and close-out checks of one task body (file or inline record).
+fn body_checks(body: &str, id: u64, status: &str, file: &str, out: &mut Out) {
+    let mut missing: Vec<&str> = TASK_FIELDS
+        .into_iter()
+        .filter(|f| !md::field_non_empty(body, f))
+        .collect();
+    if status != "completed" && !md::field_non_empty(body, "Context") {
+        missing.push("Context");
+    }
+    if !missing.is_empty() {
+        out.fail(
+            "task-field-empty",
+            format!("task {id}: {} missing or empty", missing.join(", ")),
+        )
+        .task(id)
+        .file(file.to_string())
+        .group(format!("task-field-empty {}", missing.join(",")))
+        .hint("write each section under its heading (e.g. `## Goal`) or bold label");
+    }
+    if status == "completed" {
+        let log = md::completion_log(body);
+        let log_status = log.as_deref().and_then(md::log_status);
+        if log_status.as_deref() == Some("pending") {
+            out.fail("task-log-still-pending", format!("task {id} is completed but its Completion & Log still says Status: pending"))
+                .task(id)
+                .file(file.to_string())
+                .hint("fill in the Completion & Log (Status: completed, summary, gate record) or reopen the task");
+        }
+    }
+}
+
+fn full_records(
+    files: &PlanFiles,
+    readme: &str,
+    index: &[md::IndexEntry],
+    tasks: &[Value],
+    ids: &[Option<u64>],
+    out: &mut Out,
+) {
+    let mark = out.mark();
+    let mut inventory: BTreeSet<String> = BTreeSet::new();
+    let n = tasks.len();
+    for (i, t) in tasks.iter().enumerate() {
+        let id = ids[i].unwrap_or(i as u64 + 1);
+        let status = t.get("status").and_then(Value::as_str).unwrap_or("");
+        let loc = t.get("locator");
+        let kind = loc
+            .and_then(|l| l.get("kind"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let Some(value) = loc.and_then(|l| l.get("value")).and_then(Value::as_str) else {
+            continue;
+        };
+        if kind != "file" {
+            out.fail("locator-format-mismatch", format!("task {id}: locator kind {kind:?} in a Full plan (expected \"file\")"))
+                .task(id)
+                .file("state.json")
+                .hint("Full plans locate each task by its file: {\"kind\": \"file\", \"value\": \"N.task_slug.md\"}");
+            continue;
+        }
+        inventory.insert(value.to_string());
+        if !value.starts_with(&format!("{id}.task_")) {
+            out.fail(
+                "task-file-name-mismatch",
+                format!("task {id}: file {value} does not start with {id}.task_"),
+            )
+            .task(id)
+            .file(value.to_string());
+        }
+        match files.get(value) {
+            FileRead::Missing => {
+                out.fail(
+                    "task-file-missing",
+                    format!("task {id}: task file {value} is missing"),
+                )
+                .task(id)
+                .file(value.to_string())
+                .hint("restore the task file (the markdown is the source of truth)");
+                continue;
+            }
+            FileRead::Bytes(_) => {}
+            // Outside the plan: reported once for the file; unreadable never gets here.
+            _ => continue,
+        }
+        utf8_check(files, value, out);
+        let body = files.text(value).unwrap_or_default();
+        body_checks(&body, id, status, value, out);
+        let is_final = value.contains("task_final_review");
+        if is_final && i + 1 != n {
+            out.fail(
+                "final-review-not-last",
+                format!("the Final Review ({value}) is task {id}, not the last task {n}"),
+            )
+            .task(id)
+            .file(value.to_string())
+            .hint("the Final Review closes the plan: make it the last task");
+        }
+        if i + 1 == n {
+            let missing = md::final_review_missing_parts(&body);
+            if !is_final || !missing.is_empty() {
+                out.fail(
+                    "final-review-not-final-task",
+                    if is_final {
+                        format!("the Final Review {value} does not name {}", missing.join(", "))
+                    } else {
+                        format!("the last task {value} is not a Final Review (<N>.task_final_review.md naming security, final-state and skills)")
+                    },
+                )
+                .task(id)
+                .file(value.to_string())
+                .hint("end the plan with N.task_final_review.md covering the security pass, final-state validation and skills reconciliation");
+            }
+        }
+        if !index.iter().any(|e| e.link.as_deref() == Some(value))
+            && !readme.contains(&format!("]({value})"))
+            && !readme.contains(&format!("](./{value})"))
+        {
+            out.fail(
+                "readme-task-link-missing",
+                format!("README does not link task {id}'s file {value}"),
+            )
+            .task(id)
+            .file("README.md")
+            .hint(format!(
+                "link it from the task list: `- [ ] Task {id}: … — [{value}]({value})`"
+            ));
+        }
+    }
+    let on_disk: BTreeSet<String> = files
+        .listing
+        .iter()
+        .filter(|f| is_task_file_name(f))
+        .cloned()
+        .collect();
+    if on_disk != inventory {
+        let extra: Vec<_> = on_disk.difference(&inventory).cloned().collect();
+        let missing: Vec<_> = inventory.difference(&on_disk).cloned().collect();
+        let mut parts = Vec::new();
+        if !missing.is_empty() {
+            parts.push(format!("missing on disk: {}", missing.join(", ")));
+        }
+        if !extra.is_empty() {
+            parts.push(format!("not in state.json: {}", extra.join(", ")));
+        }
+        out.fail(
+            "task-files-inventory-mismatch",
+            format!(
+                "task files on disk differ from the state's tasks ({})",
+                parts.join("; ")
+            ),
+        )
+        .hint("every N.task_*.md file is one task of state.json and the other way round");
+    }
+    if !out.failures_since(mark) {
+        out.pass(
+            "task-records",
+            format!("{n} task file(s) present, complete and linked; Final Review last"),
+        );
+    }
+}
+
+fn lite_records(
+    files: &PlanFiles,
+    readme: &str,
+    tasks: &[Value],
+    ids: &[Option<u64>],
+    out: &mut Out,
+) {
+    let mark = out.mark();
+    let records = md::lite_records(readme);
+    for (i, t) in tasks.iter().enumerate() {
+        let id = ids[i].unwrap_or(i as u64 + 1);
+        let status = t.get("status").and_then(Value::as_str).unwrap_or("");
+        let loc = t.get("locator");
+        let kind = loc
+            .and_then(|l| l.get("kind"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let value = loc
+            .and_then(|l| l.get("value"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if kind != "inline" {
+            out.fail("locator-format-mismatch", format!("task {id}: locator kind {kind:?} in a Lite plan (expected \"inline\")"))
+                .task(id)
+                .file("state.json")
+                .hint("Lite plans locate each task by its README anchor: {\"kind\": \"inline\", \"value\": \"#task-N\"}");
+        } else if value != format!("#task-{id}") {
+            out.fail(
+                "locator-format-mismatch",
+                format!("task {id}: locator {value:?} (expected \"#task-{id}\")"),
+            )
+            .task(id)
+            .file("state.json");
+        }
+        let anchors = md::anchor_count(readme, id);
+        let record = records.iter().find(|r| r.anchor == id);
+        match (anchors, record) {
+            (1, Some(r)) if r.task == id => {
+                body_checks(&r.body, id, status, "README.md", out);
+            }
+            _ => {
+                out.fail(
+                    "lite-anchor-invalid",
+                    format!("task {id}: the README needs exactly one `## Task {id}: … {{#task-{id}}}` record (found {anchors} anchor(s))"),
+                )
+                .task(id)
+                .file("README.md")
+                .hint(format!("write the inline record `## Task {id}: Title {{#task-{id}}}` with its fields"));
+            }
+        }
+    }
+    let state_ids: BTreeSet<u64> = ids.iter().flatten().copied().collect();
+    let record_ids: BTreeSet<u64> = records.iter().map(|r| r.anchor).collect();
+    if state_ids != record_ids {
+        out.fail(
+            "lite-records-inventory-mismatch",
+            format!(
+                "README inline records {:?} differ from the state's tasks {:?}",
+                record_ids, state_ids
+            ),
+        )
+        .file("README.md")
+        .hint("one `{#task-N}` record per task of state.json");
+    }
+    if let Some(last) = records.last() {
+        let is_final = last.title.to_lowercase().contains("final review");
+        if !is_final {
+            out.fail(
+                "lite-final-review-not-last",
+                format!(
+                    "the last inline record (Task {}: {}) is not the Final Review",
+                    last.task, last.title
+                ),
+            )
+            .file("README.md")
+            .hint("the Final Review is the last task record of the plan");
+        } else {
+            let missing = md::final_review_missing_parts(&last.body);
+            if !missing.is_empty() {
+                out.fail("final-review-not-final-task", format!("the Final Review record does not name {}", missing.join(", ")))
+                    .task(last.task)
+                    .file("README.md")
+                    .hint("the Final Review covers the security pass, final-state validation and skills reconciliation");
+            }
+        }
+    }
+    let task_files: Vec<&String> = files
+        .listing
+        .iter()
+        .filter(|f| is_task_file_name(f))
+        .collect();
+    if !task_files.is_empty() {
+        out.fail(
+            "lite-plan-has-task-files",
+            format!(
+                "a Lite plan keeps its tasks inline, but the folder holds {}",
+                task_files
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+        .hint("remove the task files, or record a promotion to Full");
+    }
+    if !out.failures_since(mark) {
+        out.pass(
+            "task-records",
+            format!(
+                "{} inline task record(s) complete; Final Review last",
+                tasks.len()
+            ),
+        );
+    }
+}
+
+/// Item 14 for one task (also used by the legacy path).
+pub(crate) fn gate_checks(files: &PlanFiles, t: &Value, id: u64, out: &mut Out) {
+    let status = t.get("status").and_then(Value::as_str).unwrap_or("");
+    let completed = status == "completed";
+    let empty = Vec::new();
+    let records = t.get("gates").and_then(Value::as_array).unwrap_or(&empty);
+    // Log pointers of every record.
+    for (j, g) in records.iter().enumerate() {
+        let Some(evidence) = g.get("evidence").and_then(Value::as_str) else {
+            continue;
+        };
+        for ptr in gates::log_pointers(evidence) {
+            match planseal_recovery::paths::check_relative(ptr) {
+                Err(e) => {
+                    out.fail("log-pointer-outside-plan", format!("task {id} gate {}: log={ptr} is outside the plan ({e})", j + 1))
+                        .task(id)
+                        .file("state.json")
+                        .hint("log= must name a file inside the plan folder, e.g. analysis_results/gates/t1.log");
+                    continue;
+                }
+                Ok(()) => {}
+            }
+            match files.path_status(ptr) {
+                super::load::PathStatus::File => {}
+                super::load::PathStatus::Outside(why) => {
+                    out.fail(
+                        "log-pointer-outside-plan",
+                        format!(
+                            "task {id} gate {}: log={ptr} leaves the plan ({why})",
+                            j + 1
+                        ),
+                    )
+                    .task(id)
+                    .file("state.json")
+                    .hint("log= must name a file inside the plan folder");
+                }
+                super::load::PathStatus::Missing | super::load::PathStatus::NotAFile(_) => {
+                    out.fail(
+                        "log-pointer-missing",
+                        format!(
+                            "task {id} gate {}: log={ptr} does not exist in the plan",
+                            j + 1
+                        ),
+                    )
+                    .task(id)
+                    .file(ptr.to_string())
+                    .hint("restore the gate log, or rerun the gate and record it again");
+                }
+            }
+        }
+    }
+    let latest = gates::latest_per_command(records);
+    for (j, g) in &latest {
+        let passes = g.get("passes") == Some(&Value::Bool(true));
+        let evidence = g.get("evidence").and_then(Value::as_str).unwrap_or("");
+        let command = g.get("command").and_then(Value::as_str).unwrap_or("");
+        if passes {
+            match gates::evidence_problem(evidence) {
+                Some(gates::EvidenceProblem::ZeroSelection) => {
+                    out.fail("zero-selection-evidence", format!("task {id} gate {}: passing evidence shows an empty selection: {evidence}", j + 1))
+                        .task(id)
+                        .file("state.json")
+                        .hint("run a gate that selects tests and record its real count");
+                }
+                Some(gates::EvidenceProblem::NonExecution) => {
+                    out.fail("non-execution-evidence", format!("task {id} gate {}: passing evidence concedes the check did not execute: {evidence}", j + 1))
+                        .task(id)
+                        .file("state.json")
+                        .hint("a check that did not run is not passing evidence; record an amendment instead");
+                }
+                Some(gates::EvidenceProblem::Invalidated) if completed => {
+                    out.fail(
+                        "evidence-invalidated-by-refine",
+                        format!(
+                            "task {id} is completed on evidence invalidated by refine (`{command}`)"
+                        ),
+                    )
+                    .task(id)
+                    .file("state.json")
+                    .hint("rerun the gate after the refinement and record the new result");
+                }
+                _ => {}
+            }
+        }
+        if completed && !passes {
+            out.fail(
+                "failing-gate-without-later-pass",
+                format!("task {id} is completed but the latest run of `{command}` failed"),
+            )
+            .task(id)
+            .file("state.json")
+            .hint("rerun the same command until it passes and record it, or reopen the task");
+        } else if completed && !gates::record_succeeds(g) {
+            out.fail("completion-gates-unsuccessful", format!("task {id} is completed but the latest record of `{command}` lacks exit code 0 or evidence"))
+                .task(id)
+                .file("state.json")
+                .hint("record the gate with exit code 0 and a one-line evidence summary");
+        }
+    }
+    if completed {
+        if records.is_empty() {
+            out.fail(
+                "completion-gates-unsuccessful",
+                format!("task {id} is completed without any gate record"),
+            )
+            .task(id)
+            .file("state.json")
+            .hint("record the validation command that proves the task");
+        }
+        if t.get("completed_at").is_none_or(Value::is_null) {
+            out.fail(
+                "completed-at-missing",
+                format!("task {id} is completed but has no completed_at"),
+            )
+            .task(id)
+            .file("state.json")
+            .hint("completed_at is set when the task is completed");
+        }
+    }
+}
+
+/// Item 15: the derived status, the blocker and the checkpoint.
+pub(crate) fn status_checks(state: &Value, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
+    let mark = out.mark();
+    let st = |t: &Value| {
+        t.get("status")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let statuses: Vec<String> = tasks.iter().map(st).collect();
+    let blocker = state.get("blocked").filter(|b| !b.is_null());
+    let derived = if blocker.is_some() || statuses.iter().any(|s| s == "blocked") {
+        "blocked"
+    } else if !statuses.is_empty() && statuses.iter().all(|s| s == "completed") {
+        "completed"
+    } else if statuses.iter().any(|s| s != "pending") {
+        "in_progress"
+    } else {
+        "pending"
+    };
+    let declared = state.get("status").and_then(Value::as_str).unwrap_or("");
+    if declared != derived {
+        out.fail("status-incoherent", format!("state.json status is {declared:?} but the tasks make it {derived:?}"))
+            .file("state.json")
+            .hint("status is derived: blocked, completed when every task is, in_progress once any task started, else pending");
+    }
+    if let Some(b) = blocker {
+        let task = b.get("task").and_then(Value::as_u64);
+        let ok = task
+            .and_then(|t| ids.iter().position(|id| *id == Some(t)))
+            .is_some_and(|i| statuses[i] == "blocked");
+        if !ok {
+            out.fail(
+                "blocker-incoherent",
+                "the blocked record does not name an existing task whose status is blocked",
+            )
+            .file("state.json")
+            .hint("clear the record, or block the task it names");
+        }
+    } else if statuses.iter().any(|s| s == "blocked") {
+        out.fail(
+            "blocker-missing",
+            "a task is blocked but state.json has no blocked record",
+        )
+        .file("state.json")
+        .hint("record the blocker: task, reason, since, needs");
+    }
+    if let Some(cp) = state.get("checkpoint").filter(|c| !c.is_null()) {
+        let task = cp.get("task").and_then(Value::as_u64);
+        if !task.is_some_and(|t| ids.contains(&Some(t))) {
+            out.fail(
+                "checkpoint-task-unknown",
+                "checkpoint.task names no task of the plan",
+            )
+            .file("state.json");
+        }
+    }
+    if declared == "completed" {
+        let last = ids.last().copied().flatten();
+        let cp = state.get("checkpoint");
+        let ok = cp.and_then(|c| c.get("task")).and_then(Value::as_u64) == last
+            && cp.and_then(|c| c.get("step")).and_then(Value::as_str) == Some("done");
+        if !ok {
+            out.fail(
+                "terminal-checkpoint-missing",
+                "a completed plan's checkpoint must be {task: <last>, step: \"done\"}",
+            )
+            .file("state.json")
+            .hint(
+                "the terminal close writes the done checkpoint; re-publish through the finalizer",
+            );
+        }
+    }
+    if !out.failures_since(mark) {
+        out.pass(
+            "status-coherent",
+            format!("status {declared} agrees with the tasks and the blocker"),
+        );
+    }
+}
+
+fn extra_checks(
+    state: &Value,
+    manifest: &Value,
+    tasks: &[Value],
+    ids: &[Option<u64>],
+    out: &mut Out,
+) {
+    for (i, t) in tasks.iter().enumerate() {
+        let id = ids[i].unwrap_or(i as u64 + 1);
+        if t.get("status").and_then(Value::as_str) == Some("completed")
+            && t.get("outcome").is_none_or(Value::is_null)
+        {
+            out.advisory(
+                "outcome-missing",
+                format!(
+                    "task {id} is completed without an outcome record (what was tried, what worked)"
+                ),
+            )
+            .task(id)
+            .file("state.json")
+            .hint("record --worked/--notes when completing a task");
+        }
+    }
+    if let Some(by) = manifest.get("created_by").and_then(Value::as_object) {
+        for (k, v) in by {
+            if let Some(s) = v.as_str()
+                && token_shaped(s)
+            {
+                out.fail(
+                    "created-by-secret",
+                    format!(
+                        "manifest.json created_by.{k} holds something token- or address-shaped"
+                    ),
+                )
+                .file("manifest.json")
+                .hint("created_by holds a display name only: remove the token or address");
+            }
+        }
+    }
+    let promoting = state.get("materialization").and_then(Value::as_str) == Some("promoting");
+    let has_promotion = state.get("promotion").is_some_and(|p| !p.is_null());
+    if promoting != has_promotion {
+        out.fail(
+            "promotion-incoherent",
+            "a promotion object must be present exactly while materialization is promoting",
+        )
+        .file("state.json");
+    }
+    if let Some(pp) = manifest.get("parent_plan").and_then(Value::as_str) {
+        let ok = pp.split_once(':').is_some_and(|(repo, plan)| {
+            !repo.is_empty() && super::super::discover::is_plan_name(plan)
+        });
+        if !ok {
+            out.fail(
+                "parent-plan-invalid",
+                format!("manifest.json parent_plan {pp:?} is not <repo>:<PLAN_name>"),
+            )
+            .file("manifest.json");
+        }
+    }
+}
+
+/// Long high-entropy strings, `sk-…`, `ghp_…`, e-mail addresses.
+fn token_shaped(s: &str) -> bool {
+    let t = s.trim();
+    if t.starts_with("sk-")
+        || t.starts_with("ghp_")
+        || t.starts_with("github_pat_")
+        || t.starts_with("xox")
+    {
+        return true;
+    }
+    if t.split_whitespace().any(|w| {
+        let (user, domain) = w.split_once('@').unwrap_or(("", ""));
+        !user.is_empty() && domain.contains('.')
+    }) {
+        return true;
+    }
+    t.split_whitespace().any(|w| {
+        w.len() >= 32
+            && w.chars().any(|c| c.is_ascii_digit())
+            && w.chars().any(|c| c.is_ascii_alphabetic())
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_+/=".contains(c))
+    })
+}

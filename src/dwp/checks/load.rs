@@ -1,0 +1,241 @@
+//! Reading one plan folder into memory, once (the only I/O of the checks). Every file is read at
+//! most once and every later step (checks, fingerprint, receipt) works on these bytes.
+//!
+//! A name that resolves outside the plan through a symlink is never opened; a FIFO, socket or
+//! device is never opened either (reading a FIFO would block), and a directory where a file should
+//! be is reported as unreadable.
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+/// Files above this size are not read (a plan file is a few kilobytes; this only guards memory).
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// What reading one plan-relative name gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileRead {
+    Missing,
+    Bytes(Vec<u8>),
+    /// The name leaves the plan folder (symlink, `..`, absolute): not opened.
+    Outside(String),
+    /// It exists but could not be read: why (permission denied, is a directory, FIFO, I/O error).
+    Unreadable(String),
+}
+
+impl FileRead {
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            FileRead::Bytes(b) => Some(b),
+            _ => None,
+        }
+    }
+    pub fn exists(&self) -> bool {
+        !matches!(self, FileRead::Missing)
+    }
+}
+
+/// What a `log=` pointer (or any plan-relative name that is only checked for existence) is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathStatus {
+    File,
+    Missing,
+    Outside(String),
+    NotAFile(String),
+}
+
+/// One plan folder as read.
+#[derive(Debug, Clone)]
+pub struct PlanFiles {
+    pub dir: PathBuf,
+    /// Folder name (the plan's identity).
+    pub name: String,
+    /// How the folder is shown in hints (relative to where the command runs).
+    pub display: String,
+    /// Every file read, by plan-relative name.
+    pub files: BTreeMap<String, FileRead>,
+    /// Names directly in the plan folder.
+    pub listing: Vec<String>,
+    pub analysis_results_dir: bool,
+}
+
+/// The fixed names read for every plan.
+pub const FIXED_FILES: [&str; 9] = [
+    "state.json",
+    "manifest.json",
+    "README.md",
+    "PROGRESS.md",
+    "PROMPTS.md",
+    "analysis_results/SECURITY_REVIEW.md",
+    "analysis_results/SKILLS_CANDIDATES.md",
+    "analysis_results/FINALIZATION.json",
+    ".finalizing.json",
+];
+
+impl PlanFiles {
+    /// Reads the fixed files and every `N.task_*.md` of the listing. Task files named only by
+    /// the state are added later with [`PlanFiles::read_more`].
+    pub fn load(dir: &Path, name: &str) -> Result<Self, String> {
+        let mut listing = Vec::new();
+        let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            listing.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        listing.sort();
+        let mut files = BTreeMap::new();
+        for rel in FIXED_FILES {
+            files.insert(rel.to_string(), read_inside(dir, rel));
+        }
+        for rel in listing.iter().filter(|n| is_task_file_name(n)) {
+            files.insert(rel.clone(), read_inside(dir, rel));
+        }
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            name: name.to_string(),
+            display: dir.display().to_string(),
+            files,
+            analysis_results_dir: dir.join("analysis_results").is_dir(),
+            listing,
+        })
+    }
+
+    /// Reads plan-relative names not read yet (task files named by the state's locators).
+    pub fn read_more<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+        for rel in names {
+            if !self.files.contains_key(rel) {
+                let read = read_inside(&self.dir, rel);
+                self.files.insert(rel.to_string(), read);
+            }
+        }
+    }
+
+    pub fn get(&self, rel: &str) -> &FileRead {
+        self.files.get(rel).unwrap_or(&FileRead::Missing)
+    }
+
+    pub fn bytes(&self, rel: &str) -> Option<&[u8]> {
+        self.get(rel).bytes()
+    }
+
+    /// The file as text (invalid UTF-8 replaced; the checks report it separately).
+    pub fn text(&self, rel: &str) -> Option<std::borrow::Cow<'_, str>> {
+        self.bytes(rel).map(String::from_utf8_lossy)
+    }
+
+    /// Where a plan-relative pointer leads, without opening it.
+    pub fn path_status(&self, rel: &str) -> PathStatus {
+        match planseal_recovery::paths::resolve_inside(&self.dir, rel, true) {
+            Ok(p) => match std::fs::metadata(&p) {
+                Ok(m) if m.is_file() => PathStatus::File,
+                Ok(_) => PathStatus::NotAFile("not a regular file".into()),
+                Err(e) => PathStatus::NotAFile(e.to_string()),
+            },
+            Err(planseal_recovery::paths::PathError::Missing) => PathStatus::Missing,
+            Err(planseal_recovery::paths::PathError::Io(e)) => PathStatus::NotAFile(e),
+            Err(e) => PathStatus::Outside(e.to_string()),
+        }
+    }
+
+    /// Every name that exists but could not be read, with why.
+    pub fn unreadable(&self) -> Vec<(String, String)> {
+        self.files
+            .iter()
+            .filter_map(|(k, v)| match v {
+                FileRead::Unreadable(why) => Some((k.clone(), why.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// `<digits>.task_<anything>.md`, the shape of a Full plan's task file in a folder listing.
+pub fn is_task_file_name(name: &str) -> bool {
+    let Some((num, rest)) = name.split_once('.') else {
+        return false;
+    };
+    !num.is_empty()
+        && num.bytes().all(|b| b.is_ascii_digit())
+        && rest.starts_with("task_")
+        && rest.ends_with(".md")
+}
+
+/// Reads `rel` inside `dir` without following anything out of it and without opening anything
+/// that is not a regular file.
+pub fn read_inside(dir: &Path, rel: &str) -> FileRead {
+    use planseal_recovery::paths::{PathError, resolve_inside};
+    let path = match resolve_inside(dir, rel, true) {
+        Ok(p) => p,
+        Err(PathError::Missing) => return FileRead::Missing,
+        Err(PathError::Io(why)) => return FileRead::Unreadable(why),
+        Err(e) => return FileRead::Outside(e.to_string()),
+    };
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return FileRead::Missing,
+        Err(e) => return FileRead::Unreadable(e.to_string()),
+    };
+    if meta.is_dir() {
+        return FileRead::Unreadable("is a directory, not a file".into());
+    }
+    if !meta.is_file() {
+        return FileRead::Unreadable("not a regular file (FIFO, socket or device)".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return FileRead::Unreadable(format!(
+            "{} bytes, more than the {MAX_FILE_BYTES} planseal reads",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    match std::fs::File::open(&path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+    {
+        Ok(_) => FileRead::Bytes(bytes),
+        Err(e) => FileRead::Unreadable(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_file_names() {
+        assert!(is_task_file_name("1.task_a.md"));
+        assert!(is_task_file_name("12.task_final_review.md"));
+        assert!(!is_task_file_name("task_a.md"));
+        assert!(!is_task_file_name("1.tasks_a.md"));
+        assert!(!is_task_file_name("a.task_a.md"));
+    }
+
+    #[test]
+    fn never_opens_what_is_not_a_plain_file_inside() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir(t.path().join("README.md")).unwrap();
+        std::fs::write(t.path().join("ok.md"), b"hi").unwrap();
+        let fifo = t.path().join("PROGRESS.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(matches!(
+            read_inside(t.path(), "README.md"),
+            FileRead::Unreadable(_)
+        ));
+        assert!(matches!(
+            read_inside(t.path(), "PROGRESS.md"),
+            FileRead::Unreadable(_)
+        ));
+        assert_eq!(
+            read_inside(t.path(), "ok.md"),
+            FileRead::Bytes(b"hi".to_vec())
+        );
+        assert_eq!(read_inside(t.path(), "gone.md"), FileRead::Missing);
+        assert!(matches!(
+            read_inside(t.path(), "../x"),
+            FileRead::Outside(_)
+        ));
+    }
+}

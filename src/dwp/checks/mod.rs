@@ -1,0 +1,336 @@
+//! The conformance check of one plan (SPEC §1.10): the current-era (v2/v5) checks in the order of
+//! items 1–18, the legacy path for v1 and state-less plans, and the receipt check of item 16.
+//!
+//! [`check_plan`] reads the folder once ([`load::PlanFiles`]) and hands the bytes to
+//! [`check_files`], which only looks at them (plus the existence of `log=` targets).
+//!
+//! Finding ids are the labels recorded from the original checker (`fixtures/vectors/dwp/README.md`
+//! §6–§7) where one applies, and planseal's own otherwise (`receipt-missing`, `receipt-mismatch`,
+//! …). `docs/verify.md` lists them.
+
+mod current;
+pub mod gates;
+mod legacy;
+pub mod load;
+pub mod md;
+pub mod receipt;
+pub mod shape;
+
+use crate::report::{Finding, Section, Severity, System};
+use load::{FileRead, PlanFiles};
+use std::path::Path;
+
+/// Which checks to leave out: finalize and recover re-verify a plan without the marker they are
+/// resolving and the receipt they are about to write (SPEC §1.9 step 4).
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    pub skip_marker: bool,
+    pub skip_receipt: bool,
+    /// Check these bytes in place of state.json (a finalization candidate).
+    pub state_override: Option<Vec<u8>>,
+}
+
+/// Reads and checks one plan folder. `display_name` heads the section (`PLAN_x`, or
+/// `repo:PLAN_x` for an orchestrator-hub child); `display_path` is shown as its path.
+pub fn check_plan(
+    dir: &Path,
+    name: &str,
+    display_name: &str,
+    display_path: &str,
+    opts: &CheckOptions,
+) -> Section {
+    let mut section = Section::new(System::Dwp, display_name, display_path);
+    let mut files = match PlanFiles::load(dir, name) {
+        Ok(f) => f,
+        Err(why) => {
+            section.unverified = Some(format!("the plan folder cannot be listed: {why}"));
+            return section;
+        }
+    };
+    files.display = display_path.to_string();
+    if let Some(candidate) = &opts.state_override {
+        files
+            .files
+            .insert("state.json".into(), FileRead::Bytes(candidate.clone()));
+    }
+    let unreadable = files.unreadable();
+    if !unreadable.is_empty() {
+        let why: Vec<String> = unreadable
+            .iter()
+            .map(|(file, why)| format!("{file}: {why}"))
+            .collect();
+        section.unverified = Some(why.join("; "));
+        return section;
+    }
+    section.findings = check_files(&files, opts);
+    for f in &mut section.findings {
+        f.plan.get_or_insert_with(|| display_name.to_string());
+    }
+    section
+}
+
+/// Every finding for a plan already read. Pure apart from the existence checks of `log=` targets.
+pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
+    let mut out = Out::default();
+    // 1. An interrupted publication stops everything (both eras).
+    if !opts.skip_marker && files.get(".finalizing.json").exists() {
+        out.fail(
+            "marker-present",
+            "interrupted finalization (.finalizing.json present) — inspect artifacts and recover before claiming completion",
+        )
+        .file(".finalizing.json")
+        .hint(format!(
+            "run `planseal recover {}` to finish or roll back the interrupted publication",
+            files.display
+        ));
+        return out.done();
+    }
+    for (rel, read) in &files.files {
+        if let FileRead::Outside(why) = read {
+            out.fail(
+                "file-outside-plan",
+                format!("{rel} leaves the plan folder ({why}); it was not read"),
+            )
+            .file(rel.clone())
+            .hint("replace the link with the file itself");
+        }
+    }
+    match files.get("state.json") {
+        FileRead::Missing => legacy::check(files, None, opts, &mut out),
+        FileRead::Bytes(bytes) => {
+            let state = match shape::parse_strict(bytes) {
+                Ok(v) => v,
+                Err(why) => {
+                    out.fail("state-unparseable", format!("state.json does not parse: {why}"))
+                        .file("state.json")
+                        .hint("repair the JSON, or regenerate it from the markdown with `planseal rebuild --write`");
+                    return out.done();
+                }
+            };
+            let url = state.get("schema").and_then(|s| s.as_str()).unwrap_or("");
+            match shape::era_of(url, &shape::STATE_SCHEMAS) {
+                None => {
+                    out.fail(
+                        "unsupported-schema",
+                        format!(
+                            "state.json schema {} is not supported (supported: {})",
+                            if url.is_empty() {
+                                "(missing)".to_string()
+                            } else {
+                                format!("\"{url}\"")
+                            },
+                            shape::STATE_SCHEMAS.join(", ")
+                        ),
+                    )
+                    .file("state.json")
+                    .hint("a newer DWP version wrote this plan: upgrade planseal");
+                }
+                Some(shape::Era::V1) => legacy::check(files, Some((bytes, &state)), opts, &mut out),
+                Some(era) => current::check(files, bytes, &state, era, opts, &mut out),
+            }
+        }
+        // Outside: reported above; unreadable never gets here.
+        _ => {}
+    }
+    out.done()
+}
+
+/// The findings of one plan as they are produced.
+#[derive(Default)]
+pub(crate) struct Out {
+    findings: Vec<Finding>,
+}
+
+impl Out {
+    fn push(&mut self, f: Finding) -> &mut Finding {
+        self.findings.push(f);
+        self.findings.last_mut().expect("just pushed")
+    }
+    pub(crate) fn pass(&mut self, id: &str, msg: impl Into<String>) -> &mut Finding {
+        self.push(Finding::pass(id, msg))
+    }
+    pub(crate) fn fail(&mut self, id: &str, msg: impl Into<String>) -> &mut Finding {
+        self.push(Finding::fail(id, msg))
+    }
+    pub(crate) fn advisory(&mut self, id: &str, msg: impl Into<String>) -> &mut Finding {
+        self.push(Finding::advisory(id, msg))
+    }
+    pub(crate) fn failed(&self) -> bool {
+        self.findings.iter().any(|f| f.severity == Severity::Fail)
+    }
+    pub(crate) fn failures_since(&self, mark: usize) -> bool {
+        self.findings[mark..]
+            .iter()
+            .any(|f| f.severity == Severity::Fail)
+    }
+    pub(crate) fn mark(&self) -> usize {
+        self.findings.len()
+    }
+    fn done(mut self) -> Vec<Finding> {
+        if !self.failed() && !self.findings.is_empty() {
+            self.advisory(
+                "semantic-review-required",
+                "semantic review required: whether each acceptance criterion is really satisfied, affected-test coverage and the actual security review are beyond a file check",
+            );
+        }
+        self.findings
+    }
+}
+
+/// Mutating builders on a pushed finding.
+pub(crate) trait FindingExt {
+    fn task(&mut self, t: u64) -> &mut Self;
+    fn file(&mut self, f: impl Into<String>) -> &mut Self;
+    fn hint(&mut self, h: impl Into<String>) -> &mut Self;
+    fn group(&mut self, g: impl Into<String>) -> &mut Self;
+}
+
+impl FindingExt for Finding {
+    fn task(&mut self, t: u64) -> &mut Self {
+        self.task = Some(t);
+        self
+    }
+    fn file(&mut self, f: impl Into<String>) -> &mut Self {
+        self.file = Some(f.into());
+        self
+    }
+    fn hint(&mut self, h: impl Into<String>) -> &mut Self {
+        self.hint = Some(h.into());
+        self
+    }
+    fn group(&mut self, g: impl Into<String>) -> &mut Self {
+        self.group = Some(g.into());
+        self
+    }
+}
+
+/// Compares two dotted versions numerically (`2.3` == `2.3.0`).
+pub(crate) fn version_parts(v: &str) -> Option<(u64, u64, u64)> {
+    let mut it = v.trim().split('.');
+    let a = it.next()?.parse().ok()?;
+    let b = it.next().unwrap_or("0").parse().ok()?;
+    let c = it.next().unwrap_or("0").parse().ok()?;
+    Some((a, b, c))
+}
+
+/// Reports a file that is not valid UTF-8 (the checks go on with replacement characters).
+pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
+    if let Some(b) = files.bytes(rel)
+        && let Err(e) = std::str::from_utf8(b)
+    {
+        out.fail(
+            "file-not-utf8",
+            format!(
+                "{rel} is not valid UTF-8 (first bad byte at offset {})",
+                e.valid_up_to()
+            ),
+        )
+        .file(rel.to_string())
+        .hint("save the file as UTF-8");
+    }
+}
+
+/// The receipt check shared by both eras (item 16, planseal's stricter part).
+pub(crate) fn receipt_check(
+    files: &PlanFiles,
+    state_bytes: &[u8],
+    state: &serde_json::Value,
+    standard_major: Option<u64>,
+    opts: &CheckOptions,
+    out: &mut Out,
+) {
+    if opts.skip_receipt {
+        return;
+    }
+    let reseal = format!(
+        "re-seal the plan with `planseal finalize {}`",
+        files.display
+    );
+    match receipt::check_receipt(files, state_bytes, state) {
+        receipt::ReceiptCheck::Matches => {
+            out.pass(
+                "receipt-matches",
+                "publication receipt matches state.json and the fingerprinted plan files",
+            );
+        }
+        receipt::ReceiptCheck::Missing => {
+            if standard_major == Some(5) {
+                out.fail(
+                    "receipt-missing",
+                    "completed plan has no publication receipt (analysis_results/FINALIZATION.json)",
+                )
+                .file("analysis_results/FINALIZATION.json")
+                .hint(format!("publish the plan through the finalizer: {reseal}"));
+            } else {
+                out.advisory(
+                    "receipt-missing",
+                    "completed plan has no publication receipt (analysis_results/FINALIZATION.json); required from standard 5.x",
+                )
+                .file("analysis_results/FINALIZATION.json")
+                .hint(reseal);
+            }
+        }
+        receipt::ReceiptCheck::Unparseable(why) => {
+            out.fail(
+                "receipt-mismatch",
+                format!("publication receipt cannot be read: {why}"),
+            )
+            .file("analysis_results/FINALIZATION.json")
+            .hint(reseal);
+        }
+        receipt::ReceiptCheck::Mismatch(diffs) => {
+            out.fail(
+                "receipt-mismatch",
+                format!(
+                    "publication receipt does not match the plan: {}",
+                    diffs.join("; ")
+                ),
+            )
+            .file("analysis_results/FINALIZATION.json")
+            .hint(format!(
+                "if the change is intended, {reseal}; otherwise restore the changed file(s)"
+            ));
+        }
+    }
+}
+
+/// SECURITY_REVIEW.md of a completed plan (item 16, both eras).
+pub(crate) fn security_review_check(files: &PlanFiles, out: &mut Out) {
+    let rel = "analysis_results/SECURITY_REVIEW.md";
+    match files.text(rel) {
+        None => {
+            out.fail(
+                "security-review-missing",
+                "completed plan has no analysis_results/SECURITY_REVIEW.md",
+            )
+            .file(rel)
+            .hint(
+                "the Final Review writes the security review; write it before claiming completion",
+            );
+        }
+        Some(text) => match md::security_review(&text) {
+            Ok(()) => {
+                out.pass(
+                    "security-review-clear",
+                    "security review reports no unresolved critical finding",
+                );
+            }
+            Err(md::SecurityVerdict::Open) => {
+                out.fail(
+                    "security-review-open-critical",
+                    "security review reports an unresolved critical finding",
+                )
+                .file(rel)
+                .hint("resolve the finding (or record its explicit acceptance) before completion");
+            }
+            Err(md::SecurityVerdict::Unclear) => {
+                out.fail(
+                    "security-review-critical-unclear",
+                    "security review mentions a critical finding without saying it is resolved, fixed or accepted",
+                )
+                .file(rel)
+                .hint("state the outcome, e.g. \"0 unresolved critical findings\" or \"fixed in <commit>\"");
+            }
+        },
+    }
+}
