@@ -6,7 +6,7 @@ use super::Context;
 use crate::print_out;
 use anyhow::Context as _;
 use planseal::dwp::history::{PlanLog, plan_log};
-use planseal::recovery::git::Repo;
+use planseal::recovery::git::{HistoryOptions, Repo};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -20,11 +20,27 @@ pub struct Args {
     /// Exit 1 when git and the plan disagree (like `git diff --exit-code`)
     #[arg(long)]
     pub exit_code: bool,
+    /// Instead of the timeline, list the commits that changed FILE (relative to the current
+    /// directory), newest first — e.g. a plan file when `.dwp/` is committed
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// With --file: stop after N versions
+    #[arg(long, value_name = "N", requires = "file")]
+    pub max_count: Option<usize>,
 }
 
 pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     let plan_dir = plan_folder(&ctx.cwd, &args.plan_dir)?;
     let repo = open_repo(&plan_dir)?;
+    if let Some(file) = &args.file {
+        return file_history(
+            repo.as_ref(),
+            &plan_dir,
+            &ctx.cwd.join(file),
+            args.max_count,
+            ctx,
+        );
+    }
     let log = plan_log(&plan_dir, repo.as_ref())
         .with_context(|| format!("reading the git history of {}", plan_dir.display()))?;
     if ctx.json {
@@ -37,6 +53,64 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     } else {
         0
     })
+}
+
+/// `--file`: one line per version, `<hash> <committer time> <subject>`.
+fn file_history(
+    repo: Option<&Repo>,
+    plan_dir: &Path,
+    file: &Path,
+    limit: Option<usize>,
+    ctx: &Context,
+) -> anyhow::Result<i32> {
+    let Some(repo) = repo else {
+        anyhow::bail!(
+            "{} is not in a git repository; there is no file history to show",
+            plan_dir.display()
+        );
+    };
+    let rel = repo.relative_to_work_tree(file)?;
+    let history = repo.file_versions(
+        &rel,
+        &HistoryOptions {
+            limit,
+            ..Default::default()
+        },
+    )?;
+    if ctx.json {
+        let versions: Vec<serde_json::Value> = history
+            .versions
+            .iter()
+            .map(|v| {
+                serde_json::json!({
+                    "commit": v.commit.id,
+                    "short": v.commit.short,
+                    "committed_at": v.commit.committer_time.to_utc_iso(),
+                    "subject": v.commit.subject.trim_end(),
+                    "blob": v.blob_id,
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "path": rel,
+            "versions": versions,
+            "walked": history.walked,
+            "truncated": history.truncated,
+        });
+        print_out(&format!("{doc:#}\n"));
+    } else {
+        let mut out = String::new();
+        for v in &history.versions {
+            out.push_str(&format!(
+                "{} {} {}\n",
+                v.commit.id,
+                v.commit.committer_time.to_utc_iso(),
+                v.commit.subject.trim_end()
+            ));
+        }
+        print_out(&out);
+    }
+    Ok(0)
 }
 
 /// The plan folder named on the command line, resolved against `-C`; it must exist and hold a
