@@ -960,3 +960,120 @@ pub fn publish_terminal(
     req.operation = "update".to_string();
     finalize(&req, &mut |_| {})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V1: &str = r#"{"schema": "https://deepworkplan.com/schema/plan-state/v1.json",
+      "plan": "PLAN_x", "updated_at": "2026-01-01T00:00:00Z", "status": "pending",
+      "completed_count": 0, "task_count": 2,
+      "tasks": [{"id": 1, "file": "1.task_a.md", "title": "A", "status": "pending"},
+                {"id": 2, "file": "2.task_b.md", "title": "B", "status": "pending"}]}"#;
+
+    fn clock() -> Clock {
+        Clock::fixed("2026-10-05T09:00:00Z".parse().unwrap(), 1_250_000)
+    }
+
+    fn apply(bytes: &[u8], req: &UpdateRequest) -> Result<Transition, Refusal> {
+        plan_transition(bytes, req, &PlanFacts::detached("PLAN_x"), &mut clock())
+    }
+
+    #[test]
+    fn block_takes_since_first_and_a_reblock_keeps_it() {
+        let mut req = UpdateRequest::new(1, TaskStatus::Blocked);
+        req.block_reason = Some("staging down".into());
+        let t = apply(V1.as_bytes(), &req).unwrap();
+        let v = &t.candidate;
+        assert_eq!(v["blocked"]["since"], "2026-10-05T09:00:00+00:00");
+        assert_eq!(v["updated_at"], "2026-10-05T09:00:01.250000+00:00");
+        assert_eq!(v["checkpoint"]["at"], "2026-10-05T09:00:02.500000+00:00");
+        assert_eq!(v["blocked"]["needs"], "");
+        assert_eq!(t.plan_status, PlanStatus::Blocked);
+        // Re-blocking the same task keeps `since` and takes no clock value for it.
+        req.block_reason = Some("still down".into());
+        let again = apply(&t.candidate_bytes, &req).unwrap();
+        assert_eq!(
+            again.candidate["blocked"]["since"],
+            "2026-10-05T09:00:00+00:00"
+        );
+        assert_eq!(again.candidate["blocked"]["reason"], "still down");
+        assert_eq!(again.candidate["updated_at"], "2026-10-05T09:00:00+00:00");
+    }
+
+    #[test]
+    fn gate_json_keeps_its_order_and_takes_no_clock_value() {
+        let mut req = UpdateRequest::new(1, TaskStatus::InProgress);
+        req.gate_jsons = vec![
+            r#"{"command": "make test", "exit_code": 0, "passes": true, "evidence": "ran=3/3", "last_run": "2026-10-01T00:00:00Z"}"#.into(),
+        ];
+        let t = apply(V1.as_bytes(), &req).unwrap();
+        let gate = &t.candidate["tasks"][0]["gates"][0];
+        let keys: Vec<&str> = gate
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["command", "exit_code", "passes", "evidence", "last_run"]
+        );
+        assert_eq!(
+            t.candidate["checkpoint"]["at"],
+            "2026-10-05T09:00:01.250000+00:00"
+        );
+    }
+
+    #[test]
+    fn identical_replay_is_not_appended_but_consumes_its_clock_value() {
+        let mut req = UpdateRequest::new(1, TaskStatus::InProgress);
+        req.gates = vec!["make test|0|ran=3/3".into()];
+        let first = apply(V1.as_bytes(), &req).unwrap();
+        let second = apply(&first.candidate_bytes, &req).unwrap();
+        assert_eq!(
+            second.candidate["tasks"][0]["gates"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            second.candidate["checkpoint"]["at"],
+            "2026-10-05T09:00:02.500000+00:00"
+        );
+    }
+
+    #[test]
+    fn completing_the_last_task_marks_the_plan_for_publication() {
+        let mut bytes = V1.as_bytes().to_vec();
+        for id in 1..=2 {
+            let mut req = UpdateRequest::new(id, TaskStatus::Completed);
+            req.gates = vec!["make test|0|ran=3/3".into()];
+            let t = apply(&bytes, &req).unwrap();
+            assert_eq!(t.completes_plan, id == 2);
+            bytes = t.candidate_bytes;
+        }
+        let v: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            v["checkpoint"],
+            json!({"task": 2, "step": "done", "at": "2026-10-05T09:00:02.500000+00:00", "note": "Plan completed."})
+        );
+        assert_eq!(v["completed_count"], 2);
+    }
+
+    #[test]
+    fn argument_checks_come_first() {
+        let mut req = UpdateRequest::new(1, TaskStatus::InProgress);
+        req.commit = Some("ABCDEF1".into());
+        assert_eq!(apply(b"not json", &req).unwrap_err().kind, "commit-not-hex");
+        req.commit = None;
+        req.worked = Some("é".repeat(WORKED_MAX + 1));
+        assert_eq!(apply(b"not json", &req).unwrap_err().kind, "field-too-long");
+        req.worked = Some("é".repeat(WORKED_MAX));
+        assert_eq!(
+            apply(b"not json", &req).unwrap_err().kind,
+            "state-unreadable"
+        );
+    }
+}
