@@ -96,9 +96,20 @@ fn assert_never_completed_unsealed(ws: &Workspace, what: &str) {
 
 /// Follows the recovery path for whatever the crash left and checks the end state.
 fn recover_and_verify(ws: &Workspace, close: Close, stale_ids: &[String], what: &str) {
+    let state: Value = serde_json::from_slice(&ws.state()).unwrap();
     if ws.exists(".finalizing.json") {
         let out = ws.run(&["recover", &ws.plan_rel()]);
         assert_ok(&out);
+    } else if state["status"] == "completed" {
+        // published and sealed; only the dead owner's lock is left
+        assert!(failing_ids(ws).is_empty(), "{what}: a sealed plan verifies");
+        let out = ws.run(&["recover", &ws.plan_rel()]);
+        assert!(
+            stdout(&out).contains("no interrupted publication"),
+            "{what}"
+        );
+        let state_rel = format!("{}/state.json", ws.plan_rel());
+        assert_ok(&ws.run(&["unlock", &state_rel]));
     } else {
         // before the marker: only the stale state, and nothing to recover
         assert_eq!(
@@ -180,7 +191,7 @@ fn crash_at_every_step(close: Close, fixtures: &[(&str, &str)]) {
                 ws.exists("state.json.lock"),
                 "{what}: a killed owner leaves its lock"
             );
-            if !step.marker_written() {
+            if matches!(step, Step::AfterLock | Step::AfterValidation) {
                 assert_eq!(
                     ws.state(),
                     before,

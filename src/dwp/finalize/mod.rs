@@ -41,10 +41,12 @@ pub enum Step {
     AfterReverify,
     AfterReceipt,
     BeforeMarkerRemoval,
+    /// Published and sealed; only the lock is still held.
+    AfterMarkerRemoval,
 }
 
 impl Step {
-    pub const ALL: [Step; 7] = [
+    pub const ALL: [Step; 8] = [
         Step::AfterLock,
         Step::AfterValidation,
         Step::AfterMarker,
@@ -52,6 +54,7 @@ impl Step {
         Step::AfterReverify,
         Step::AfterReceipt,
         Step::BeforeMarkerRemoval,
+        Step::AfterMarkerRemoval,
     ];
 
     /// The failpoint name (`finalize.after_marker`, …).
@@ -64,12 +67,16 @@ impl Step {
             Step::AfterReverify => "finalize.after_reverify",
             Step::AfterReceipt => "finalize.after_receipt",
             Step::BeforeMarkerRemoval => "finalize.before_marker_removal",
+            Step::AfterMarkerRemoval => "finalize.after_marker_removal",
         }
     }
 
     /// True for the steps at which a marker is on disk (a crash there needs `recover`).
     pub fn marker_written(self) -> bool {
-        !matches!(self, Step::AfterLock | Step::AfterValidation)
+        !matches!(
+            self,
+            Step::AfterLock | Step::AfterValidation | Step::AfterMarkerRemoval
+        )
     }
 }
 
@@ -381,6 +388,7 @@ pub(crate) fn publish_from_marker(
     );
     reach(Step::BeforeMarkerRemoval, hook);
     store::remove_file(&plan_dir.join(MARKER_FILE))?;
+    reach(Step::AfterMarkerRemoval, hook);
     Ok(())
 }
 
