@@ -237,3 +237,38 @@ fn failing_ids(out: &std::process::Output) -> Vec<String> {
     }
     ids
 }
+
+/// A lock whose owner is alive (this test process holds it) is never removed: `finalize` and
+/// `recover` both refuse with `lock-owner-alive`, naming the owner, and change nothing.
+#[test]
+fn a_live_owners_lock_is_never_removed() {
+    use planseal::recovery::store::{LockStyle, acquire};
+    let (fixture, plan) = FIXTURES[1];
+    let ws = interrupted(fixture, plan, "before_publish");
+    let state_path = ws.plan_dir().join("state.json");
+    let guard = acquire(
+        &state_path,
+        &LockStyle::Directory,
+        "test holds the lock",
+        "test",
+    )
+    .unwrap();
+    let before = ws.state();
+
+    let out = ws.run(&["recover", &ws.plan_rel(), "--candidate", "candidate.json"]);
+    assert_refused(&out, "lock-owner-alive");
+    assert!(
+        stderr(&out).contains(&format!("pid {}", std::process::id())),
+        "{}",
+        stderr(&out)
+    );
+    assert!(ws.exists(".finalizing.json") && ws.exists("state.json.lock"));
+    assert_eq!(ws.state(), before);
+
+    std::fs::remove_file(ws.plan_dir().join(".finalizing.json")).unwrap();
+    let out = ws.run(&["finalize", &ws.plan_rel(), "--candidate", "candidate.json"]);
+    assert_refused(&out, "lock-owner-alive");
+    assert_eq!(ws.state(), before);
+    assert!(!ws.exists(".finalizing.json"));
+    guard.release().unwrap();
+}
