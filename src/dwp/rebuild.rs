@@ -16,7 +16,8 @@
 
 use crate::dwp::history::{TaskCommits, plan_name_of, task_commits};
 use crate::dwp::markdown::{
-    ApprovalValue, DeclaredFormat, GateRecordLine, LogStatus, decode, parse_readme, parse_task_file,
+    ApprovalValue, DeclaredFormat, GateRecordLine, LogStatus, PlanStatus, decode, parse_readme,
+    parse_task_file,
 };
 use crate::dwp::model::{
     Era, MANIFEST_SCHEMA_V1, MANIFEST_SCHEMA_V2, MANIFEST_SCHEMA_V5, parse_json,
@@ -140,6 +141,8 @@ pub struct Inputs {
     pub git: Option<BTreeMap<u64, GitTask>>,
     /// The git walk hit a shallow boundary.
     pub truncated: bool,
+    /// The README's `Plan Status: X/N` count, when it has one.
+    pub plan_status: Option<(u64, u64)>,
 }
 
 /// What went wrong reading the plan.
@@ -257,6 +260,12 @@ pub fn gather(plan_dir: &Path, repo: Option<&Repo>) -> Result<Inputs, RebuildErr
         journal_first,
         git,
         truncated,
+        plan_status: match readme.plan_status().map(|p| &p.status) {
+            Some(PlanStatus::Count { completed, total }) => {
+                Some((*completed as u64, *total as u64))
+            }
+            _ => None,
+        },
     })
 }
 
