@@ -235,6 +235,8 @@ broken_cases! {
     plan_identity_mismatch => "plan-identity-mismatch",
     status_incoherent => "status-incoherent",
     completed_count_mismatch => "completed-count-mismatch",
+    amendment_disposition_invalid => "amendment-disposition-invalid",
+    amendment_backdated => "amendment-backdated",
 }
 
 /// The receipt names the file that changed when it carries planseal's per-file hashes.

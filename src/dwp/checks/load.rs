@@ -57,6 +57,8 @@ pub struct PlanFiles {
     /// Names directly in the plan folder.
     pub listing: Vec<String>,
     pub analysis_results_dir: bool,
+    /// The plan lives in a git work tree (an ancestor folder holds `.git`).
+    pub in_git_work_tree: bool,
 }
 
 /// The fixed names read for every plan.
@@ -96,6 +98,7 @@ impl PlanFiles {
             display: dir.display().to_string(),
             files,
             analysis_results_dir: dir.join("analysis_results").is_dir(),
+            in_git_work_tree: dir.ancestors().any(|a| a.join(".git").exists()),
             listing,
         })
     }
