@@ -321,3 +321,19 @@ fn completed_task_without_commit_in_a_plan_that_makes_commits() {
     let run = planseal(tmp.path(), &["--json", "verify"]);
     assert_eq!(run.failing_ids(), ["receipt-mismatch"]);
 }
+
+/// A state-less (legacy) plan: without git the state layer is required (SPEC §1.1); inside a
+/// git work tree the same plan is checked by the legacy path and passes.
+#[test]
+fn stateless_plan_needs_git() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join(".dwp/plans/PLAN_log_rotation");
+    copy_dir(&good_plans().join("PLAN_log_rotation"), &plan);
+    std::fs::remove_file(plan.join("state.json")).unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.failing_ids(), ["state-layer-required"]);
+    std::fs::create_dir(tmp.path().join(".git")).unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}

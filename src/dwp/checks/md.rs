@@ -119,6 +119,8 @@ pub struct TaskFacts {
     pub amendments: Vec<markdown::Amendment>,
     /// The log says `Commit: none — <reason>` with a reason.
     pub commit_none_justified: bool,
+    /// Task numbers the `Read Before Starting` section refers to.
+    pub read_before: Vec<u64>,
 }
 
 /// Every field a task body is checked for.
@@ -139,6 +141,10 @@ impl TaskFacts {
         let log = body.completion_log();
         Self {
             amendments: body.amendments(),
+            read_before: markdown::read_before_references(body)
+                .into_iter()
+                .map(u64::from)
+                .collect(),
             commit_none_justified: log
                 .as_ref()
                 .and_then(|l| l.commit.as_ref())
