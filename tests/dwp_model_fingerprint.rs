@@ -154,6 +154,14 @@ fn malformed_receipts_are_refused() {
     assert!(parse_receipt(b"[]").is_err());
     assert!(parse_receipt(br#"{"state_sha256": "abc"}"#).is_err());
     assert!(parse_receipt(br#"{"files": {"README.md": 3}}"#).is_err());
+    assert!(parse_receipt(br#"{"evidence_files": {"a.log": "x"}}"#).is_err());
+    // planseal's finalize writes `<absent>` for an absent file
+    let r = parse_receipt(
+        br#"{"files": {"PROMPTS.md": "<absent>", "README.md": null}, "evidence_files": {}}"#,
+    )
+    .unwrap();
+    assert_eq!(r.files.unwrap().values().filter(|v| v.is_none()).count(), 2);
+    assert_eq!(r.evidence_files.unwrap().len(), 0);
     assert!(parse_receipt(b"{\"result\": \"verified\"").is_err());
 }
 
@@ -192,4 +200,41 @@ fn a_directory_in_place_of_a_file_is_an_error() {
     std::fs::create_dir(plan.path().join("README.md")).unwrap();
     let err = artifacts_sha256(plan.path(), &["README.md".to_string()]).unwrap_err();
     assert!(err.to_string().contains("README.md"));
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        /// The streamed hash is the hash of the preimage, and the preimage is the framing of
+        /// SPEC §1.9 built by hand.
+        #[test]
+        fn streamed_hash_equals_the_framed_preimage(
+            files in prop::collection::btree_map("[a-z]{1,6}\\.md", prop::option::of(prop::collection::vec(any::<u8>(), 0..300)), 1..6)
+        ) {
+            let plan = tempfile::tempdir().unwrap();
+            let mut expected = Vec::new();
+            let names: Vec<String> = files.keys().cloned().collect();
+            for (name, content) in &files {
+                expected.extend_from_slice(name.as_bytes());
+                expected.push(0);
+                match content {
+                    Some(bytes) => {
+                        std::fs::write(plan.path().join(name), bytes).unwrap();
+                        expected.extend_from_slice(bytes);
+                    }
+                    None => expected.extend_from_slice(ABSENT),
+                }
+            }
+            let bytes = preimage(plan.path(), &names).unwrap();
+            prop_assert_eq!(&bytes, &expected);
+            let fp = artifacts_sha256(plan.path(), &names).unwrap();
+            prop_assert_eq!(fp.hex, sha256_hex(&expected));
+            for ((name, digest), content) in fp.files.iter().zip(files.values()) {
+                prop_assert_eq!(digest.clone(), content.as_ref().map(|c| sha256_hex(c)), "{}", name);
+            }
+        }
+    }
 }

@@ -386,3 +386,33 @@ fn plan_dir_resolution_through_links() {
         Err(PathError::SymlinkEscape(_))
     ));
 }
+
+proptest! {
+    /// `latest_per_command` equals a naive model: for each command in order of first appearance,
+    /// the last well-formed record.
+    #[test]
+    fn latest_per_command_matches_a_naive_model(
+        records in prop::collection::vec((0u8..4, prop::option::of(any::<bool>())), 0..20)
+    ) {
+        let gates: Vec<serde_json::Value> = records
+            .iter()
+            .map(|(c, passes)| match passes {
+                Some(p) => json!({"command": format!("c{c}"), "passes": p}),
+                None => json!({"command": format!("c{c}")}),
+            })
+            .collect();
+        let t = Task::from_value(0, &json!({"id": 1, "gates": gates}));
+        let got: Vec<usize> = latest_per_command(&t.gates).iter().map(|g| g.index).collect();
+        let mut order: Vec<u8> = Vec::new();
+        for (c, p) in &records {
+            if p.is_some() && !order.contains(c) {
+                order.push(*c);
+            }
+        }
+        let expected: Vec<usize> = order
+            .iter()
+            .map(|c| records.iter().rposition(|(d, p)| d == c && p.is_some()).unwrap())
+            .collect();
+        prop_assert_eq!(got, expected);
+    }
+}

@@ -75,7 +75,7 @@ pub struct Fingerprint {
 
 impl Fingerprint {
     /// The per-file hashes as the receipt extension stores them (`name → sha256 or null`).
-    pub fn files_map(&self) -> BTreeMap<String, Option<String>> {
+    pub fn files_map(&self) -> FileHashes {
         self.files.iter().cloned().collect()
     }
 }
@@ -181,18 +181,24 @@ pub fn artifacts_sha256(plan_dir: &Path, names: &[String]) -> io::Result<Fingerp
 }
 
 /// `analysis_results/FINALIZATION.json` as read. The three leading keys are the helper's; the
-/// rest is planseal's extension (defined by the finalize command), of which only `files` is read
-/// here.
+/// rest is planseal's extension (defined by the finalize command), of which the per-file maps
+/// `files` (fingerprinted files) and `evidence_files` (gate logs, PLAN_ANALYSIS.md) are read here.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Receipt {
     pub state_sha256: Option<String>,
     pub artifacts_sha256: Option<String>,
     pub result: Option<String>,
-    /// planseal's per-file hashes, `name → sha256` (`None` for a file hashed as absent).
-    pub files: Option<BTreeMap<String, Option<String>>>,
+    /// planseal's per-file hashes, `name → sha256`, `None` for a file recorded as absent
+    /// (written `"<absent>"` or `null`).
+    pub files: Option<FileHashes>,
+    /// planseal's hashes of the other covered files, same form.
+    pub evidence_files: Option<FileHashes>,
     /// The whole document, for the fields this model does not name.
     pub raw: Value,
 }
+
+/// File name → SHA-256 hex, `None` when the file is absent.
+pub type FileHashes = BTreeMap<String, Option<String>>;
 
 /// Why a receipt cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -205,7 +211,8 @@ pub enum ReceiptError {
     BadHash { field: String },
 }
 
-/// Parses a receipt; hashes must be 64 hex digits where present.
+/// Parses a receipt; hashes must be 64 hex digits where present (`"<absent>"` or `null` for an
+/// absent file in the per-file maps).
 pub fn parse_receipt(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
     let raw = crate::dwp::model::parse_json(bytes)?;
     let obj = raw.as_object().ok_or(ReceiptError::NotAnObject)?;
@@ -218,32 +225,74 @@ pub fn parse_receipt(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
     };
     let state_sha256 = hash("state_sha256")?;
     let artifacts_sha256 = hash("artifacts_sha256")?;
-    let files = match obj.get("files") {
-        Some(Value::Object(map)) => {
-            let mut out = BTreeMap::new();
-            for (name, v) in map {
-                let digest = match v {
-                    Value::Null => None,
-                    Value::String(s) if is_sha256_hex(s) => Some(s.clone()),
-                    _ => {
-                        return Err(ReceiptError::BadHash {
-                            field: format!("files.{name}"),
-                        });
-                    }
-                };
-                out.insert(name.clone(), digest);
-            }
-            Some(out)
-        }
-        _ => None,
-    };
+    let files = file_map(obj.get("files"), "files")?;
+    let evidence_files = file_map(obj.get("evidence_files"), "evidence_files")?;
     Ok(Receipt {
         state_sha256,
         artifacts_sha256,
         result: obj.get("result").and_then(Value::as_str).map(str::to_owned),
         files,
+        evidence_files,
         raw,
     })
+}
+
+fn file_map(value: Option<&Value>, field: &str) -> Result<Option<FileHashes>, ReceiptError> {
+    let Some(map) = value.and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let mut out = BTreeMap::new();
+    for (name, v) in map {
+        let digest = match v {
+            Value::Null => None,
+            Value::String(s) if s.as_bytes() == ABSENT => None,
+            Value::String(s) if is_sha256_hex(s) => Some(s.clone()),
+            _ => {
+                return Err(ReceiptError::BadHash {
+                    field: format!("{field}.{name}"),
+                });
+            }
+        };
+        out.insert(name.clone(), digest);
+    }
+    Ok(Some(out))
+}
+
+/// Which files differ between two per-file hash maps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileChanges {
+    /// Present in both with different content.
+    pub changed: Vec<String>,
+    /// Present now; absent (or not listed) in the record.
+    pub appeared: Vec<String>,
+    /// Recorded with a hash; absent now (or no longer listed).
+    pub vanished: Vec<String>,
+}
+
+impl FileChanges {
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty() && self.appeared.is_empty() && self.vanished.is_empty()
+    }
+}
+
+/// Compares recorded per-file hashes with the current ones (each list in name order).
+pub fn compare_file_hashes(recorded: &FileHashes, current: &FileHashes) -> FileChanges {
+    let mut out = FileChanges::default();
+    for (name, digest) in current {
+        match (recorded.get(name), digest) {
+            (Some(Some(old)), Some(new)) if old != new => out.changed.push(name.clone()),
+            (Some(Some(_)), None) => out.vanished.push(name.clone()),
+            (Some(None) | None, Some(_)) => out.appeared.push(name.clone()),
+            _ => {}
+        }
+    }
+    for (name, digest) in recorded {
+        if digest.is_some() && !current.contains_key(name) {
+            out.vanished.push(name.clone());
+        }
+    }
+    out.vanished.sort();
+    out
 }
 
 /// How a receipt compares with the plan as it is now.
@@ -255,11 +304,10 @@ pub struct ReceiptComparison {
     pub artifacts_match: bool,
     /// `result` is `"verified"`.
     pub result_verified: bool,
-    /// With planseal's per-file hashes: files whose content changed.
+    /// With planseal's `files` map: which fingerprinted files changed, appeared or vanished
+    /// (empty without the map).
     pub changed: Vec<String>,
-    /// Files present now that were absent (or not listed) when the receipt was written.
     pub appeared: Vec<String>,
-    /// Files recorded with a hash that are absent now (or no longer in the set).
     pub vanished: Vec<String>,
 }
 
@@ -270,7 +318,8 @@ impl ReceiptComparison {
 }
 
 /// Compares a receipt with the current state bytes' hash and fingerprint. File-level detail is
-/// available only when the receipt carries planseal's `files` map.
+/// available only when the receipt carries planseal's `files` map (compare `evidence_files`
+/// with [`compare_file_hashes`] and the caller's own hashes of those files).
 pub fn receipt_matches(
     receipt: &Receipt,
     state_sha256: &str,
@@ -283,20 +332,10 @@ pub fn receipt_matches(
         ..Default::default()
     };
     if let Some(recorded) = &receipt.files {
-        let now = current.files_map();
-        for (name, digest) in &now {
-            match (recorded.get(name), digest) {
-                (Some(Some(old)), Some(new)) if old != new => cmp.changed.push(name.clone()),
-                (Some(Some(_)), None) => cmp.vanished.push(name.clone()),
-                (Some(None) | None, Some(_)) => cmp.appeared.push(name.clone()),
-                _ => {}
-            }
-        }
-        for (name, digest) in recorded {
-            if digest.is_some() && !now.contains_key(name) {
-                cmp.vanished.push(name.clone());
-            }
-        }
+        let changes = compare_file_hashes(recorded, &current.files_map());
+        cmp.changed = changes.changed;
+        cmp.appeared = changes.appeared;
+        cmp.vanished = changes.vanished;
     }
     cmp
 }

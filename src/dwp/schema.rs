@@ -85,6 +85,11 @@ impl ShapeIssue {
     pub fn group_key(&self) -> String {
         format!("{}: {}", normalise_indices(&self.path), self.problem)
     }
+    /// The 0-based position in `tasks` of the task the issue lies in (`$.tasks[3]…` ⇒ 3).
+    pub fn task_position(&self) -> Option<usize> {
+        let rest = self.path.strip_prefix("$.tasks[")?;
+        rest[..rest.find(']')?].parse().ok()
+    }
     /// Whether the issue lies inside a gate record (`….gates[`): SPEC §1.10 #3–4 lets checking
     /// continue when every shape error is of that kind.
     pub fn is_inside_gate_record(&self) -> bool {
@@ -991,6 +996,11 @@ mod tests {
         assert_eq!(a.group_key(), b.group_key());
         assert_eq!(a.group_key(), "$.tasks[*].gates[*]: unknown field `x`");
         assert!(a.is_inside_gate_record());
+        assert_eq!(a.task_position(), Some(3));
+        assert_eq!(
+            ShapeIssue::error("$.tasks".into(), "x".into()).task_position(),
+            None
+        );
         let f = shape_findings(&[a], PlanFile::State);
         assert_eq!(f[0].id, STATE_SHAPE_ERROR);
         assert_eq!(f[0].message, "$.tasks[3].gates[10]: unknown field `x`");
