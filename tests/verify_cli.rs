@@ -279,3 +279,61 @@ fn colour_follows_the_flag_and_no_color() {
     assert!(!run_with(&["verify"], None).contains('\x1b'));
     assert!(!run_with(&["--color", "auto", "verify"], Some("1")).contains('\x1b'));
 }
+
+/// SPEC §1.3: in a git work tree, a plan whose tasks record commits makes commits; a completed
+/// task without one fails unless its log says `Commit: none — <reason>`. Outside a work tree
+/// the same plan passes. (`.git` is only looked at, never run.)
+#[test]
+fn completed_task_without_commit_in_a_plan_that_makes_commits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join(".dwp/plans/PLAN_csv_export_done");
+    copy_dir(&good_plans().join("PLAN_csv_export_done"), &plan);
+    let state = std::fs::read_to_string(plan.join("state.json")).unwrap();
+    std::fs::write(
+        plan.join("state.json"),
+        state.replace("      \"commit\": \"7d01e9f0aa\",\n", ""),
+    )
+    .unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(
+        run.failing_ids(),
+        ["receipt-mismatch"],
+        "no git work tree: no commit rule"
+    );
+
+    std::fs::create_dir(tmp.path().join(".git")).unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(
+        run.failing(),
+        [
+            ("receipt-mismatch".to_string(), None),
+            ("completed-task-without-commit".to_string(), Some(2)),
+        ]
+    );
+
+    let task = plan.join("2.task_export_command.md");
+    let text = std::fs::read_to_string(&task).unwrap();
+    std::fs::write(
+        &task,
+        format!("{text}- **Commit:** none — squashed into task 3's commit\n"),
+    )
+    .unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(run.failing_ids(), ["receipt-mismatch"]);
+}
+
+/// A state-less (legacy) plan: without git the state layer is required (SPEC §1.1); inside a
+/// git work tree the same plan is checked by the legacy path and passes.
+#[test]
+fn stateless_plan_needs_git() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join(".dwp/plans/PLAN_log_rotation");
+    copy_dir(&good_plans().join("PLAN_log_rotation"), &plan);
+    std::fs::remove_file(plan.join("state.json")).unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.failing_ids(), ["state-layer-required"]);
+    std::fs::create_dir(tmp.path().join(".git")).unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}

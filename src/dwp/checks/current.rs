@@ -2,7 +2,7 @@
 
 use super::load::{FileRead, PlanFiles, is_task_file_name};
 use super::shape::{self, Era};
-use super::{CheckOptions, FindingExt, Out, md, utf8_check, version_parts};
+use super::{CheckOptions, FindingExt, Out, md, seed, utf8_check, version_parts};
 use crate::dwp::model;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -377,11 +377,15 @@ pub(super) fn check(
 
     // 13. Task records.
     let format = state.get("format").and_then(Value::as_str).unwrap_or("");
-    if format == "lite" {
+    let bodies = if format == "lite" {
         lite_records(files, &rf, tasks, &ids, out);
+        rf.records
+            .iter()
+            .map(|r| (r.anchor, (r.body.clone(), "README.md".to_string())))
+            .collect()
     } else {
-        full_records(files, &rf, tasks, &ids, out);
-    }
+        full_records(files, &rf, tasks, &ids, out)
+    };
 
     // 14. Gates.
     let mark = out.mark();
@@ -423,6 +427,23 @@ pub(super) fn check(
 
     // 18. planseal's own checks of the seed's rules.
     extra_checks(&manifest, tasks, &ids, out);
+    let views: Vec<seed::TaskView<'_>> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let id = ids[i].unwrap_or(i as u64 + 1);
+            let body = bodies.get(&id);
+            seed::TaskView {
+                id,
+                status: t.get("status").and_then(Value::as_str).unwrap_or(""),
+                has_commit: seed::has_commit(t),
+                body: body.map(|(b, _)| b),
+                file: body.map_or_else(|| "state.json".to_string(), |(_, f)| f.clone()),
+            }
+        })
+        .collect();
+    let progress = files.text("PROGRESS.md");
+    seed::check(&views, progress.as_deref(), files.in_git_work_tree, out);
 }
 
 impl Out {
@@ -519,13 +540,15 @@ fn body_checks(body: &md::TaskFacts, id: u64, status: &str, file: &str, out: &mu
     }
 }
 
+/// Item 13 for a Full plan; returns each readable task file's facts by task id.
 fn full_records(
     files: &PlanFiles,
     rf: &md::ReadmeFacts,
     tasks: &[Value],
     ids: &[Option<u64>],
     out: &mut Out,
-) {
+) -> HashMap<u64, (md::TaskFacts, String)> {
+    let mut bodies = HashMap::new();
     let mark = out.mark();
     let mut inventory: BTreeSet<String> = BTreeSet::new();
     // Every task file the README links, from the index lines or anywhere else.
@@ -573,6 +596,7 @@ fn full_records(
         utf8_check(files, value, out);
         let body = md::TaskFacts::read(&files.text(value).unwrap_or_default());
         body_checks(&body, id, status, value, out);
+        let body = &bodies.entry(id).or_insert((body, value.to_string())).0;
         let is_final = value.contains("task_final_review");
         if is_final && i + 1 != n {
             out.fail(
@@ -642,6 +666,7 @@ fn full_records(
             format!("{n} task file(s) present, complete and linked; Final Review last"),
         );
     }
+    bodies
 }
 
 fn lite_records(

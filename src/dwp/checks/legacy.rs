@@ -279,6 +279,23 @@ pub(super) fn check(
             .file(file.to_string())
             .hint("add a `## Validation` section with the runnable commands");
         }
+        let dangling: Vec<String> = body
+            .read_before
+            .iter()
+            .filter(|r| !unique.contains(r))
+            .map(|r| r.to_string())
+            .collect();
+        if !dangling.is_empty() {
+            out.advisory(
+                "read-before-unknown-task",
+                format!(
+                    "task {num}: Read Before Starting names task(s) {} that do not exist",
+                    dangling.join(", ")
+                ),
+            )
+            .task(*num)
+            .file(file.to_string());
+        }
         if !body.field_non_empty("Touched Surface") && !file.contains("final_review") {
             out.advisory(
                 "touched-surface-missing",
@@ -315,6 +332,15 @@ pub(super) fn check(
             completed
         }
         None => {
+            // Without git, state.json replaces the git log: the state layer is required.
+            if !files.in_git_work_tree {
+                out.fail(
+                    "state-layer-required",
+                    "the plan has no state.json and does not live in a git work tree: without git the state layer is required",
+                )
+                .file("state.json")
+                .hint("create state.json for the plan (`planseal rebuild --write`), or keep the plan in a git repository");
+            }
             let completed = !index.is_empty() && index.iter().all(|e| e.checked);
             if completed {
                 super::security_review_check(files, out);

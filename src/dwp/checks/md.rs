@@ -115,6 +115,12 @@ pub struct TaskFacts {
     pub log_status: Option<String>,
     /// Final Review terms (`security`, `final-state`, `skills`) the body does not name.
     pub missing_final_terms: Vec<&'static str>,
+    /// The amendment records of the task's Completion & Log.
+    pub amendments: Vec<markdown::Amendment>,
+    /// The log says `Commit: none — <reason>` with a reason.
+    pub commit_none_justified: bool,
+    /// Task numbers the `Read Before Starting` section refers to.
+    pub read_before: Vec<u64>,
 }
 
 /// Every field a task body is checked for.
@@ -132,15 +138,25 @@ impl TaskFacts {
     }
 
     fn from_body(body: &TaskBody<'_>) -> Self {
+        let log = body.completion_log();
         Self {
+            amendments: body.amendments(),
+            read_before: markdown::read_before_references(body)
+                .into_iter()
+                .map(u64::from)
+                .collect(),
+            commit_none_justified: log
+                .as_ref()
+                .and_then(|l| l.commit.as_ref())
+                .is_some_and(|(_, c)| c.is_justified_none()),
             fields: CHECKED_FIELDS
                 .iter()
                 .map(|f| (*f, body.field_non_empty(f)))
                 .collect(),
             has_validation_heading: markdown::has_validation_heading(body)
                 || body.field("Validation").is_some(),
-            log_status: body
-                .completion_log()
+            log_status: log
+                .as_ref()
                 .and_then(|l| l.log_status().cloned())
                 .map(|s| match s {
                     LogStatus::Completed => "completed".to_string(),

@@ -13,6 +13,7 @@ mod legacy;
 pub mod load;
 pub mod md;
 pub mod receipt;
+mod seed;
 pub mod shape;
 
 use crate::report::{Finding, Section, Severity, System};
