@@ -306,7 +306,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     let operation = format!("update task {} → {}", transition.task, transition.to);
     // Between validation and the lock: another writer may get in here (tests pause at it).
     store::crash_point("update.before_lock");
-    store::commit(&CommitRequest {
+    let committed = store::commit(&CommitRequest {
         target: &state_path,
         lock: LockStyle::Directory,
         operation: &operation,
@@ -317,6 +317,11 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         durability: durability_from_env(),
     })
     .map_err(|e| store_refusal(e, &state_path))?;
+    if let Some(e) = committed.journal_error {
+        print_err(&format!(
+            "warning: state.json was written but its journal line was not: {e}\n"
+        ));
+    }
     report_applied(&transition, &transition.summary_line(), ctx);
     Ok(0)
 }

@@ -144,8 +144,6 @@ pub struct Transition {
     pub stamp: String,
     /// The candidate completes the plan: it must go through the finalization transaction.
     pub completes_plan: bool,
-    /// Nothing changed (never the case today: `updated_at` always moves).
-    pub unchanged: bool,
     /// Advisories met on the way (v1 reopen without amendment, approval defaulted, …).
     pub advisories: Vec<Finding>,
 }
@@ -559,7 +557,6 @@ pub fn plan_transition(
         completed_count,
         task_count: task_ids.len() as u64,
         plan_status,
-        unchanged: candidate_bytes == bytes,
         candidate: value,
         candidate_bytes,
         before_sha256,
