@@ -241,6 +241,13 @@ fn walker_is_boundary(repo: &Repo, id: &ObjectId) -> bool {
 const DEEP_CHAIN: u32 = 4;
 
 impl Repo {
+    /// Whether [`Repo::file_versions`] from `rev` reads trees oldest first (see
+    /// `newest_trees_are_deep`); a diagnostic for tests and benchmarks.
+    pub fn trees_read_oldest_first(&self, rev: &str) -> Result<bool, GitError> {
+        let start = self.resolve_commit(rev)?;
+        self.newest_trees_are_deep(start)
+    }
+
     /// Do the root trees of the newest commits (up to 8 along first parents) sit deep in delta
     /// chains? Git's own repacks put the newest objects near the chain heads; imports do not.
     fn newest_trees_are_deep(&self, start: ObjectId) -> Result<bool, GitError> {
