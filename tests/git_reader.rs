@@ -456,3 +456,107 @@ fn detached_head_and_progress_callback() {
     assert_eq!(events.first(), Some(&(512, false)));
     assert_eq!(events.last(), Some(&(599, true)));
 }
+
+/// A repository imported with `git fast-import`: its trees sit at the far end of long delta
+/// chains, which switches the file history to its oldest-first warm-up. Answers must not change.
+#[test]
+fn fast_import_packs_give_the_same_file_histories() {
+    let dir = tempfile::tempdir().expect("tmp");
+    git(
+        dir.path(),
+        &["init", "-q", "--template=", "-b", "main", "."],
+    );
+    let mut stream = String::new();
+    let t0 = gitrepo::FIXTURE_EPOCH;
+    let data = |s: &str| format!("data {}\n{s}\n", s.len());
+    for i in 0..300u32 {
+        let msg = if i % 20 == 19 {
+            format!("feat: step {i} - Task {} of PLAN_bench", i / 20 + 1)
+        } else {
+            format!("chore: step {i}")
+        };
+        stream.push_str(&format!(
+            "commit refs/heads/main\nmark :{}\ncommitter F <f@example.invalid> {} +0000\n{}",
+            i + 1,
+            t0 + 60 * i64::from(i),
+            data(&msg)
+        ));
+        if i == 0 {
+            stream.push_str(&format!("M 100644 inline .gitignore\n{}", data(".dwp/\n")));
+            for d in 0..20 {
+                for f in 0..20 {
+                    stream.push_str(&format!(
+                        "M 100644 inline src/d{d}/f{f}.txt\n{}",
+                        data(&format!("d{d} f{f} v0\n"))
+                    ));
+                }
+            }
+        } else {
+            stream.push_str(&format!("from :{i}\n"));
+            let k = i % 60;
+            stream.push_str(&format!(
+                "M 100644 inline src/d{}/f{}.txt\n{}",
+                k / 20,
+                k % 20,
+                data(&format!("v{i}\n"))
+            ));
+        }
+    }
+    let mut child = gitrepo::git_command(dir.path())
+        .args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("git fast-import");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stream.as_bytes())
+        .expect("feed");
+    assert!(child.wait().expect("wait").success());
+    let repo = open(dir.path());
+    assert!(repo.trees_read_oldest_first("HEAD").expect("headers"));
+    for path in [
+        "src/d1/f5.txt",
+        "src/d0/f0.txt",
+        "src/d2",
+        "src/d9/f9.txt",
+        "src/nope.txt",
+    ] {
+        for first_parent in [false, true] {
+            let ours: Vec<String> = repo
+                .file_versions(
+                    path,
+                    &HistoryOptions {
+                        first_parent,
+                        ..Default::default()
+                    },
+                )
+                .expect("history")
+                .versions
+                .into_iter()
+                .map(|v| v.commit.id)
+                .collect();
+            assert_eq!(ours, git_log_path(dir.path(), path, first_parent), "{path}");
+        }
+    }
+    let scan = repo
+        .scan_messages(|s, _| {
+            if task_of(s, "PLAN_bench").is_some() {
+                Scan::Take
+            } else {
+                Scan::Skip
+            }
+        })
+        .expect("scan");
+    assert_eq!(scan.commits.len(), 15);
+    assert_eq!(scan.walked, 300);
+    // Loose objects (the other fixtures) never take the warm-up.
+    let r = merge_repo();
+    assert!(
+        !open(r.path())
+            .trees_read_oldest_first("HEAD")
+            .expect("headers")
+    );
+}

@@ -507,6 +507,222 @@ fn dwp_root_of(plan_rel: &str) -> String {
     }
 }
 
+/// What `planseal log` shows: the plan's timeline from git.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PlanLog {
+    pub plan: String,
+    /// `None` when the plan is not inside a git work tree.
+    pub repository: Option<RepositorySummary>,
+    /// One entry per task the README index or state.json knows, in task order.
+    pub tasks: Vec<TaskTimeline>,
+    /// Every disagreement found, in task order.
+    pub differences: Vec<LogDifference>,
+    /// Commits walked.
+    pub walked: u64,
+    /// The walk hit a shallow-clone boundary.
+    pub truncated: bool,
+    /// Why a source could not be read (README.md, state.json), if one could not.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RepositorySummary {
+    pub head: Option<String>,
+    pub branch: Option<String>,
+    pub shallow: bool,
+}
+
+/// A commit as the log prints it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LoggedCommit {
+    pub id: String,
+    pub short: String,
+    pub subject: String,
+    /// Committer time, UTC, `+00:00`.
+    pub committed_at: String,
+}
+
+impl From<&CommitInfo> for LoggedCommit {
+    fn from(c: &CommitInfo) -> Self {
+        LoggedCommit {
+            id: c.id.clone(),
+            short: c.short.clone(),
+            subject: c.subject.trim_end().to_string(),
+            committed_at: c.committer_time.to_utc_iso(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TaskTimeline {
+    pub task: u64,
+    pub title: Option<String>,
+    /// README checkbox: `Some(true)` checked, `None` when the index does not list the task.
+    pub readme_checked: Option<bool>,
+    /// The status state.json records, as written.
+    pub state_status: Option<String>,
+    /// The `commit` state.json records.
+    pub recorded_commit: Option<String>,
+    /// The most recent commit reachable from HEAD that names the task (it completed it).
+    pub commit: Option<LoggedCommit>,
+    /// Older commits naming the same task, most recent first.
+    pub earlier_commits: Vec<LoggedCommit>,
+}
+
+/// One disagreement between git and the plan.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LogDifference {
+    /// `completed-without-commit`, `commit-names-incomplete-task`, `commit-names-unknown-task`.
+    pub kind: &'static str,
+    pub task: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<LoggedCommit>,
+    pub message: String,
+}
+
+/// Reads README.md and state.json of `plan_dir` (either may be missing) and the task commits of
+/// `repo`, and lines them up.
+pub fn plan_log(plan_dir: &Path, repo: Option<&Repo>) -> Result<PlanLog, GitError> {
+    use crate::dwp::markdown::{decode, parse_readme};
+    let plan = plan_name_of(plan_dir);
+    let mut notes = Vec::new();
+
+    let mut readme_tasks: BTreeMap<u64, (bool, String)> = BTreeMap::new();
+    match std::fs::read(plan_dir.join("README.md")) {
+        Ok(bytes) => match decode(&bytes) {
+            Ok(text) => {
+                for e in parse_readme(text).task_index.entries {
+                    readme_tasks
+                        .entry(u64::from(e.task))
+                        .or_insert((e.checked, e.title));
+                }
+            }
+            Err(e) => notes.push(format!("README.md: {e}")),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            notes.push("README.md is missing".into())
+        }
+        Err(e) => notes.push(format!("README.md: {e}")),
+    }
+    let state = match std::fs::read(plan_dir.join("state.json")) {
+        Ok(bytes) => match crate::dwp::model::parse_json(&bytes) {
+            Ok(v) => Some(State::from_value(&v)),
+            Err(e) => {
+                notes.push(format!("state.json cannot be read: {e}"));
+                None
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            notes.push("state.json is missing".into());
+            None
+        }
+        Err(e) => {
+            notes.push(format!("state.json: {e}"));
+            None
+        }
+    };
+
+    let (commits, repository) = match repo {
+        Some(repo) => {
+            let head = repo.head()?;
+            (
+                task_commits(repo, &plan)?,
+                Some(RepositorySummary {
+                    head: head.id,
+                    branch: head.branch,
+                    shallow: repo.is_shallow(),
+                }),
+            )
+        }
+        None => (TaskCommits::default(), None),
+    };
+
+    let mut numbers: BTreeSet<u64> = readme_tasks.keys().copied().collect();
+    if let Some(state) = &state {
+        numbers.extend(state.tasks.iter().filter_map(|t| t.id));
+    }
+    let mut tasks = Vec::new();
+    let mut differences = Vec::new();
+    for &n in &numbers {
+        let state_task = state.as_ref().and_then(|s| s.task(n));
+        let readme = readme_tasks.get(&n);
+        let list = commits.by_task.get(&n);
+        let commit = list.and_then(|l| l.first()).map(LoggedCommit::from);
+        let earlier = list
+            .map(|l| l.iter().skip(1).map(LoggedCommit::from).collect())
+            .unwrap_or_default();
+        let title = readme
+            .map(|(_, t)| t.clone())
+            .filter(|t| !t.is_empty())
+            .or_else(|| state_task.and_then(|t| t.title.clone()));
+        if repository.is_some() {
+            let checked = readme.is_some_and(|(c, _)| *c);
+            if checked && commit.is_none() && !commits.truncated {
+                differences.push(LogDifference {
+                    kind: "completed-without-commit",
+                    task: n,
+                    commit: None,
+                    message: format!("task {n} is completed in README.md but no commit names it"),
+                });
+            }
+            if let Some(c) = &commit
+                && !state_task.is_some_and(|t| t.is_completed())
+            {
+                let status = match (&state, state_task) {
+                    (None, _) => "there is no readable state.json".to_string(),
+                    (Some(_), None) => "state.json does not list it".to_string(),
+                    (Some(_), Some(t)) => format!(
+                        "state.json says {}",
+                        t.status_raw.as_deref().unwrap_or("no status")
+                    ),
+                };
+                differences.push(LogDifference {
+                    kind: "commit-names-incomplete-task",
+                    task: n,
+                    commit: Some(c.clone()),
+                    message: format!("commit {} names task {n}, but {status}", c.short),
+                });
+            }
+        }
+        tasks.push(TaskTimeline {
+            task: n,
+            title,
+            readme_checked: readme.map(|(c, _)| *c),
+            state_status: state_task.and_then(|t| t.status_raw.clone()),
+            recorded_commit: state_task.and_then(|t| t.commit.clone()),
+            commit,
+            earlier_commits: earlier,
+        });
+    }
+    for (n, list) in &commits.by_task {
+        if numbers.contains(n) {
+            continue;
+        }
+        if let Some(c) = list.first() {
+            let c = LoggedCommit::from(c);
+            differences.push(LogDifference {
+                kind: "commit-names-unknown-task",
+                task: *n,
+                message: format!(
+                    "commit {} names task {n}, which the plan does not have",
+                    c.short
+                ),
+                commit: Some(c),
+            });
+        }
+    }
+    differences.sort_by_key(|d| d.task);
+    Ok(PlanLog {
+        plan,
+        repository,
+        tasks,
+        differences,
+        walked: commits.walked,
+        truncated: commits.truncated,
+        notes,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -128,6 +128,28 @@ impl Repo {
         let mut lookup = PathLookup::new(self, path);
         let mut walker = Walker::new(self, "file history");
         walker.first_parent = options.first_parent;
+        if self.newest_trees_are_deep(start)? {
+            // The trees sit at the far end of their delta chains (a fast-import pack, or an
+            // unrepacked import): reading them newest first would resolve each chain anew, so
+            // look the path up oldest first — each tree's delta base is then the previous one,
+            // still in the pack cache — and let the real walk reuse the answers.
+            let mut warm = Walker::new(self, "file history");
+            warm.first_parent = options.first_parent;
+            warm.push(start)?;
+            let mut nodes = Vec::new();
+            while let Some(mut node) = warm.next_node() {
+                let parents = std::mem::take(&mut node.parents);
+                warm.follow(&node, &parents)?;
+                node.parents = parents;
+                node.raw = None;
+                node.parsed = None;
+                nodes.push(node);
+            }
+            for node in nodes.iter().rev() {
+                lookup.entry_in(node.tree)?;
+            }
+            walker.set_preloaded(warm.into_preloaded(nodes));
+        }
         walker.push(start)?;
         let mut commit_buf = Vec::new();
         while let Some(mut node) = walker.next_node() {
@@ -158,9 +180,7 @@ impl Repo {
                 changed = here.is_some();
             }
             if changed {
-                let id = node.id;
-                let raw = walker.raw(&mut node)?;
-                let parsed = ParsedCommit::parse(id, raw)?;
+                let parsed = walker.commit(&mut node)?;
                 let commit = self.info_from_parsed(&parsed);
                 let content = match (options.with_content, here) {
                     (true, Some(blob)) => Some(
@@ -214,6 +234,45 @@ impl Repo {
 
 fn walker_is_boundary(repo: &Repo, id: &ObjectId) -> bool {
     repo.is_shallow_boundary(id)
+}
+
+/// How many deltas the root trees of the newest commits need, on average, above which the
+/// oldest-first warm-up pays.
+const DEEP_CHAIN: u32 = 4;
+
+impl Repo {
+    /// Whether [`Repo::file_versions`] from `rev` reads trees oldest first (see
+    /// `newest_trees_are_deep`); a diagnostic for tests and benchmarks.
+    pub fn trees_read_oldest_first(&self, rev: &str) -> Result<bool, GitError> {
+        let start = self.resolve_commit(rev)?;
+        self.newest_trees_are_deep(start)
+    }
+
+    /// Do the root trees of the newest commits (up to 8 along first parents) sit deep in delta
+    /// chains? Git's own repacks put the newest objects near the chain heads; imports do not.
+    fn newest_trees_are_deep(&self, start: ObjectId) -> Result<bool, GitError> {
+        use gix::odb::HeaderExt;
+        let mut id = start;
+        let mut total = 0u32;
+        let mut seen = 0u32;
+        let mut buf = Vec::new();
+        for _ in 0..8 {
+            let Ok(raw) = self.read_commit_raw(id, &mut buf) else {
+                break;
+            };
+            let parsed = ParsedCommit::parse(id, raw)?;
+            let (tree, parent) = (parsed.tree, parsed.parents.first().copied());
+            if let Ok(gix::odb::find::Header::Packed(h)) = self.gix().objects.header(tree) {
+                total += h.num_deltas;
+            }
+            seen += 1;
+            match parent {
+                Some(p) if !self.is_shallow_boundary(&id) => id = p,
+                _ => break,
+            }
+        }
+        Ok(seen >= 4 && total / seen >= DEEP_CHAIN)
+    }
 }
 
 impl Walker<'_> {

@@ -70,7 +70,7 @@ impl GitError {
 }
 
 /// A commit time as git records it: seconds since the Unix epoch and the committer's UTC offset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CommitTime {
     pub seconds: i64,
     /// Offset from UTC in seconds (east positive).
@@ -142,10 +142,6 @@ impl std::fmt::Debug for Repo {
     }
 }
 
-/// Bytes of decoded objects kept in memory between lookups; trees shared by many commits are
-/// read once.
-const OBJECT_CACHE_BYTES: usize = 16 * 1024 * 1024;
-
 impl Repo {
     /// Opens the repository that contains `path` (searching upwards). `Ok(None)` when `path` is
     /// not inside any repository — a plan without git.
@@ -154,11 +150,12 @@ impl Repo {
         if !start.ancestors().any(|dir| dir.join(".git").exists()) {
             return Ok(None);
         }
-        let mut repo = gix::discover(&start).map_err(|e| GitError::Open {
+        let repo = gix::discover(&start).map_err(|e| GitError::Open {
             path: start.clone(),
             source: Box::new(e),
         })?;
-        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+        // No object cache: every commit is read once per walk, and the file-history lookup keeps
+        // its own per-tree answers — copying each object into a cache only costs time.
         let git_dir = repo.git_dir().to_path_buf();
         let work_tree = repo
             .workdir()

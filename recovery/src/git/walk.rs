@@ -100,6 +100,8 @@ pub(crate) struct Node {
     pub tree: ObjectId,
     /// Raw commit bytes, when they had to be read already.
     pub raw: Option<Vec<u8>>,
+    /// Where the message starts in `raw` and the full committer time, once `raw` was parsed.
+    pub parsed: Option<(usize, CommitTime)>,
 }
 
 #[derive(PartialEq, Eq)]
@@ -128,6 +130,9 @@ pub(crate) struct Walker<'r> {
     pending: gix::hashtable::HashMap<ObjectId, Node>,
     /// Root trees of commits loaded so far (parents inspected but not followed included).
     trees: gix::hashtable::HashMap<ObjectId, ObjectId>,
+    /// Commits an earlier walk already read (their parents, time and tree), so that a second
+    /// walk over them reads no commit object again.
+    preloaded: gix::hashtable::HashMap<ObjectId, Node>,
     seq: u64,
     pub first_parent: bool,
     pub truncated: bool,
@@ -148,6 +153,7 @@ impl<'r> Walker<'r> {
             seen: Default::default(),
             pending: Default::default(),
             trees: Default::default(),
+            preloaded: Default::default(),
             seq: 0,
             first_parent: false,
             truncated: false,
@@ -171,18 +177,32 @@ impl<'r> Walker<'r> {
                 parents,
                 tree: commit.root_tree_id().to_owned(),
                 raw: None,
+                parsed: None,
+            });
+        }
+        if let Some(node) = self.preloaded.get(&id) {
+            return Ok(Node {
+                id,
+                seconds: node.seconds,
+                parents: node.parents.clone(),
+                tree: node.tree,
+                raw: None,
+                parsed: None,
             });
         }
         let mut buf = Vec::new();
         self.repo.read_commit_raw(id, &mut buf)?;
         let parsed = ParsedCommit::parse(id, &buf)?;
-        let (seconds, parents, tree) = (parsed.time.seconds, parsed.parents, parsed.tree);
+        let message_start = parsed.message.as_ptr() as usize - buf.as_ptr() as usize;
+        let time = parsed.time;
+        let (parents, tree) = (parsed.parents, parsed.tree);
         Ok(Node {
             id,
-            seconds,
+            seconds: time.seconds,
             parents,
             tree,
             raw: Some(buf),
+            parsed: Some((message_start, time)),
         })
     }
 
@@ -256,14 +276,34 @@ impl<'r> Walker<'r> {
         self.pending.remove(&queued.id)
     }
 
-    /// The raw bytes of `node`'s commit object, read now if the graph supplied the node.
-    pub fn raw<'n>(&self, node: &'n mut Node) -> Result<&'n [u8], GitError> {
-        if node.raw.is_none() {
+    /// `node`'s commit decoded: read now if the graph supplied the node, parsed only once.
+    pub fn commit<'n>(&self, node: &'n mut Node) -> Result<ParsedCommit<'n>, GitError> {
+        if node.raw.is_none() || node.parsed.is_none() {
             let mut buf = Vec::new();
             self.repo.read_commit_raw(node.id, &mut buf)?;
+            let parsed = ParsedCommit::parse(node.id, &buf)?;
+            let start = parsed.message.as_ptr() as usize - buf.as_ptr() as usize;
+            node.parsed = Some((start, parsed.time));
             node.raw = Some(buf);
         }
-        Ok(node.raw.as_deref().unwrap_or_default())
+        let raw = node.raw.as_deref().unwrap_or_default();
+        let (start, time) = node.parsed.unwrap_or((raw.len(), CommitTime::default()));
+        Ok(ParsedCommit {
+            tree: node.tree,
+            parents: node.parents.clone(),
+            time,
+            message: raw.get(start..).unwrap_or_default(),
+            id: node.id,
+        })
+    }
+
+    /// Keeps the nodes this walk produced for a later walk (see `preloaded`).
+    pub fn into_preloaded(self, nodes: Vec<Node>) -> gix::hashtable::HashMap<ObjectId, Node> {
+        nodes.into_iter().map(|n| (n.id, n)).collect()
+    }
+
+    pub fn set_preloaded(&mut self, preloaded: gix::hashtable::HashMap<ObjectId, Node>) {
+        self.preloaded = preloaded;
     }
 
     pub fn finish(&self) {
@@ -302,9 +342,8 @@ impl Repo {
         let mut walker = Walker::new(self, "commits");
         walker.push(head)?;
         while let Some(mut node) = walker.next_node() {
-            let id = node.id;
-            let raw = walker.raw(&mut node)?;
-            let parsed = ParsedCommit::parse(id, raw)?;
+            let parents = node.parents.clone();
+            let parsed = walker.commit(&mut node)?;
             let verdict = predicate(&parsed.subject(), parsed.message);
             if matches!(verdict, Scan::Take | Scan::TakeAndStop) {
                 scan.commits.push(self.info_from_parsed(&parsed));
@@ -313,7 +352,6 @@ impl Repo {
                 scan.stopped_early = true;
                 break;
             }
-            let parents = std::mem::take(&mut node.parents);
             walker.follow(&node, &parents)?;
         }
         walker.finish();
