@@ -335,6 +335,18 @@ pub(super) fn check(
             "README task index agrees with state.json task by task",
         );
     }
+    for (line, task, checked) in &rf.contradicting_elsewhere {
+        out.advisory(
+            "readme-checkbox-elsewhere-contradicts",
+            format!(
+                "README line {line} {} task {task} outside the task list, contradicting the index",
+                if *checked { "ticks" } else { "leaves unticked" }
+            ),
+        )
+        .task(*task)
+        .file("README.md")
+        .hint("only the Task List section is the index; reword or fix the stray checkbox");
+    }
     let checked = index.iter().filter(|e| e.checked).count() as u64;
     match plan_status {
         Some(Ok((done, total))) if done == checked && total == index.len() as u64 => {

@@ -29,6 +29,8 @@ pub struct LiteRecord {
 #[derive(Debug, Clone)]
 pub struct ReadmeFacts {
     pub index: Vec<IndexEntry>,
+    /// Checkbox lines outside the task list that contradict it: (line, task, checked).
+    pub contradicting_elsewhere: Vec<(usize, u64, bool)>,
     /// `Some(Ok((done, total)))`, `Some(Err(text))` for another value, `None` without a line.
     pub plan_status: Option<Result<(u64, u64), String>>,
     pub materializing: bool,
@@ -51,6 +53,12 @@ impl ReadmeFacts {
             PlanStatus::Other(s) => Err(s.clone()),
         });
         Self {
+            contradicting_elsewhere: r
+                .task_index
+                .contradicting_elsewhere()
+                .iter()
+                .map(|e| (e.line, e.task as u64, e.checked))
+                .collect(),
             index: r
                 .task_index
                 .entries
