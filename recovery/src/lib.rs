@@ -19,4 +19,5 @@
 pub mod git;
 pub mod hash;
 pub mod paths;
+pub mod scratch_repo;
 pub mod store;

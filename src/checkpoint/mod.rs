@@ -1,19 +1,171 @@
 //! Checkpoint protocol `PROJECT-CHECKPOINT.md`: sections, project resolution, generated sections
 //! (SPEC §4).
+//!
+//! ```
+//! use planseal::checkpoint::generate::{env_keys, env_body};
+//! let keys = env_keys(b"export API_KEY=sk-do-not-print\n# note\nPORT=8080\nPORT=9090\n");
+//! assert_eq!(env_body(&keys), "\nKeys: API_KEY, PORT\n");
+//! ```
+//!
+//! ## Limitations
+//! - Story status is read from a story's front matter or its first `Status:` line; other
+//!   layouts count as "no status" (the row is kept, its status cell is not touched).
+//! - Staleness compares file modification times, which a fresh clone resets.
 
-use crate::report::Section;
+pub mod checks;
+pub mod diff;
+pub mod doc;
+pub mod generate;
+pub mod redact;
+pub mod resolve;
+pub mod stories;
+
+use crate::report::{Finding, Section, System};
+use checks::PrefixSource;
+use resolve::Target;
 use std::path::{Path, PathBuf};
 
-/// The checkpoint files `verify` should check when run at `root` (none yet).
-pub fn detect(_root: &Path) -> Vec<PathBuf> {
-    Vec::new()
+/// The checkpoint files `verify` should check when run at `root`.
+pub fn detect(root: &Path) -> Vec<PathBuf> {
+    resolve::existing(root)
+        .into_iter()
+        .map(|t| t.checkpoint)
+        .collect()
+}
+
+/// The prefix a project's `.project.yaml` sets: `prefix`, `story_prefix` or `code`, first present.
+pub fn project_yaml_prefix(project_dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(project_dir.join(".project.yaml")).ok()?;
+    for key in ["prefix", "story_prefix", "code"] {
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix(key)
+                && let Some(value) = rest.trim_start().strip_prefix(':')
+            {
+                let v = value.split(" #").next().unwrap_or(value).trim();
+                let v = v.trim_matches(|c| c == '"' || c == '\'').trim();
+                if !v.is_empty() {
+                    return Some(v.to_string());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Everything a check or a refresh reads from disk for one checkpoint.
+#[derive(Debug, Clone)]
+pub struct Gathered {
+    pub bytes: Vec<u8>,
+    pub stories: Vec<stories::StoryFile>,
+    /// The `.env` bytes (compared for leaks, never shown), when the file exists.
+    pub env: Option<Vec<u8>>,
+    pub configured_prefix: Option<PrefixSource>,
+    pub newer_story: Option<String>,
+}
+
+/// Why a checkpoint could not be gathered.
+#[derive(Debug, thiserror::Error)]
+pub enum GatherError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GatherError + '_ {
+    move |source| GatherError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Reads the checkpoint (when it exists), the story files, `.env` and the prefix settings.
+pub fn gather(target: &Target, prefix_flag: Option<&str>) -> Result<Gathered, GatherError> {
+    let bytes = match std::fs::read(&target.checkpoint) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(io(&target.checkpoint)(e)),
+    };
+    let stories = stories::read_stories(&target.stories).map_err(io(&target.stories))?;
+    let env_path = target.root.join(".env");
+    let env = match std::fs::read(&env_path) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io(&env_path)(e)),
+    };
+    let configured_prefix = match prefix_flag {
+        Some(p) => Some(PrefixSource::Flag(p.to_string())),
+        None => project_yaml_prefix(&target.project_dir).map(PrefixSource::ProjectYaml),
+    };
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let newer_story = modified(&target.checkpoint).and_then(|cp| {
+        stories
+            .iter()
+            .filter_map(|s| modified(&s.path).map(|m| (m, s)))
+            .filter(|(m, _)| *m > cp)
+            .max_by_key(|(m, _)| *m)
+            .map(|(_, s)| {
+                s.path
+                    .strip_prefix(&target.root)
+                    .unwrap_or(&s.path)
+                    .display()
+                    .to_string()
+            })
+    });
+    Ok(Gathered {
+        bytes,
+        stories,
+        env,
+        configured_prefix,
+        newer_story,
+    })
+}
+
+/// The findings for a gathered checkpoint.
+pub fn findings(target: &Target, g: &Gathered) -> Vec<Finding> {
+    let text = match std::str::from_utf8(&g.bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return vec![
+                Finding::fail(
+                    "checkpoint-unreadable",
+                    format!(
+                        "the checkpoint is not UTF-8 text (byte {})",
+                        e.valid_up_to()
+                    ),
+                )
+                .hint("save the file as UTF-8"),
+            ];
+        }
+    };
+    let inputs = checks::Inputs {
+        multi_project: target.project.is_some(),
+        configured_prefix: g.configured_prefix.clone(),
+        stories: &g.stories,
+        env: g.env.as_deref(),
+        newer_story: g.newer_story.clone(),
+    };
+    // The messages quote headings, story ids and cells: never let a .env value through.
+    let redactor = redact::EnvRedactor::from_env_bytes(g.env.as_deref());
+    checks::check_text(text, &inputs)
+        .into_iter()
+        .map(|f| redactor.clean_finding(f))
+        .collect()
 }
 
 /// The verify section for one PROJECT-CHECKPOINT.md.
 pub fn check(path: &Path) -> Section {
-    Section::new(
-        crate::report::System::Checkpoint,
-        path.display().to_string(),
-        path.display().to_string(),
-    )
+    let name = path.display().to_string();
+    let mut section = Section::new(System::Checkpoint, name.clone(), name);
+    let target = resolve::target_for(path);
+    if !path.is_file() {
+        section.unverified = Some(format!("{} does not exist", path.display()));
+        return section;
+    }
+    match gather(&target, None) {
+        Ok(g) => section.findings = findings(&target, &g),
+        Err(e) => section.unverified = Some(e.to_string()),
+    }
+    section
 }

@@ -1,10 +1,188 @@
-//! `planseal recover` (not built yet).
+//! `planseal recover PLAN_DIR [--candidate FILE] [--rollback]`: finish or roll back an
+//! interrupted publication (a leftover `.finalizing.json`), bound to the marker's candidate.
 
 use super::Context;
+use super::finalize::{lift, read_candidate, short};
+use crate::print_out;
+use planseal::dwp::recover::{
+    self, Diagnosis, OwnerState, RecoverOutcome, RecoverRequest, StateRelation,
+};
+use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    after_help = "Recovery is bound to the candidate named by the marker: a --candidate \
+whose SHA-256 differs is refused. A lock left by a killed writer is removed only when its owner \
+is provably dead; an unknown owner (an empty lock directory) needs `planseal unlock --force \
+--reason TEXT` first."
+)]
+pub struct Args {
+    /// The plan folder (or its state.json)
+    #[arg(value_name = "PLAN_DIR")]
+    pub plan_dir: PathBuf,
+    /// The candidate that was being published (needed for markers written by the DWP helper)
+    #[arg(long, value_name = "FILE")]
+    pub candidate: Option<PathBuf>,
+    /// Remove the marker and keep the state as it was before the publication
+    #[arg(long)]
+    pub rollback: bool,
+}
 
-pub fn run(_args: Args, _ctx: &Context) -> anyhow::Result<i32> {
-    super::not_yet("recover")
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+    let candidate = match &args.candidate {
+        None => None,
+        Some(path) => Some((
+            read_candidate(&ctx.cwd.join(path), path)?,
+            path.display().to_string(),
+        )),
+    };
+    let req = RecoverRequest {
+        plan_dir: ctx.cwd.join(&args.plan_dir),
+        candidate,
+        rollback: args.rollback,
+    };
+    if !ctx.json {
+        // Show what happened before acting; a refusal below then has its context.
+        let diagnosis = recover::diagnose(&req.plan_dir).map_err(lift)?;
+        print_out(&describe(&diagnosis));
+    }
+    let outcome = recover::recover(&req, &mut |_| {}).map_err(lift)?;
+    if ctx.json {
+        print_out(&format!("{:#}\n", to_json(&outcome)));
+        return Ok(0);
+    }
+    let text = match &outcome {
+        RecoverOutcome::NothingToRecover(d) => {
+            let mut s = format!(
+                "{}: no interrupted publication (no {})\n",
+                d.plan, ".finalizing.json"
+            );
+            if let Some(lock) = &d.lock {
+                s.push_str(&format!(
+                    "  a lock is present — run `planseal unlock {}` to clear it when its owner is gone\n",
+                    d.plan_dir.join("state.json").display()
+                ));
+                let _ = lock;
+            }
+            s
+        }
+        RecoverOutcome::RolledForward {
+            diagnosis,
+            state_sha256,
+            state_written,
+            lock_removed,
+            ..
+        } => format!(
+            "{}: recovered — {}state {} verified, receipt written, marker removed{}\n",
+            diagnosis.plan,
+            if *state_written { "published " } else { "" },
+            short(state_sha256),
+            if *lock_removed {
+                ", stale lock removed"
+            } else {
+                ""
+            }
+        ),
+        RecoverOutcome::RolledBack {
+            diagnosis,
+            lock_removed,
+        } => format!(
+            "{}: rolled back — marker removed, state.json left as it was{}\n",
+            diagnosis.plan,
+            if *lock_removed {
+                ", stale lock removed"
+            } else {
+                ""
+            }
+        ),
+    };
+    print_out(&text);
+    Ok(0)
+}
+
+/// What an interruption left, in words.
+fn describe(d: &Diagnosis) -> String {
+    let mut s = String::new();
+    let Some(marker) = &d.marker else {
+        return s;
+    };
+    s.push_str(&format!("{}: interrupted publication found\n", d.plan));
+    let origin = match &marker.planseal {
+        Some(ext) => format!(
+            "planseal ({}), started {}",
+            ext.tool_version, ext.started_at
+        ),
+        None => "the DWP helper (hashes only)".to_string(),
+    };
+    s.push_str(&format!("  marker      written by {origin}\n"));
+    s.push_str(&format!("  candidate   {}\n", marker.candidate_sha256));
+    if let Some(ext) = &marker.planseal {
+        s.push_str(&format!("  before      {}\n", ext.state_sha256_before));
+    }
+    s.push_str(&format!(
+        "  state.json  {} — {}\n",
+        d.state_sha256.as_deref().unwrap_or("(missing)"),
+        match d.relation {
+            Some(StateRelation::IsCandidate) =>
+                "already the candidate (replaced before the interruption)",
+            Some(StateRelation::IsBefore) => "still the state before the publication",
+            Some(StateRelation::PresumedBefore) =>
+                "not the candidate (the helper's marker does not record the state before)",
+            Some(StateRelation::Neither) | None => "neither the candidate nor the state before",
+        }
+    ));
+    s.push_str(&format!(
+        "  receipt     {}\n",
+        match &d.receipt_state_sha256 {
+            None => "none".to_string(),
+            Some(h) if *h == marker.candidate_sha256 => "present, for the candidate".to_string(),
+            Some(h) => format!("present, for another state ({})", short(h)),
+        }
+    ));
+    if let Some(lock) = &d.lock {
+        let state = match lock.owner_state {
+            OwnerState::ProvablyDead => "owner is gone — will be removed",
+            OwnerState::Alive => "owner is alive",
+            OwnerState::Unknown => "owner unknown",
+        };
+        s.push_str(&format!(
+            "  lock        {} ({state}): {}\n",
+            lock.path.display(),
+            lock.owner
+        ));
+    }
+    s
+}
+
+fn to_json(o: &RecoverOutcome) -> serde_json::Value {
+    match o {
+        RecoverOutcome::NothingToRecover(d) => serde_json::json!({
+            "result": "nothing-to-recover",
+            "plan": d.plan,
+            "lock_present": d.lock.is_some(),
+        }),
+        RecoverOutcome::RolledForward {
+            diagnosis,
+            state_sha256,
+            state_written,
+            receipt,
+            lock_removed,
+        } => serde_json::json!({
+            "result": "rolled-forward",
+            "plan": diagnosis.plan,
+            "state_sha256": state_sha256,
+            "state_written": state_written,
+            "lock_removed": lock_removed,
+            "receipt": receipt,
+        }),
+        RecoverOutcome::RolledBack {
+            diagnosis,
+            lock_removed,
+        } => serde_json::json!({
+            "result": "rolled-back",
+            "plan": diagnosis.plan,
+            "state_sha256": diagnosis.state_sha256,
+            "lock_removed": lock_removed,
+        }),
+    }
 }

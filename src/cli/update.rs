@@ -1,10 +1,497 @@
-//! `planseal update` (not built yet).
+//! `planseal update STATE.json --task N --status S [flags]`: one guarded transition of a DWP
+//! state.json, a drop-in for the DWP helper `update-state.py` (SPEC §1.7, §1.8).
+//!
+//! Compatibility: the helper's exact flag set, and — like its argument parser — any unambiguous
+//! prefix of its long options (`--stat` = `--status`). planseal's global flags (`--json`,
+//! `--color`, `-C`) match only when written in full, so they never make a helper prefix
+//! ambiguous (`--co` stays `--commit`). [`expand_abbreviations`] rewrites the prefixes before
+//! clap sees the command line.
 
 use super::Context;
+use crate::{print_err, print_out};
+use planseal::clock::Clock;
+use planseal::dwp::finalize::FinalizeError;
+use planseal::dwp::model::TaskStatus;
+use planseal::dwp::update::{Transition, UpdateRequest, check_arguments, plan_transition};
+use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
+use planseal::report::Refusal;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The helper's long options: (name, takes a value).
+const HELPER_OPTIONS: &[(&str, bool)] = &[
+    ("--task", true),
+    ("--status", true),
+    ("--gate", true),
+    ("--gate-json", true),
+    ("--block-reason", true),
+    ("--block-needs", true),
+    ("--resolve-blocker", false),
+    ("--reopen-reason", true),
+    ("--expected-sha256", true),
+    ("--worked", true),
+    ("--notes", true),
+    ("--commit", true),
+    ("--checkpoint-step", true),
+    ("--checkpoint-note", true),
+    ("--agent", true),
+    ("--model", true),
+    ("--help", false),
+];
+
+/// Global flags: exact matches only, never prefixes.
+const GLOBAL_WITH_VALUE: &[&str] = &["--color", "-C"];
+
+/// Rewrites unambiguous prefixes of the helper's long options after the `update` subcommand into
+/// the full names, the way Python's argparse (`allow_abbrev`) reads them. An ambiguous prefix is
+/// left as it is, so clap refuses it as a usage error (exit 2). Everything before `update`, and
+/// everything after a bare `--`, is untouched.
+pub fn expand_abbreviations(args: Vec<OsString>) -> Vec<OsString> {
+    let Some(sub) = subcommand_position(&args) else {
+        return args;
+    };
+    if args[sub] != "update" {
+        return args;
+    }
+    let mut out: Vec<OsString> = args[..=sub].to_vec();
+    let mut i = sub + 1;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let Some(text) = arg.to_str() else {
+            out.push(arg.clone());
+            continue;
+        };
+        if text == "--" {
+            out.extend(args[i - 1..].iter().cloned());
+            break;
+        }
+        if GLOBAL_WITH_VALUE.contains(&text) {
+            out.push(arg.clone());
+            if let Some(v) = args.get(i) {
+                out.push(v.clone());
+                i += 1;
+            }
+            continue;
+        }
+        if !text.starts_with("--") || text == "--json" || text.starts_with("--color=") {
+            out.push(arg.clone());
+            continue;
+        }
+        let (name, inline_value) = match text.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (text, None),
+        };
+        let resolved = resolve_option(name);
+        let takes_value = resolved.is_some_and(|(_, v)| v);
+        let full = resolved.map_or(name, |(n, _)| n);
+        match inline_value {
+            Some(v) => out.push(OsString::from(format!("{full}={v}"))),
+            None => out.push(OsString::from(full)),
+        }
+        // The value of an option is never an option itself, whatever it looks like.
+        if takes_value
+            && inline_value.is_none()
+            && let Some(v) = args.get(i)
+        {
+            out.push(v.clone());
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The full option a (possibly abbreviated) name stands for, when it is exact or unambiguous.
+fn resolve_option(name: &str) -> Option<(&'static str, bool)> {
+    if let Some(exact) = HELPER_OPTIONS.iter().find(|(n, _)| *n == name) {
+        return Some(*exact);
+    }
+    if name.len() <= 2 {
+        return None;
+    }
+    let mut matches = HELPER_OPTIONS.iter().filter(|(n, _)| n.starts_with(name));
+    match (matches.next(), matches.next()) {
+        (Some(only), None) => Some(*only),
+        _ => None,
+    }
+}
+
+/// Index of the subcommand: the first argument that is not a global flag or its value.
+fn subcommand_position(args: &[OsString]) -> Option<usize> {
+    let mut i = 1;
+    while i < args.len() {
+        let a = args[i].to_str()?;
+        if GLOBAL_WITH_VALUE.contains(&a) {
+            i += 2;
+        } else if a.starts_with('-') {
+            i += 1;
+        } else {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// The task statuses the helper accepts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum StatusArg {
+    Pending,
+    InProgress,
+    Completed,
+    Blocked,
+    Skipped,
+}
+
+impl From<StatusArg> for TaskStatus {
+    fn from(s: StatusArg) -> Self {
+        match s {
+            StatusArg::Pending => TaskStatus::Pending,
+            StatusArg::InProgress => TaskStatus::InProgress,
+            StatusArg::Completed => TaskStatus::Completed,
+            StatusArg::Blocked => TaskStatus::Blocked,
+            StatusArg::Skipped => TaskStatus::Skipped,
+        }
+    }
+}
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    after_help = "Exit codes: 0 applied, 1 refused (nothing written; the refusal kind \
+leads stderr), 2 usage error.\nLong options may be abbreviated to any unambiguous prefix \
+(--stat = --status), as with the DWP helper update-state.py.\nTest clock: \
+PLANSEAL_FAKE_NOW=2026-10-05T09:00:00+00:00 (step PLANSEAL_FAKE_NOW_STEP_US, default 1250000)."
+)]
+pub struct Args {
+    /// The plan's state.json
+    #[arg(value_name = "STATE")]
+    pub state: PathBuf,
+    /// Task id
+    #[arg(long, allow_negative_numbers = true)]
+    pub task: i64,
+    /// New task status
+    #[arg(long, value_enum)]
+    pub status: StatusArg,
+    /// Append a gate record "command|exit_code|evidence" (repeatable)
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
+    pub gate: Vec<String>,
+    /// Append a whole gate record given as a JSON object (repeatable)
+    #[arg(long = "gate-json", value_name = "JSON", allow_hyphen_values = true)]
+    pub gate_json: Vec<String>,
+    /// Why the task is blocked (with --status blocked)
+    #[arg(long = "block-reason", value_name = "TEXT", allow_hyphen_values = true)]
+    pub block_reason: Option<String>,
+    /// What would unblock it
+    #[arg(long = "block-needs", value_name = "TEXT", allow_hyphen_values = true)]
+    pub block_needs: Option<String>,
+    /// Resolve this task's own blocker (with --status in_progress or completed)
+    #[arg(long = "resolve-blocker")]
+    pub resolve_blocker: bool,
+    /// Why a completed task is reopened (journaled)
+    #[arg(
+        long = "reopen-reason",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
+    pub reopen_reason: Option<String>,
+    /// SHA-256 of the state.json bytes you last read (compare-and-swap)
+    #[arg(long = "expected-sha256", value_name = "HEX")]
+    pub expected_sha256: Option<String>,
+    /// What worked (outcome.worked, ≤ 500 characters)
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub worked: Option<String>,
+    /// Notes (outcome.notes, ≤ 1000 characters)
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub notes: Option<String>,
+    /// The commit that completes the task (7–40 lower-case hex)
+    #[arg(long, value_name = "SHA")]
+    pub commit: Option<String>,
+    /// Checkpoint step (default `start`)
+    #[arg(
+        long = "checkpoint-step",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
+    pub checkpoint_step: Option<String>,
+    /// Checkpoint note (default `Task N closed. Next: Task M.`)
+    #[arg(
+        long = "checkpoint-note",
+        value_name = "TEXT",
+        allow_hyphen_values = true
+    )]
+    pub checkpoint_note: Option<String>,
+    /// Agent name for updated_by
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// Model name for updated_by
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+}
 
-pub fn run(_args: Args, _ctx: &Context) -> anyhow::Result<i32> {
-    super::not_yet("update")
+impl Args {
+    fn request(&self) -> UpdateRequest {
+        UpdateRequest {
+            task: self.task,
+            status: self.status.into(),
+            gates: self.gate.clone(),
+            gate_jsons: self.gate_json.clone(),
+            block_reason: self.block_reason.clone(),
+            block_needs: self.block_needs.clone(),
+            resolve_blocker: self.resolve_blocker,
+            reopen_reason: self.reopen_reason.clone(),
+            expected_sha256: self.expected_sha256.clone(),
+            worked: self.worked.clone(),
+            notes: self.notes.clone(),
+            commit: self.commit.clone(),
+            checkpoint_step: self.checkpoint_step.clone(),
+            checkpoint_note: self.checkpoint_note.clone(),
+            agent: self.agent.clone(),
+            model: self.model.clone(),
+        }
+    }
+}
+
+/// Where a DWP plan keeps its transition journal.
+pub fn journal_path(plan_dir: &Path) -> PathBuf {
+    plan_dir
+        .join("analysis_results")
+        .join("STATE_JOURNAL.ndjson")
+}
+
+/// fsync can be switched off only for the benchmark that measures its cost.
+pub fn durability_from_env() -> Durability {
+    if std::env::var_os("PLANSEAL_BENCH_NO_FSYNC").is_some_and(|v| v == "1") {
+        Durability::NoSync
+    } else {
+        Durability::Full
+    }
+}
+
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+    let req = args.request();
+    // 1. Argument checks, then the state file exists.
+    check_arguments(&req)?;
+    let given = ctx.cwd.join(&args.state);
+    let state_path = match given.canonicalize() {
+        Ok(p) if p.is_file() => p,
+        _ => {
+            return Err(Refusal::new(
+                "state-missing",
+                format!("{}: no such state file", args.state.display()),
+            )
+            .hint("pass the plan's state.json, e.g. .dwp/plans/PLAN_name/state.json")
+            .into());
+        }
+    };
+    let plan_dir = state_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let bytes = std::fs::read(&state_path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", state_path.display()))?;
+    let facts = planseal::dwp::update::read_plan_facts(&plan_dir, &bytes, req.task);
+    let mut clock = Clock::from_env()?;
+    let transition = plan_transition(&bytes, &req, &facts, &mut clock)?;
+    for advisory in &transition.advisories {
+        print_err(&format!(
+            "advisory: {}: {}\n",
+            advisory.id, advisory.message
+        ));
+    }
+    if transition.completes_plan {
+        return publish(&transition, &req, &plan_dir, ctx);
+    }
+    let entry = transition.journal_entry(&req, &facts.plan_name, planseal::TOOL_VERSION);
+    let journal = Journal::new(journal_path(&plan_dir));
+    let operation = format!("update task {} → {}", transition.task, transition.to);
+    // Between validation and the lock: another writer may get in here (tests pause at it).
+    store::crash_point("update.before_lock");
+    let committed = store::commit(&CommitRequest {
+        target: &state_path,
+        lock: LockStyle::Directory,
+        operation: &operation,
+        tool: planseal::TOOL_VERSION,
+        expected_bytes: Some(&bytes),
+        new_bytes: &transition.candidate_bytes,
+        journal: Some((&journal, &entry)),
+        durability: durability_from_env(),
+    })
+    .map_err(|e| store_refusal(e, &state_path))?;
+    if let Some(e) = committed.journal_error {
+        print_err(&format!(
+            "warning: state.json was written but its journal line was not: {e}\n"
+        ));
+    }
+    report_applied(&transition, &transition.summary_line(), ctx);
+    Ok(0)
+}
+
+fn report_applied(t: &Transition, line: &str, ctx: &Context) {
+    if ctx.json {
+        let doc = serde_json::json!({
+            "result": "applied",
+            "task": t.task,
+            "from": t.from.map(|s| s.as_str()),
+            "to": t.to.as_str(),
+            "completed_count": t.completed_count,
+            "task_count": t.task_count,
+            "plan_status": t.plan_status.as_str(),
+            "published": t.completes_plan,
+            "before_sha256": t.before_sha256,
+            "after_sha256": t.after_sha256,
+            "advisories": t.advisories,
+        });
+        print_out(&format!("{doc:#}\n"));
+    } else {
+        print_out(&format!("{line}\n"));
+    }
+}
+
+/// Check 18: a candidate that completes the plan is published by the finalization transaction
+/// (SPEC §1.9), never written plainly.
+fn publish(
+    t: &Transition,
+    req: &UpdateRequest,
+    plan_dir: &Path,
+    ctx: &Context,
+) -> anyhow::Result<i32> {
+    let _ = req;
+    match planseal::dwp::update::publish_terminal(t, plan_dir) {
+        Ok(_) => {}
+        Err(FinalizeError::Refused(r)) => return Err(r.into()),
+        Err(other) => return Err(anyhow::Error::new(other)),
+    }
+    report_applied(t, &t.published_line(), ctx);
+    Ok(0)
+}
+
+/// A store error as the refusal a user can act on (anything else stays an error, exit 2).
+pub fn store_refusal(e: StoreError, target: &Path) -> anyhow::Error {
+    match e {
+        StoreError::LockPresent { lock_path, holder } => {
+            let status = store::owner_status(&holder);
+            let hint = match status {
+                store::OwnerStatus::Dead(_) => format!(
+                    "the writer that took the lock is gone (a crash?): `planseal unlock {}` removes it, then retry",
+                    target.display()
+                ),
+                store::OwnerStatus::Alive => {
+                    "another writer is working: wait for it and retry".to_string()
+                }
+                store::OwnerStatus::Unknown(_) => format!(
+                    "if no writer is running (check with ps), `planseal unlock {} --force --reason TEXT` removes it",
+                    target.display()
+                ),
+            };
+            Refusal::new(
+                "lock-present",
+                format!(
+                    "{} is locked: {holder} — {status}; nothing was written",
+                    lock_path.display()
+                ),
+            )
+            .hint(hint)
+            .into()
+        }
+        StoreError::StateChanged {
+            path,
+            expected,
+            actual,
+        } => Refusal::new(
+            "state-changed",
+            format!(
+                "{} changed while this update was being checked (read {expected}, now {actual}); nothing was written",
+                path.display()
+            ),
+        )
+        .hint("another writer got there first: re-read state.json and retry")
+        .into(),
+        other => anyhow::Error::new(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand_abbreviations;
+    use std::ffi::OsString;
+
+    fn expand(args: &[&str]) -> Vec<String> {
+        let argv: Vec<OsString> = args.iter().map(OsString::from).collect();
+        expand_abbreviations(argv)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn prefixes_expand_only_after_update_and_only_when_unambiguous() {
+        assert_eq!(
+            expand(&[
+                "planseal",
+                "--json",
+                "update",
+                "s.json",
+                "--ta",
+                "1",
+                "--stat=blocked",
+                "--block-r",
+                "x"
+            ]),
+            [
+                "planseal",
+                "--json",
+                "update",
+                "s.json",
+                "--task",
+                "1",
+                "--status=blocked",
+                "--block-reason",
+                "x"
+            ]
+        );
+        // ambiguous, global or unknown: left for clap to refuse
+        assert_eq!(
+            expand(&["p", "update", "--check", "--js", "--b"]),
+            ["p", "update", "--check", "--js", "--b"]
+        );
+        // an option's value is never expanded, even when it looks like an option
+        assert_eq!(
+            expand(&[
+                "p", "-C", "d", "update", "--notes", "--stat", "--co", "abc1234"
+            ]),
+            [
+                "p", "-C", "d", "update", "--notes", "--stat", "--commit", "abc1234"
+            ]
+        );
+        // other commands and everything after `--` are untouched
+        assert_eq!(
+            expand(&["p", "verify", "--stat"]),
+            ["p", "verify", "--stat"]
+        );
+        assert_eq!(
+            expand(&["p", "update", "--", "--stat"]),
+            ["p", "update", "--", "--stat"]
+        );
+    }
+
+    /// Every prefix of every helper option: expanded exactly when no other option shares it.
+    #[test]
+    fn every_prefix_expands_iff_unambiguous() {
+        for (name, _) in super::HELPER_OPTIONS {
+            for len in 3..=name.len() {
+                let prefix = &name[..len];
+                let sharing = super::HELPER_OPTIONS
+                    .iter()
+                    .filter(|(other, _)| other.starts_with(prefix))
+                    .count();
+                let exact = super::HELPER_OPTIONS.iter().any(|(o, _)| *o == prefix);
+                let got = expand(&["p", "update", prefix]);
+                let want = if sharing == 1 || exact { *name } else { prefix };
+                if exact && prefix != *name {
+                    continue; // a prefix that is itself an option (`--gate` of `--gate-json`)
+                }
+                assert_eq!(got[2], want, "{prefix}");
+            }
+        }
+    }
 }

@@ -1,1 +1,797 @@
-//! (to be written)
+//! The plan's trace in git (SPEC §1.1, §1.11): which commits name which task, the drift between
+//! those commits and state.json that `verify` reports as advisories, and the git cross-checks
+//! that `finalize` requires.
+//!
+//! A commit *names* task N of PLAN_x iff its subject (first line), right-trimmed, matches
+//! `- Task ([0-9]+) of (PLAN_[a-z0-9_]+)$`; type and scope are not required.
+//!
+//! ```
+//! use planseal::dwp::history::task_named;
+//! assert_eq!(task_named("feat(x): y - Task 3 of PLAN_demo  "), Some((3, "PLAN_demo")));
+//! assert_eq!(task_named("Task 3 of PLAN_demo"), None);
+//! ```
+
+use crate::dwp::model::State;
+use crate::recovery::git::{CommitInfo, GitError, Repo, Scan, StatusEntry};
+use crate::report::Finding;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// The task number and plan name a commit subject names, if it names one.
+pub fn task_named(subject: &str) -> Option<(u64, &str)> {
+    const MARK: &str = "- Task ";
+    let s = subject.trim_end();
+    // Only the last "- Task " can start a match that runs to the end of the line.
+    let start = s.rfind(MARK)? + MARK.len();
+    let rest = &s[start..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let number: u64 = rest[..digits].parse().ok()?;
+    let plan = rest[digits..].strip_prefix(" of ")?;
+    let name = plan.strip_prefix("PLAN_")?;
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    {
+        return None;
+    }
+    Some((number, plan))
+}
+
+/// The commits that name tasks of one plan, per task, most recent first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskCommits {
+    pub by_task: BTreeMap<u64, Vec<CommitInfo>>,
+    /// Commits walked.
+    pub walked: u64,
+    /// The walk hit a shallow-clone boundary: older task commits may exist but cannot be read.
+    pub truncated: bool,
+}
+
+impl TaskCommits {
+    /// The most recent commit reachable from HEAD naming `task` (the rebuild rule of §1.11).
+    pub fn latest(&self, task: u64) -> Option<&CommitInfo> {
+        self.by_task.get(&task).and_then(|v| v.first())
+    }
+}
+
+/// One walk from HEAD over all parents collecting the commits that name tasks of `plan_name`.
+pub fn task_commits(repo: &Repo, plan_name: &str) -> Result<TaskCommits, GitError> {
+    let scan = repo.scan_messages(|subject, _| match task_named(subject) {
+        Some((_, plan)) if plan == plan_name => Scan::Take,
+        _ => Scan::Skip,
+    })?;
+    let mut by_task: BTreeMap<u64, Vec<CommitInfo>> = BTreeMap::new();
+    for commit in scan.commits {
+        if let Some((n, _)) = task_named(&commit.subject) {
+            by_task.entry(n).or_default().push(commit);
+        }
+    }
+    for commits in by_task.values_mut() {
+        // The walk is newest-first already; keep that order stable for equal times.
+        commits.sort_by_key(|c| std::cmp::Reverse(c.committer_time.seconds));
+    }
+    Ok(TaskCommits {
+        by_task,
+        walked: scan.walked,
+        truncated: scan.truncated,
+    })
+}
+
+/// The folder name of a plan directory (its identity, SPEC §1.2).
+pub fn plan_name_of(plan_dir: &Path) -> String {
+    let canonical = plan_dir
+        .canonicalize()
+        .unwrap_or_else(|_| plan_dir.to_path_buf());
+    canonical
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn rebuild_hint(plan_dir: &Path) -> String {
+    format!(
+        "run `planseal rebuild {}` to see how state.json would be reconciled",
+        plan_dir.display()
+    )
+}
+
+fn git_unreadable(plan: &str, e: &GitError) -> Finding {
+    Finding::advisory(
+        "git-unreadable",
+        format!("git history could not be read, git checks skipped: {e}"),
+    )
+    .plan(plan)
+}
+
+/// Drift between the git log and state.json, as `verify` reports it (SPEC §1.11, last
+/// paragraph): advisories with a hint to `rebuild`. Empty when the plan is not in a repository.
+pub fn drift_findings(plan_dir: &Path, state: &State) -> Vec<Finding> {
+    let plan = plan_name_of(plan_dir);
+    let repo = match Repo::discover(plan_dir) {
+        Ok(Some(repo)) => repo,
+        Ok(None) => return Vec::new(),
+        Err(e) => return vec![git_unreadable(&plan, &e)],
+    };
+    match task_commits(&repo, &plan) {
+        Ok(commits) => drift_findings_from(plan_dir, &plan, state, &commits),
+        Err(e) => vec![git_unreadable(&plan, &e)],
+    }
+}
+
+/// [`drift_findings`] over task commits already collected.
+pub fn drift_findings_from(
+    plan_dir: &Path,
+    plan: &str,
+    state: &State,
+    commits: &TaskCommits,
+) -> Vec<Finding> {
+    let hint = rebuild_hint(plan_dir);
+    let mut out = Vec::new();
+    let ids: BTreeSet<u64> = state.tasks.iter().filter_map(|t| t.id).collect();
+    for (n, list) in &commits.by_task {
+        let Some(latest) = list.first() else { continue };
+        match state.task(*n) {
+            None => out.push(
+                Finding::advisory(
+                    "commit-names-unknown-task",
+                    format!(
+                        "commit {} names task {n}, which the plan does not have ({} task(s)): \"{}\"",
+                        latest.short,
+                        ids.len(),
+                        latest.subject.trim_end()
+                    ),
+                )
+                .plan(plan)
+                .task(*n)
+                .hint(hint.clone()),
+            ),
+            Some(task) if !task.is_completed() => {
+                let status = task.status_raw.as_deref().unwrap_or("without a status");
+                out.push(
+                    Finding::advisory(
+                        "commit-names-incomplete-task",
+                        format!(
+                            "commit {} names task {n}, but state.json says it is {status}",
+                            latest.short
+                        ),
+                    )
+                    .plan(plan)
+                    .task(*n)
+                    .hint(hint.clone()),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    // The reverse: a completed task that no commit names, in a plan whose tasks make commits.
+    let makes_commits =
+        !commits.by_task.is_empty() || state.tasks.iter().any(|t| t.commit.is_some());
+    if makes_commits {
+        for task in state.tasks.iter().filter(|t| t.is_completed()) {
+            let Some(n) = task.id else { continue };
+            if commits.by_task.contains_key(&n) {
+                continue;
+            }
+            if commits.truncated {
+                out.push(
+                    Finding::advisory(
+                        "history-truncated",
+                        format!(
+                            "no commit naming task {n} before the shallow-clone boundary; history truncated"
+                        ),
+                    )
+                    .plan(plan)
+                    .task(n)
+                    .hint("fetch more history (`git fetch --unshallow`) to check it"),
+                );
+            } else {
+                out.push(
+                    Finding::advisory(
+                        "completed-task-without-commit",
+                        format!(
+                            "task {n} is completed in state.json but no commit reachable from HEAD names it"
+                        ),
+                    )
+                    .plan(plan)
+                    .task(n)
+                    .hint(hint.clone()),
+                );
+            }
+        }
+    }
+    if out.is_empty() && !commits.by_task.is_empty() {
+        out.push(
+            Finding::pass(
+                "commit-drift",
+                format!(
+                    "git history agrees with state.json ({} task(s) named by commits)",
+                    commits.by_task.len()
+                ),
+            )
+            .plan(plan),
+        );
+    }
+    out
+}
+
+/// `fp=` revisions cited in gate evidence (`fp=6037c9f+clean` → `6037c9f`).
+pub fn fp_revisions(evidence: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = evidence;
+    while let Some(pos) = rest.find("fp=") {
+        let before_ok = pos == 0
+            || !rest.as_bytes()[pos - 1].is_ascii_alphanumeric()
+                && rest.as_bytes()[pos - 1] != b'_';
+        let after = &rest[pos + 3..];
+        let hex = after.bytes().take_while(|b| b.is_ascii_hexdigit()).count();
+        if before_ok && (4..=40).contains(&hex) {
+            out.push(&after[..hex]);
+        }
+        rest = after;
+    }
+    out
+}
+
+/// The git cross-checks of SPEC §1.11 that `finalize` requires: each completed task's `commit`
+/// exists, is an ancestor of HEAD and names the task; no two tasks share a commit; `fp=`
+/// revisions exist; the work tree is clean apart from ignored paths, the plan's own folder and
+/// `candidate`. A tracked `.dwp/` is an advisory. Beyond a shallow boundary, advisories. Empty
+/// when the plan is not in a repository.
+pub fn git_cross_checks(plan_dir: &Path, state: &State, candidate: Option<&Path>) -> Vec<Finding> {
+    let plan = plan_name_of(plan_dir);
+    let repo = match Repo::discover(plan_dir) {
+        Ok(Some(repo)) => repo,
+        Ok(None) => return Vec::new(),
+        Err(e) => return vec![git_unreadable(&plan, &e)],
+    };
+    match cross_checks_in(&repo, plan_dir, &plan, state, candidate) {
+        Ok(findings) => findings,
+        Err(e) => vec![git_unreadable(&plan, &e)],
+    }
+}
+
+fn truncated_advisory(plan: &str, task: u64, what: String) -> Finding {
+    Finding::advisory(
+        "history-truncated",
+        format!("{what}; history truncated (shallow clone)"),
+    )
+    .plan(plan)
+    .task(task)
+    .hint("fetch more history (`git fetch --unshallow`) to check it")
+}
+
+fn cross_checks_in(
+    repo: &Repo,
+    plan_dir: &Path,
+    plan: &str,
+    state: &State,
+    candidate: Option<&Path>,
+) -> Result<Vec<Finding>, GitError> {
+    let mut out = Vec::new();
+    let shallow = repo.is_shallow();
+    let mut by_commit: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut checked = 0usize;
+    for task in state.tasks.iter().filter(|t| t.is_completed()) {
+        let (Some(n), Some(recorded)) = (task.id, task.commit.as_deref()) else {
+            continue;
+        };
+        checked += 1;
+        let found = match repo.find_commit(recorded) {
+            Ok(found) => found,
+            Err(GitError::AmbiguousPrefix { .. }) => {
+                out.push(
+                    Finding::fail(
+                        "commit-missing",
+                        format!("task {n}: commit {recorded} is ambiguous in this repository"),
+                    )
+                    .plan(plan)
+                    .task(n)
+                    .hint("record more hex digits of the commit in state.json"),
+                );
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let Some(commit) = found else {
+            if shallow {
+                out.push(truncated_advisory(
+                    plan,
+                    n,
+                    format!("task {n}: commit {recorded} is not in this shallow clone"),
+                ));
+            } else {
+                out.push(
+                    Finding::fail(
+                        "commit-missing",
+                        format!("task {n}: commit {recorded} does not exist in this repository"),
+                    )
+                    .plan(plan)
+                    .task(n)
+                    .hint(rebuild_hint(plan_dir)),
+                );
+            }
+            continue;
+        };
+        by_commit.entry(commit.id.clone()).or_default().push(n);
+        match repo.is_ancestor(&commit.id, "HEAD")? {
+            Some(true) => {}
+            Some(false) => out.push(
+                Finding::fail(
+                    "commit-not-ancestor",
+                    format!(
+                        "task {n}: commit {} is not reachable from HEAD (was the branch reset or rebased?)",
+                        commit.short
+                    ),
+                )
+                .plan(plan)
+                .task(n)
+                .hint(rebuild_hint(plan_dir)),
+            ),
+            None => out.push(truncated_advisory(
+                plan,
+                n,
+                format!("task {n}: cannot tell whether commit {} is an ancestor of HEAD", commit.short),
+            )),
+        }
+        match task_named(&commit.subject) {
+            Some((m, p)) if m == n && p == plan => {}
+            _ => out.push(
+                Finding::fail(
+                    "commit-subject-mismatch",
+                    format!(
+                        "task {n}: the subject of commit {} does not name `Task {n} of {plan}`: \"{}\"",
+                        commit.short,
+                        commit.subject.trim_end()
+                    ),
+                )
+                .plan(plan)
+                .task(n)
+                .hint(format!(
+                    "record the commit whose subject ends in `- Task {n} of {plan}` (see `planseal log {}`)",
+                    plan_dir.display()
+                )),
+            ),
+        }
+    }
+    for (id, tasks) in &by_commit {
+        if tasks.len() > 1 {
+            let list: Vec<String> = tasks.iter().map(u64::to_string).collect();
+            out.push(
+                Finding::fail(
+                    "commit-shared",
+                    format!(
+                        "tasks {} record the same commit {}",
+                        list.join(", "),
+                        &id[..id.len().min(12)]
+                    ),
+                )
+                .plan(plan)
+                .task(tasks[0])
+                .hint("each task records the commit that completed it"),
+            );
+        }
+    }
+    if checked > 0
+        && !out
+            .iter()
+            .any(|f| f.severity != crate::report::Severity::Pass)
+    {
+        out.push(
+            Finding::pass(
+                "task-commits",
+                format!(
+                    "{checked} task commit(s) exist, are ancestors of HEAD and name their tasks"
+                ),
+            )
+            .plan(plan),
+        );
+    }
+
+    // fp= revisions in gate evidence.
+    let mut fp_seen = BTreeSet::new();
+    let mut fp_ok = 0usize;
+    for task in &state.tasks {
+        let n = task.id.unwrap_or_default();
+        for gate in &task.gates {
+            for rev in fp_revisions(gate.evidence_text()) {
+                if !fp_seen.insert((n, rev.to_string())) {
+                    continue;
+                }
+                let exists = match repo.commit_exists(rev) {
+                    Ok(b) => b,
+                    // An ambiguous prefix names something that exists.
+                    Err(GitError::AmbiguousPrefix { .. }) => true,
+                    Err(e) => return Err(e),
+                };
+                if exists {
+                    fp_ok += 1;
+                } else if shallow {
+                    out.push(truncated_advisory(
+                        plan,
+                        n,
+                        format!("task {n}: gate revision fp={rev} is not in this shallow clone"),
+                    ));
+                } else {
+                    out.push(
+                        Finding::fail(
+                            "fp-revision-missing",
+                            format!(
+                                "task {n}: gate evidence cites fp={rev}, which is no commit of this repository"
+                            ),
+                        )
+                        .plan(plan)
+                        .task(n)
+                        .group("fp-revision-missing")
+                        .hint("re-run the gate at an existing revision and record it"),
+                    );
+                }
+            }
+        }
+    }
+    if fp_ok > 0 && !out.iter().any(|f| f.id == "fp-revision-missing") {
+        out.push(
+            Finding::pass(
+                "fp-revisions",
+                format!("{fp_ok} gate revision(s) (fp=) exist"),
+            )
+            .plan(plan),
+        );
+    }
+
+    // Work tree cleanliness.
+    if repo.work_tree().is_some() {
+        let plan_rel = repo.relative_to_work_tree(plan_dir)?;
+        let candidate_rel = match candidate {
+            Some(c) => repo.relative_to_work_tree(c).ok(),
+            None => None,
+        };
+        let dirty: Vec<StatusEntry> = repo
+            .status(&[])?
+            .into_iter()
+            .filter(|e| !is_under(&e.path, &plan_rel))
+            .filter(|e| candidate_rel.as_deref() != Some(e.path.as_str()))
+            .collect();
+        if dirty.is_empty() {
+            out.push(Finding::pass("worktree-clean", "the work tree is clean").plan(plan));
+        }
+        for entry in &dirty {
+            out.push(
+                Finding::fail(
+                    "worktree-dirty",
+                    format!(
+                        "the work tree is not clean: {} ({})",
+                        entry.path,
+                        entry.kind.as_str()
+                    ),
+                )
+                .plan(plan)
+                .file(entry.path.clone())
+                .group("worktree-dirty")
+                .hint("commit or stash the change before finalizing"),
+            );
+        }
+        // A tracked .dwp/ (or plan folder) is allowed, but unusual.
+        let dwp_rel = dwp_root_of(&plan_rel);
+        if repo.is_tracked(&dwp_rel)? {
+            out.push(
+                Finding::advisory(
+                    "dwp-tracked",
+                    format!(
+                        "{dwp_rel}/ is tracked by git; plans are normally git-ignored working state"
+                    ),
+                )
+                .plan(plan)
+                .hint(format!(
+                    "add `{dwp_rel}/` to .gitignore unless the plan is meant to be committed"
+                )),
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn is_under(path: &str, dir: &str) -> bool {
+    dir.is_empty() || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+}
+
+/// `.dwp` for `.dwp/plans/PLAN_x`; the plan folder itself when it is not under a `.dwp`.
+fn dwp_root_of(plan_rel: &str) -> String {
+    let parts: Vec<&str> = plan_rel.split('/').collect();
+    match parts.iter().position(|p| *p == ".dwp") {
+        Some(i) => parts[..=i].join("/"),
+        None => plan_rel.to_string(),
+    }
+}
+
+/// What `planseal log` shows: the plan's timeline from git.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PlanLog {
+    pub plan: String,
+    /// `None` when the plan is not inside a git work tree.
+    pub repository: Option<RepositorySummary>,
+    /// One entry per task the README index or state.json knows, in task order.
+    pub tasks: Vec<TaskTimeline>,
+    /// Every disagreement found, in task order.
+    pub differences: Vec<LogDifference>,
+    /// Commits walked.
+    pub walked: u64,
+    /// The walk hit a shallow-clone boundary.
+    pub truncated: bool,
+    /// Why a source could not be read (README.md, state.json), if one could not.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RepositorySummary {
+    pub head: Option<String>,
+    pub branch: Option<String>,
+    pub shallow: bool,
+}
+
+/// A commit as the log prints it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LoggedCommit {
+    pub id: String,
+    pub short: String,
+    pub subject: String,
+    /// Committer time, UTC, `+00:00`.
+    pub committed_at: String,
+}
+
+impl From<&CommitInfo> for LoggedCommit {
+    fn from(c: &CommitInfo) -> Self {
+        LoggedCommit {
+            id: c.id.clone(),
+            short: c.short.clone(),
+            subject: c.subject.trim_end().to_string(),
+            committed_at: c.committer_time.to_utc_iso(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TaskTimeline {
+    pub task: u64,
+    pub title: Option<String>,
+    /// README checkbox: `Some(true)` checked, `None` when the index does not list the task.
+    pub readme_checked: Option<bool>,
+    /// The status state.json records, as written.
+    pub state_status: Option<String>,
+    /// The `commit` state.json records.
+    pub recorded_commit: Option<String>,
+    /// The most recent commit reachable from HEAD that names the task (it completed it).
+    pub commit: Option<LoggedCommit>,
+    /// Older commits naming the same task, most recent first.
+    pub earlier_commits: Vec<LoggedCommit>,
+}
+
+/// One disagreement between git and the plan.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LogDifference {
+    /// `completed-without-commit`, `commit-names-incomplete-task`, `commit-names-unknown-task`.
+    pub kind: &'static str,
+    pub task: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<LoggedCommit>,
+    pub message: String,
+}
+
+/// Reads README.md and state.json of `plan_dir` (either may be missing) and the task commits of
+/// `repo`, and lines them up.
+pub fn plan_log(plan_dir: &Path, repo: Option<&Repo>) -> Result<PlanLog, GitError> {
+    use crate::dwp::markdown::{decode, parse_readme};
+    let plan = plan_name_of(plan_dir);
+    let mut notes = Vec::new();
+
+    let mut readme_tasks: BTreeMap<u64, (bool, String)> = BTreeMap::new();
+    match std::fs::read(plan_dir.join("README.md")) {
+        Ok(bytes) => match decode(&bytes) {
+            Ok(text) => {
+                for e in parse_readme(text).task_index.entries {
+                    readme_tasks
+                        .entry(u64::from(e.task))
+                        .or_insert((e.checked, e.title));
+                }
+            }
+            Err(e) => notes.push(format!("README.md: {e}")),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            notes.push("README.md is missing".into())
+        }
+        Err(e) => notes.push(format!("README.md: {e}")),
+    }
+    let state = match std::fs::read(plan_dir.join("state.json")) {
+        Ok(bytes) => match crate::dwp::model::parse_json(&bytes) {
+            Ok(v) => Some(State::from_value(&v)),
+            Err(e) => {
+                notes.push(format!("state.json cannot be read: {e}"));
+                None
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            notes.push("state.json is missing".into());
+            None
+        }
+        Err(e) => {
+            notes.push(format!("state.json: {e}"));
+            None
+        }
+    };
+
+    let (commits, repository) = match repo {
+        Some(repo) => {
+            let head = repo.head()?;
+            (
+                task_commits(repo, &plan)?,
+                Some(RepositorySummary {
+                    head: head.id,
+                    branch: head.branch,
+                    shallow: repo.is_shallow(),
+                }),
+            )
+        }
+        None => (TaskCommits::default(), None),
+    };
+
+    let mut numbers: BTreeSet<u64> = readme_tasks.keys().copied().collect();
+    if let Some(state) = &state {
+        numbers.extend(state.tasks.iter().filter_map(|t| t.id));
+    }
+    let mut tasks = Vec::new();
+    let mut differences = Vec::new();
+    for &n in &numbers {
+        let state_task = state.as_ref().and_then(|s| s.task(n));
+        let readme = readme_tasks.get(&n);
+        let list = commits.by_task.get(&n);
+        let commit = list.and_then(|l| l.first()).map(LoggedCommit::from);
+        let earlier = list
+            .map(|l| l.iter().skip(1).map(LoggedCommit::from).collect())
+            .unwrap_or_default();
+        let title = readme
+            .map(|(_, t)| t.clone())
+            .filter(|t| !t.is_empty())
+            .or_else(|| state_task.and_then(|t| t.title.clone()));
+        if repository.is_some() {
+            let checked = readme.is_some_and(|(c, _)| *c);
+            if checked && commit.is_none() && !commits.truncated {
+                differences.push(LogDifference {
+                    kind: "completed-without-commit",
+                    task: n,
+                    commit: None,
+                    message: format!("task {n} is completed in README.md but no commit names it"),
+                });
+            }
+            if let Some(c) = &commit
+                && !state_task.is_some_and(|t| t.is_completed())
+            {
+                let status = match (&state, state_task) {
+                    (None, _) => "there is no readable state.json".to_string(),
+                    (Some(_), None) => "state.json does not list it".to_string(),
+                    (Some(_), Some(t)) => format!(
+                        "state.json says {}",
+                        t.status_raw.as_deref().unwrap_or("no status")
+                    ),
+                };
+                differences.push(LogDifference {
+                    kind: "commit-names-incomplete-task",
+                    task: n,
+                    commit: Some(c.clone()),
+                    message: format!("commit {} names task {n}, but {status}", c.short),
+                });
+            }
+        }
+        tasks.push(TaskTimeline {
+            task: n,
+            title,
+            readme_checked: readme.map(|(c, _)| *c),
+            state_status: state_task.and_then(|t| t.status_raw.clone()),
+            recorded_commit: state_task.and_then(|t| t.commit.clone()),
+            commit,
+            earlier_commits: earlier,
+        });
+    }
+    for (n, list) in &commits.by_task {
+        if numbers.contains(n) {
+            continue;
+        }
+        if let Some(c) = list.first() {
+            let c = LoggedCommit::from(c);
+            differences.push(LogDifference {
+                kind: "commit-names-unknown-task",
+                task: *n,
+                message: format!(
+                    "commit {} names task {n}, which the plan does not have",
+                    c.short
+                ),
+                commit: Some(c),
+            });
+        }
+    }
+    differences.sort_by_key(|d| d.task);
+    Ok(PlanLog {
+        plan,
+        repository,
+        tasks,
+        differences,
+        walked: commits.walked,
+        truncated: commits.truncated,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn matcher_follows_the_spec_regex_cases() {
+        assert_eq!(
+            task_named(
+                "feat(ratelimit): add token bucket limiter - Task 1 of PLAN_http_rate_limit"
+            ),
+            Some((1, "PLAN_http_rate_limit"))
+        );
+        assert_eq!(
+            task_named("fix: x - Task 12 of PLAN_a_1\t \r"),
+            Some((12, "PLAN_a_1"))
+        );
+        assert_eq!(task_named("x - Task 1 of PLAN_Upper"), None);
+        assert_eq!(task_named("x - Task 1 of PLAN_"), None);
+        assert_eq!(task_named("x - Task one of PLAN_a"), None);
+        assert_eq!(task_named("x - Task 1 of PLAN_a trailing"), None);
+        assert_eq!(task_named("x -Task 1 of PLAN_a"), None);
+        assert_eq!(
+            task_named("- Task 2 of PLAN_a - Task 3 of PLAN_b"),
+            Some((3, "PLAN_b"))
+        );
+        assert_eq!(
+            task_named("x - Task 99999999999999999999999 of PLAN_a"),
+            None
+        );
+    }
+
+    #[test]
+    fn fp_revisions_are_found_in_evidence() {
+        assert_eq!(
+            fp_revisions("scope=unit; fp=6037c9f+clean; ran=12/12"),
+            vec!["6037c9f"]
+        );
+        assert_eq!(fp_revisions("fp=abc"), Vec::<&str>::new());
+        assert_eq!(fp_revisions("xfp=6037c9f"), Vec::<&str>::new());
+        assert_eq!(
+            fp_revisions("fp=1234567; fp=89abcdef"),
+            vec!["1234567", "89abcdef"]
+        );
+    }
+
+    #[test]
+    fn paths_under_the_plan_folder() {
+        assert!(is_under(
+            ".dwp/plans/PLAN_x/state.json",
+            ".dwp/plans/PLAN_x"
+        ));
+        assert!(!is_under(
+            ".dwp/plans/PLAN_xy/state.json",
+            ".dwp/plans/PLAN_x"
+        ));
+        assert_eq!(dwp_root_of(".dwp/plans/PLAN_x"), ".dwp");
+        assert_eq!(dwp_root_of("sub/.dwp/plans/PLAN_x"), "sub/.dwp");
+        assert_eq!(dwp_root_of("plans/PLAN_x"), "plans/PLAN_x");
+    }
+
+    proptest! {
+        #[test]
+        fn matcher_agrees_with_the_spec_regex(subject in "[a-zA-Z0-9 ():_\\-\t]{0,20}(- Task [0-9]{1,4} of PLAN_[a-z0-9_A]{0,6}[ \t]{0,2}x?)?") {
+            let re = regex::Regex::new(r"- Task ([0-9]+) of (PLAN_[a-z0-9_]+)$").expect("valid");
+            let trimmed = subject.trim_end();
+            let expected = re.captures(trimmed).map(|c| (c[1].parse::<u64>().expect("small"), c.get(2).expect("group").as_str().to_string()));
+            let ours = task_named(&subject).map(|(n, p)| (n, p.to_string()));
+            prop_assert_eq!(ours, expected);
+        }
+    }
+}

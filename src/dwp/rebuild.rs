@@ -1,1 +1,1143 @@
-//! (to be written)
+//! `rebuild`: regenerate state.json from the markdown and the git log (SPEC §1.11).
+//!
+//! The markdown wins every disagreement: tasks, titles and statuses come from the README index
+//! and the task logs. For every other field the old state's non-empty value wins; git (the most
+//! recent commit reachable from HEAD naming the task) and the transition journal only fill what
+//! is missing; a `completed_at` or `commit` on a task the README says is not completed is dropped.
+//! Conflicts are reported, never overwritten, so a second rebuild changes nothing.
+//!
+//! [`gather`] reads the plan folder and git (I/O); [`rebuild`] is a pure function of what was
+//! read; [`write`] commits the result through the store (lock, compare-and-swap, atomic write)
+//! and appends a dated reconciliation entry to PROGRESS.md.
+//!
+//! ## Limitations
+//! - A value that cannot be recovered (a completed task without a commit naming it, a gate the
+//!   log does not record) stays missing and is reported as `unrecoverable`; nothing is invented.
+
+use crate::dwp::history::{TaskCommits, plan_name_of, task_commits};
+use crate::dwp::markdown::{
+    ApprovalValue, DeclaredFormat, GateRecordLine, LogStatus, PlanStatus, decode, parse_readme,
+    parse_task_file,
+};
+use crate::dwp::model::{
+    Era, MANIFEST_SCHEMA_V1, MANIFEST_SCHEMA_V2, MANIFEST_SCHEMA_V5, parse_json,
+};
+use crate::recovery::git::{CommitTime, GitError, Repo};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Where a rebuilt value came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "detail")]
+pub enum Source {
+    Readme,
+    TaskLog,
+    /// The commit naming the task (its short id).
+    Commit(String),
+    Journal,
+    OldState,
+    Manifest,
+    /// Counted or derived from the other fields (SPEC §1.6).
+    Derived,
+    Unrecoverable,
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Readme => f.write_str("README"),
+            Source::TaskLog => f.write_str("task log"),
+            Source::Commit(short) => write!(f, "commit {short}"),
+            Source::Journal => f.write_str("journal"),
+            Source::OldState => f.write_str("old state"),
+            Source::Manifest => f.write_str("manifest"),
+            Source::Derived => f.write_str("derived"),
+            Source::Unrecoverable => f.write_str("unrecoverable"),
+        }
+    }
+}
+
+/// One field the rebuild changed, could not recover, or kept against a conflicting source.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Change {
+    pub task: Option<u64>,
+    pub field: String,
+    pub old: Option<Value>,
+    pub new: Option<Value>,
+    pub source: Source,
+    /// Why, when the line needs more than the source (conflicts, unrecoverable values).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+fn show(v: &Option<Value>) -> String {
+    match v {
+        None => "(absent)".into(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(a)) if a.iter().all(Value::is_object) => {
+            format!("{} record(s)", a.len())
+        }
+        Some(other) => other.to_string(),
+    }
+}
+
+impl Change {
+    /// `task N <field>: <old> → <new> (source: …)`.
+    pub fn line(&self) -> String {
+        let task = self.task.map(|n| format!("task {n} ")).unwrap_or_default();
+        let note = self
+            .note
+            .as_deref()
+            .map(|n| format!(" — {n}"))
+            .unwrap_or_default();
+        format!(
+            "{task}{}: {} → {} (source: {}){note}",
+            self.field,
+            show(&self.old),
+            show(&self.new),
+            self.source
+        )
+    }
+}
+
+/// A task's record as the markdown gives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkdownTask {
+    pub id: u64,
+    pub checked: bool,
+    pub title: String,
+    /// `N.task_slug.md` (Full plans).
+    pub file: Option<String>,
+    /// The status the task log declares.
+    pub log_status: Option<LogStatus>,
+    pub gate_lines: Vec<GateRecordLine>,
+}
+
+/// The commit that completed a task, as git gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitTask {
+    pub id: String,
+    pub short: String,
+    pub time: CommitTime,
+    /// Committer time of the commit's first parent, when it is readable.
+    pub parent_time: Option<CommitTime>,
+}
+
+/// Everything the rebuild reads, gathered once.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    pub plan: String,
+    pub tasks: Vec<MarkdownTask>,
+    pub readme_format: Option<DeclaredFormat>,
+    pub readme_approval: Option<ApprovalValue>,
+    pub manifest: Option<Value>,
+    /// The old state.json as parsed, with its raw bytes.
+    pub old_state: Option<Value>,
+    pub old_bytes: Option<Vec<u8>>,
+    /// Earliest journal time per task.
+    pub journal_first: BTreeMap<u64, String>,
+    /// The most recent commit naming each task; `None` without git.
+    pub git: Option<BTreeMap<u64, GitTask>>,
+    /// The git walk hit a shallow boundary.
+    pub truncated: bool,
+    /// The README's `Plan Status: X/N` count, when it has one.
+    pub plan_status: Option<(u64, u64)>,
+}
+
+/// What went wrong reading the plan.
+#[derive(Debug, thiserror::Error)]
+pub enum RebuildError {
+    #[error("{path}: {reason}")]
+    Unreadable { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Git(#[from] GitError),
+}
+
+fn unreadable(path: &Path, reason: impl std::fmt::Display) -> RebuildError {
+    RebuildError::Unreadable {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    }
+}
+
+fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, RebuildError> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(unreadable(path, e)),
+    }
+}
+
+/// Reads the plan folder (README, task logs, manifest, old state, journal) and git.
+pub fn gather(plan_dir: &Path, repo: Option<&Repo>) -> Result<Inputs, RebuildError> {
+    let plan = plan_name_of(plan_dir);
+    let readme_path = plan_dir.join("README.md");
+    let readme_bytes = std::fs::read(&readme_path).map_err(|e| {
+        unreadable(
+            &readme_path,
+            format!("{e}; the README is the source of truth a rebuild needs"),
+        )
+    })?;
+    let readme_text = decode(&readme_bytes).map_err(|e| unreadable(&readme_path, e))?;
+    let readme = parse_readme(readme_text);
+    let mut tasks = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for entry in &readme.task_index.entries {
+        let id = u64::from(entry.task);
+        if !seen.insert(id) {
+            continue;
+        }
+        let mut task = MarkdownTask {
+            id,
+            checked: entry.checked,
+            title: entry.title.trim().to_string(),
+            ..Default::default()
+        };
+        if let Some(record) = readme.inline.record(entry.task) {
+            if task.title.is_empty() {
+                task.title = record.title.trim().to_string();
+            }
+            task.log_status = record
+                .body
+                .completion_log()
+                .and_then(|l| l.log_status().cloned());
+            task.gate_lines = record.body.gate_records();
+        } else {
+            let file = entry
+                .link
+                .as_ref()
+                .map(|l| l.file_name.clone())
+                .or_else(|| find_task_file(plan_dir, id));
+            if let Some(name) = &file {
+                let path = plan_dir.join(name);
+                if let Some(bytes) = read_optional(&path)? {
+                    let text = decode(&bytes).map_err(|e| unreadable(&path, e))?;
+                    let parsed = parse_task_file(text);
+                    if task.title.is_empty()
+                        && let Some(t) = &parsed.title
+                    {
+                        task.title = t.title.trim().to_string();
+                    }
+                    task.log_status = parsed
+                        .body
+                        .completion_log()
+                        .and_then(|l| l.log_status().cloned());
+                    task.gate_lines = parsed.body.gate_records();
+                }
+            }
+            task.file = file;
+        }
+        tasks.push(task);
+    }
+    let manifest = match read_optional(&plan_dir.join("manifest.json"))? {
+        Some(bytes) => parse_json(&bytes).ok(),
+        None => None,
+    };
+    let state_path = plan_dir.join("state.json");
+    let old_bytes = read_optional(&state_path)?;
+    let old_state = match &old_bytes {
+        // An unparseable state is treated as lost: the markdown and git rebuild it.
+        Some(bytes) => parse_json(bytes).ok().filter(Value::is_object),
+        None => None,
+    };
+    let journal_first = read_journal_first(&plan_dir.join("analysis_results/STATE_JOURNAL.ndjson"));
+    let (git, truncated) = match repo {
+        Some(repo) => {
+            let commits = task_commits(repo, &plan)?;
+            (Some(git_tasks(repo, &commits)?), commits.truncated)
+        }
+        None => (None, false),
+    };
+    Ok(Inputs {
+        plan,
+        tasks,
+        readme_format: readme.plan_format.as_ref().and_then(|d| d.value),
+        readme_approval: readme.approval.as_ref().map(|d| d.value.clone()),
+        manifest,
+        old_state,
+        old_bytes,
+        journal_first,
+        git,
+        truncated,
+        plan_status: match readme.plan_status().map(|p| &p.status) {
+            Some(PlanStatus::Count { completed, total }) => {
+                Some((*completed as u64, *total as u64))
+            }
+            _ => None,
+        },
+    })
+}
+
+fn find_task_file(plan_dir: &Path, id: u64) -> Option<String> {
+    let prefix = format!("{id}.task_");
+    let mut names: Vec<String> = std::fs::read_dir(plan_dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&prefix) && n.ends_with(".md"))
+        .collect();
+    names.sort();
+    names.into_iter().next()
+}
+
+fn git_tasks(repo: &Repo, commits: &TaskCommits) -> Result<BTreeMap<u64, GitTask>, GitError> {
+    let mut out = BTreeMap::new();
+    for (n, list) in &commits.by_task {
+        let Some(c) = list.first() else { continue };
+        let parent_time = match c.parents.first() {
+            Some(p) => repo.find_commit(p)?.map(|p| p.committer_time),
+            None => None,
+        };
+        out.insert(
+            *n,
+            GitTask {
+                id: c.id.clone(),
+                short: c.short.clone(),
+                time: c.committer_time,
+                parent_time,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// The earliest `time` of each task's journal lines; a torn or foreign line is skipped.
+fn read_journal_first(path: &Path) -> BTreeMap<u64, String> {
+    let mut out: BTreeMap<u64, (jiff::Timestamp, String)> = BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return BTreeMap::new();
+    };
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let (Some(task), Some(time)) = (v["task"].as_u64(), v["time"].as_str()) else {
+            continue;
+        };
+        let Ok(ts) = time.parse::<jiff::Timestamp>() else {
+            continue;
+        };
+        match out.get(&task) {
+            Some((known, _)) if *known <= ts => {}
+            _ => {
+                out.insert(task, (ts, time.to_string()));
+            }
+        }
+    }
+    out.into_iter().map(|(k, (_, s))| (k, s)).collect()
+}
+
+/// The result of a rebuild.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rebuilt {
+    pub state: Value,
+    /// Fields that changed, in order.
+    pub changes: Vec<Change>,
+    /// Values kept against a conflicting source, and values that could not be recovered.
+    pub reports: Vec<Change>,
+}
+
+impl Rebuilt {
+    pub fn changed(&self) -> bool {
+        !self.changes.is_empty()
+    }
+}
+
+fn era_of(inputs: &Inputs) -> Era {
+    if let Some(era) = inputs
+        .old_state
+        .as_ref()
+        .and_then(|v| v["schema"].as_str())
+        .and_then(Era::from_state_url)
+    {
+        return era;
+    }
+    match inputs.manifest.as_ref().and_then(|m| m["schema"].as_str()) {
+        Some(MANIFEST_SCHEMA_V1) => Era::V1,
+        Some(MANIFEST_SCHEMA_V2) => Era::V2,
+        Some(MANIFEST_SCHEMA_V5) => Era::V5,
+        _ => Era::V5,
+    }
+}
+
+fn iso(t: &CommitTime) -> String {
+    t.to_utc_iso()
+}
+
+fn non_empty(v: Option<&Value>) -> Option<&Value> {
+    v.filter(|v| match v {
+        Value::Null => false,
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        _ => true,
+    })
+}
+
+struct Recorder {
+    changes: Vec<Change>,
+    reports: Vec<Change>,
+}
+
+impl Recorder {
+    /// Sets `key` to `new` (removes it for `None`), recording a change when the value differs.
+    fn set(
+        &mut self,
+        obj: &mut Map<String, Value>,
+        task: Option<u64>,
+        key: &str,
+        new: Option<Value>,
+        source: Source,
+    ) {
+        let old = obj.get(key).cloned();
+        if old == new {
+            return;
+        }
+        // A `null` placeholder (or a JSON null) reads as absent.
+        let shown_old = if old == Some(Value::Null) { None } else { old };
+        match &new {
+            Some(v) => {
+                obj.insert(key.to_string(), v.clone());
+            }
+            None => {
+                obj.shift_remove(key);
+            }
+        }
+        self.changes.push(Change {
+            task,
+            field: key.to_string(),
+            old: shown_old,
+            new,
+            source,
+            note: None,
+        });
+    }
+
+    fn report(
+        &mut self,
+        task: Option<u64>,
+        field: &str,
+        value: Option<Value>,
+        source: Source,
+        note: String,
+    ) {
+        self.reports.push(Change {
+            task,
+            field: field.to_string(),
+            old: value.clone(),
+            new: value,
+            source,
+            note: Some(note),
+        });
+    }
+}
+
+fn status_from_markdown(task: &MarkdownTask, old: Option<&str>) -> (&'static str, Source) {
+    if task.checked {
+        return ("completed", Source::Readme);
+    }
+    // Unticked: the old state's non-completed status stands; otherwise the log says.
+    match old {
+        Some("in_progress") => ("in_progress", Source::OldState),
+        Some("blocked") => ("blocked", Source::OldState),
+        Some("skipped") => ("skipped", Source::OldState),
+        Some("pending") => ("pending", Source::OldState),
+        _ => match task.log_status {
+            Some(LogStatus::InProgress) => ("in_progress", Source::TaskLog),
+            Some(LogStatus::Blocked) => ("blocked", Source::TaskLog),
+            Some(LogStatus::Skipped) => ("skipped", Source::TaskLog),
+            _ => ("pending", Source::Readme),
+        },
+    }
+}
+
+fn recover_gates(lines: &[GateRecordLine], last_run: &str) -> Vec<Value> {
+    lines
+        .iter()
+        .filter_map(|g| {
+            let command = g.command.as_ref()?;
+            let exit = g.exit_code?;
+            let items = g.items_text();
+            let evidence = if items.is_empty() {
+                "src=task-log".to_string()
+            } else {
+                format!("{items}; src=task-log")
+            };
+            Some(json!({
+                "command": command,
+                "passes": exit == 0,
+                "exit_code": exit,
+                "last_run": last_run,
+                "evidence": evidence,
+            }))
+        })
+        .collect()
+}
+
+fn earliest(times: &[String]) -> Option<String> {
+    times
+        .iter()
+        .filter_map(|t| t.parse::<jiff::Timestamp>().ok().map(|ts| (ts, t)))
+        .min_by_key(|(ts, _)| *ts)
+        .map(|(_, t)| t.clone())
+}
+
+/// Rebuilds the state by the rules of SPEC §1.11. `now` stamps `updated_at` when anything
+/// changed (and a new state).
+pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
+    let era = era_of(inputs);
+    let v1 = era == Era::V1;
+    let fresh = inputs.old_state.is_none();
+    let mut rec = Recorder {
+        changes: Vec::new(),
+        reports: Vec::new(),
+    };
+    let mut state: Map<String, Value> = match &inputs.old_state {
+        Some(Value::Object(m)) => m.clone(),
+        _ => {
+            // Key order of a new state, as the helper writes one.
+            let mut m = Map::new();
+            for key in [
+                "schema",
+                "plan",
+                "updated_at",
+                "status",
+                "completed_count",
+                "task_count",
+            ] {
+                m.insert(key.into(), Value::Null);
+            }
+            if !v1 {
+                for key in [
+                    "format",
+                    "materialization",
+                    "approval",
+                    "promotion",
+                    "checkpoint",
+                    "blocked",
+                ] {
+                    m.insert(key.into(), Value::Null);
+                }
+            } else {
+                m.insert("checkpoint".into(), Value::Null);
+            }
+            m.insert("tasks".into(), Value::Array(Vec::new()));
+            m
+        }
+    };
+
+    // Identity and era.
+    let schema = state
+        .get("schema")
+        .and_then(Value::as_str)
+        .filter(|s| Era::from_state_url(s).is_some())
+        .map(str::to_string)
+        .unwrap_or_else(|| era.state_url().to_string());
+    rec.set(
+        &mut state,
+        None,
+        "schema",
+        Some(schema.into()),
+        Source::Manifest,
+    );
+    rec.set(
+        &mut state,
+        None,
+        "plan",
+        Some(inputs.plan.clone().into()),
+        Source::Derived,
+    );
+
+    let format_is_lite;
+    if !v1 {
+        let format = non_empty(state.get("format"))
+            .and_then(Value::as_str)
+            .map(|s| (s.to_string(), Source::OldState))
+            .or_else(|| {
+                inputs.readme_format.as_ref().map(|f| {
+                    let s = match f {
+                        DeclaredFormat::Lite => "lite",
+                        DeclaredFormat::Full => "full",
+                    };
+                    (s.to_string(), Source::Readme)
+                })
+            })
+            .or_else(|| {
+                inputs
+                    .manifest
+                    .as_ref()
+                    .and_then(|m| m["plan_format"].as_str())
+                    .map(|s| (s.to_string(), Source::Manifest))
+            });
+        match format {
+            Some((f, source)) => {
+                format_is_lite = f == "lite";
+                rec.set(&mut state, None, "format", Some(f.into()), source);
+            }
+            None => {
+                format_is_lite = inputs.tasks.iter().all(|t| t.file.is_none());
+                let f = if format_is_lite { "lite" } else { "full" };
+                rec.set(&mut state, None, "format", Some(f.into()), Source::Derived);
+            }
+        }
+        if non_empty(state.get("materialization")).is_none() {
+            rec.set(
+                &mut state,
+                None,
+                "materialization",
+                Some("ready".into()),
+                Source::Derived,
+            );
+        }
+        if non_empty(state.get("approval")).is_none() {
+            match &inputs.readme_approval {
+                Some(ApprovalValue::Approved) => rec.set(
+                    &mut state,
+                    None,
+                    "approval",
+                    Some("approved".into()),
+                    Source::Readme,
+                ),
+                Some(ApprovalValue::Pending) => rec.set(
+                    &mut state,
+                    None,
+                    "approval",
+                    Some("pending".into()),
+                    Source::Readme,
+                ),
+                Some(ApprovalValue::PreApproved) => rec.set(
+                    &mut state,
+                    None,
+                    "approval",
+                    Some("pre_approved".into()),
+                    Source::Readme,
+                ),
+                _ => {
+                    if state.get("approval") == Some(&Value::Null) {
+                        state.shift_remove("approval");
+                    }
+                    rec.report(
+                        None,
+                        "approval",
+                        None,
+                        Source::Unrecoverable,
+                        "README.md has no Approval line; left absent, which reads as pending (SPEC §1.3)".into(),
+                    );
+                }
+            }
+        }
+    } else {
+        format_is_lite = false;
+    }
+
+    // Tasks.
+    let old_tasks: Vec<Map<String, Value>> = state
+        .get("tasks")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|t| t.as_object().cloned()).collect())
+        .unwrap_or_default();
+    let mut new_tasks = Vec::new();
+    let mut last_completion: Option<String> = None;
+    for md in &inputs.tasks {
+        let n = md.id;
+        let existing = old_tasks
+            .iter()
+            .find(|t| t.get("id").and_then(Value::as_u64) == Some(n));
+        let from_old = existing.is_some();
+        let mut t: Map<String, Value> = existing.cloned().unwrap_or_else(|| {
+            // Key order of a new task record, as the helper writes one.
+            let mut m = Map::new();
+            m.insert("id".into(), n.into());
+            if v1 {
+                m.insert("file".into(), Value::Null);
+            } else {
+                m.insert("locator".into(), Value::Null);
+            }
+            m.insert("title".into(), Value::Null);
+            m.insert("status".into(), Value::Null);
+            if !v1 {
+                m.insert("gates".into(), Value::Array(Vec::new()));
+            }
+            m
+        });
+        let task = Some(n);
+        if !from_old {
+            rec.changes.push(Change {
+                task,
+                field: "id".into(),
+                old: None,
+                new: Some(n.into()),
+                source: Source::Readme,
+                note: Some("new task record".into()),
+            });
+        }
+        // Where the task's record lives.
+        if v1 {
+            if non_empty(t.get("file")).is_none() {
+                match &md.file {
+                    Some(f) => {
+                        rec.set(&mut t, task, "file", Some(f.clone().into()), Source::Readme)
+                    }
+                    None => rec.report(
+                        task,
+                        "file",
+                        None,
+                        Source::Unrecoverable,
+                        "no task file found".into(),
+                    ),
+                }
+            }
+        } else if non_empty(t.get("locator")).is_none() {
+            let locator = if format_is_lite {
+                Some(json!({"kind": "inline", "value": format!("#task-{n}")}))
+            } else {
+                md.file
+                    .as_ref()
+                    .map(|f| json!({"kind": "file", "value": f}))
+            };
+            match locator {
+                Some(l) => rec.set(&mut t, task, "locator", Some(l), Source::Readme),
+                None => rec.report(
+                    task,
+                    "locator",
+                    None,
+                    Source::Unrecoverable,
+                    "no task file found".into(),
+                ),
+            }
+        }
+        // Title and status: the markdown wins.
+        if !md.title.is_empty() {
+            rec.set(
+                &mut t,
+                task,
+                "title",
+                Some(md.title.clone().into()),
+                Source::Readme,
+            );
+        }
+        let old_status = t.get("status").and_then(Value::as_str).map(str::to_string);
+        let (status, status_source) = status_from_markdown(md, old_status.as_deref());
+        rec.set(&mut t, task, "status", Some(status.into()), status_source);
+        let completed = status == "completed";
+        if !v1 && !t.contains_key("gates") {
+            rec.set(
+                &mut t,
+                task,
+                "gates",
+                Some(Value::Array(Vec::new())),
+                Source::Derived,
+            );
+        }
+        let git = inputs.git.as_ref().and_then(|g| g.get(&n));
+        if !completed {
+            // A completion on a task the README says is not completed contradicts it.
+            for key in ["completed_at", "commit"] {
+                if t.contains_key(key) {
+                    rec.set(&mut t, task, key, None, Source::Readme);
+                }
+            }
+        } else {
+            // commit
+            match (non_empty(t.get("commit")).and_then(Value::as_str), git) {
+                (Some(recorded), Some(g)) => {
+                    if !g.id.starts_with(recorded) && !recorded.starts_with(&g.id) {
+                        rec.report(
+                            task,
+                            "commit",
+                            Some(recorded.into()),
+                            Source::OldState,
+                            format!("conflict: git's most recent commit naming the task is {}; the old state's value is kept", g.short),
+                        );
+                    }
+                }
+                (Some(_), None) => {}
+                (None, Some(g)) => rec.set(
+                    &mut t,
+                    task,
+                    "commit",
+                    Some(g.id.clone().into()),
+                    Source::Commit(g.short.clone()),
+                ),
+                (None, None) => rec.report(
+                    task,
+                    "commit",
+                    None,
+                    Source::Unrecoverable,
+                    if inputs.truncated {
+                        "no commit naming the task before the shallow-clone boundary".into()
+                    } else if inputs.git.is_none() {
+                        "the plan is not in a git repository".into()
+                    } else {
+                        "no commit reachable from HEAD names the task".into()
+                    },
+                ),
+            }
+            // completed_at
+            if non_empty(t.get("completed_at")).is_none() {
+                match git {
+                    Some(g) => rec.set(
+                        &mut t,
+                        task,
+                        "completed_at",
+                        Some(iso(&g.time).into()),
+                        Source::Commit(g.short.clone()),
+                    ),
+                    None => rec.report(
+                        task,
+                        "completed_at",
+                        None,
+                        Source::Unrecoverable,
+                        "no commit gives the completion time".into(),
+                    ),
+                }
+            }
+            // gates: recovered from the log only when the old state has none.
+            let has_gates = t
+                .get("gates")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+            if !has_gates {
+                let last_run = git.map(|g| iso(&g.time)).or_else(|| {
+                    t.get("completed_at")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                });
+                let recovered = match &last_run {
+                    Some(at) => recover_gates(&md.gate_lines, at),
+                    None => Vec::new(),
+                };
+                if recovered.is_empty() {
+                    rec.report(
+                        task,
+                        "gates",
+                        None,
+                        Source::Unrecoverable,
+                        "the task log has no usable `Gate record:` line; no gate is invented"
+                            .into(),
+                    );
+                } else {
+                    rec.set(
+                        &mut t,
+                        task,
+                        "gates",
+                        Some(Value::Array(recovered)),
+                        Source::TaskLog,
+                    );
+                }
+            }
+        }
+        // started_at: the earliest evidence, for every task that has begun.
+        if status != "pending" && non_empty(t.get("started_at")).is_none() {
+            let mut candidates: Vec<(String, Source)> = Vec::new();
+            if let Some(j) = inputs.journal_first.get(&n) {
+                candidates.push((j.clone(), Source::Journal));
+            }
+            if let Some(first) = t
+                .get("gates")
+                .and_then(Value::as_array)
+                .and_then(|g| g.first())
+                .and_then(|g| g["last_run"].as_str())
+            {
+                let source = if first.contains("src=task-log") {
+                    Source::TaskLog
+                } else {
+                    Source::OldState
+                };
+                candidates.push((first.to_string(), source));
+            }
+            if let Some(g) = git
+                && let Some(p) = &g.parent_time
+            {
+                candidates.push((iso(p), Source::Commit(g.short.clone())));
+            }
+            let times: Vec<String> = candidates.iter().map(|(t, _)| t.clone()).collect();
+            match earliest(&times) {
+                Some(best) => {
+                    let source = candidates
+                        .iter()
+                        .find(|(t, _)| *t == best)
+                        .map(|(_, s)| s.clone())
+                        .unwrap_or(Source::Derived);
+                    rec.set(&mut t, task, "started_at", Some(best.into()), source);
+                }
+                None => rec.report(
+                    task,
+                    "started_at",
+                    None,
+                    Source::Unrecoverable,
+                    "no journal line, gate or parent commit dates the start".into(),
+                ),
+            }
+        }
+        if completed {
+            last_completion = t
+                .get("completed_at")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+        new_tasks.push(Value::Object(t));
+    }
+    for old in &old_tasks {
+        let id = old.get("id").and_then(Value::as_u64);
+        if id.is_some_and(|id| !inputs.tasks.iter().any(|t| t.id == id)) {
+            rec.changes.push(Change {
+                task: id,
+                field: "id".into(),
+                old: id.map(Value::from),
+                new: None,
+                source: Source::Readme,
+                note: Some("the README index does not list it".into()),
+            });
+        }
+    }
+    let tasks_value = Value::Array(new_tasks);
+    if state.get("tasks") != Some(&tasks_value) {
+        state.insert("tasks".into(), tasks_value.clone());
+    }
+
+    // Derived counts and status (SPEC §1.6).
+    let tasks = tasks_value.as_array().cloned().unwrap_or_default();
+    let count_status = |s: &str| tasks.iter().filter(|t| t["status"] == s).count();
+    let completed = count_status("completed");
+    let total = tasks.len();
+    rec.set(
+        &mut state,
+        None,
+        "task_count",
+        Some(total.into()),
+        Source::Derived,
+    );
+    rec.set(
+        &mut state,
+        None,
+        "completed_count",
+        Some(completed.into()),
+        Source::Derived,
+    );
+    // A blocker record stays only while its task is still blocked.
+    let blocker_task = state.get("blocked").and_then(|b| b["task"].as_u64());
+    if let Some(bt) = blocker_task {
+        let still = tasks
+            .iter()
+            .any(|t| t["id"].as_u64() == Some(bt) && t["status"] == "blocked");
+        if !still {
+            rec.set(
+                &mut state,
+                None,
+                "blocked",
+                Some(Value::Null),
+                Source::Readme,
+            );
+        }
+    }
+    let any_blocked =
+        count_status("blocked") > 0 || state.get("blocked").is_some_and(|b| b.is_object());
+    let status = if any_blocked {
+        "blocked"
+    } else if total > 0 && completed == total {
+        "completed"
+    } else if tasks.iter().any(|t| t["status"] != "pending") {
+        "in_progress"
+    } else {
+        "pending"
+    };
+    rec.set(
+        &mut state,
+        None,
+        "status",
+        Some(status.into()),
+        Source::Derived,
+    );
+    if status == "completed" {
+        let last = tasks
+            .last()
+            .and_then(|t| t["id"].as_u64())
+            .unwrap_or(total as u64);
+        let current = state.get("checkpoint");
+        let terminal =
+            current.is_some_and(|c| c["task"].as_u64() == Some(last) && c["step"] == "done");
+        if !terminal {
+            match &last_completion {
+                Some(at) => rec.set(
+                    &mut state,
+                    None,
+                    "checkpoint",
+                    Some(
+                        json!({"task": last, "step": "done", "at": at, "note": "Plan completed."}),
+                    ),
+                    Source::Derived,
+                ),
+                None => rec.report(
+                    None,
+                    "checkpoint",
+                    current.cloned(),
+                    Source::Unrecoverable,
+                    "the last task's completion time is unknown".into(),
+                ),
+            }
+        }
+    }
+    // `null` placeholders of a new state that nothing filled stay, as the helper writes them.
+    if rec.changes.iter().any(|c| c.field != "updated_at") || fresh {
+        let old = state.get("updated_at").cloned().filter(|v| !v.is_null());
+        state.insert("updated_at".into(), now.into());
+        if fresh {
+            rec.changes.push(Change {
+                task: None,
+                field: "updated_at".into(),
+                old,
+                new: Some(now.into()),
+                source: Source::Derived,
+                note: None,
+            });
+        }
+    }
+    Rebuilt {
+        state: Value::Object(state),
+        changes: rec.changes,
+        reports: rec.reports,
+    }
+}
+
+/// The lines a dry run prints and the reconciliation entry records.
+pub fn change_lines(rebuilt: &Rebuilt) -> Vec<String> {
+    rebuilt.changes.iter().map(Change::line).collect()
+}
+
+/// What `rebuild --write` wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub before_sha256: Option<String>,
+    pub after_sha256: String,
+    /// The reconciliation entry appended to PROGRESS.md.
+    pub progress_entry: Vec<String>,
+}
+
+/// Writes the rebuilt state through the store: the lock of state.json, a re-read of state.json
+/// and PROGRESS.md under it (refused with `state-changed` if either moved since [`gather`]), an
+/// atomic replace of both, one journal line, release. `now` is the rebuild's time stamp.
+pub fn write(
+    plan_dir: &Path,
+    inputs: &Inputs,
+    rebuilt: &Rebuilt,
+    now: &str,
+) -> Result<Written, Box<crate::recovery::store::StoreError>> {
+    write_inner(plan_dir, inputs, rebuilt, now).map_err(Box::new)
+}
+
+#[allow(clippy::result_large_err)] // boxed once, at the public edge
+fn write_inner(
+    plan_dir: &Path,
+    inputs: &Inputs,
+    rebuilt: &Rebuilt,
+    now: &str,
+) -> Result<Written, crate::recovery::store::StoreError> {
+    use crate::recovery::hash::sha256_hex;
+    use crate::recovery::store::{
+        Durability, Journal, LockStyle, StoreError, acquire, write_atomic,
+    };
+    let state_path = plan_dir.join("state.json");
+    let progress_path = plan_dir.join("PROGRESS.md");
+    let style = match &inputs.old_bytes {
+        Some(bytes) if inputs.old_state.is_some() => crate::jsonfmt::JsonStyle::detect(bytes),
+        _ => crate::jsonfmt::JsonStyle::python_pretty(),
+    };
+    let new_bytes = crate::jsonfmt::to_bytes(&rebuilt.state, &style);
+    let progress_before = match std::fs::read(&progress_path) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(StoreError::Io {
+                op: "read",
+                path: progress_path,
+                source: e,
+            });
+        }
+    };
+    let mut lines = Vec::new();
+    lines.extend(change_lines(rebuilt));
+    lines.extend(rebuilt.reports.iter().map(Change::line));
+    let entry = crate::dwp::markdown::ReconciliationEntry {
+        date: now.get(..10).unwrap_or(now).to_string(),
+        summary: format!(
+            "state.json rebuilt by planseal from the README index, the task logs{} (SPEC §1.11): {} field(s) changed; the markdown wins every disagreement",
+            if inputs.git.is_some() {
+                " and the git log"
+            } else {
+                ""
+            },
+            rebuilt.changes.len()
+        ),
+        changes: lines.clone(),
+    };
+    let progress_after = crate::dwp::markdown::append_reconciliation_entry(
+        progress_before.as_deref().unwrap_or_default(),
+        &entry,
+    );
+
+    let guard = acquire(
+        &state_path,
+        &LockStyle::Directory,
+        "rebuild",
+        crate::TOOL_VERSION,
+    )?;
+    let reread = |path: &Path| match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(StoreError::Io {
+            op: "re-read under the lock",
+            path: path.to_path_buf(),
+            source: e,
+        }),
+    };
+    let hash = |b: &Option<Vec<u8>>| {
+        b.as_deref()
+            .map(sha256_hex)
+            .unwrap_or_else(|| "<absent>".into())
+    };
+    for (path, expected) in [
+        (&state_path, &inputs.old_bytes),
+        (&progress_path, &progress_before),
+    ] {
+        let current = reread(path)?;
+        if &current != expected {
+            let err = StoreError::StateChanged {
+                path: path.to_path_buf(),
+                expected: hash(expected),
+                actual: hash(&current),
+            };
+            let _ = guard.release();
+            return Err(err);
+        }
+    }
+    write_atomic(&state_path, &new_bytes, Durability::Full)?;
+    write_atomic(&progress_path, &progress_after, Durability::Full)?;
+    let after_sha256 = sha256_hex(&new_bytes);
+    let before_sha256 = inputs.old_bytes.as_deref().map(sha256_hex);
+    let journal_dir = plan_dir.join("analysis_results");
+    if journal_dir.is_dir() {
+        let journal = Journal::new(journal_dir.join("STATE_JOURNAL.ndjson"));
+        journal.append(
+            &json!({
+                "time": now,
+                "tool": crate::TOOL_VERSION,
+                "operation": "rebuild",
+                "plan": inputs.plan,
+                "task": null,
+                "reason": "state.json regenerated from the markdown and git (SPEC §1.11)",
+                "before_sha256": before_sha256,
+                "after_sha256": after_sha256,
+                "changes": lines,
+            }),
+            Durability::Full,
+        )?;
+    }
+    guard.release()?;
+    Ok(Written {
+        before_sha256,
+        after_sha256,
+        progress_entry: lines,
+    })
+}

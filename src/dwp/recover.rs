@@ -1,1 +1,308 @@
-//! (to be written)
+//! Recovery of an interrupted publication (SPEC §1.9): a leftover `.finalizing.json`.
+//!
+//! The marker binds the recovery to one candidate. Compared with state.json:
+//! - state.json **is** the candidate → the publication reached the commit point: re-verify,
+//!   write the receipt, remove the marker;
+//! - state.json is still the state **before** → roll forward with the same candidate (the
+//!   marker's own copy, or `--candidate` whose hash equals the marker's), or with `rollback`
+//!   remove the marker and keep the old state;
+//! - anything else → refuse and name both hashes: nothing resumes a publication by guesswork.
+//!
+//! Markers left by the original helper hold only the two hashes; their state-before is unknown,
+//! so any state.json that is not the candidate is treated as "before", and rolling forward needs
+//! `--candidate` with the marker's `candidate_sha256`.
+
+use crate::dwp::finalize::store;
+use crate::dwp::finalize::{
+    self, FinalizeError, FinalizeRequest, MARKER_FILE, Marker, RECEIPT_FILE, Receipt, Step,
+    StepHook, ValidationInput,
+};
+use crate::report::Refusal;
+use planseal_recovery::hash::sha256_hex;
+use std::path::{Path, PathBuf};
+
+/// What the caller asks for.
+#[derive(Debug, Clone, Default)]
+pub struct RecoverRequest {
+    pub plan_dir: PathBuf,
+    /// `--candidate FILE`: its bytes and where they came from.
+    pub candidate: Option<(Vec<u8>, String)>,
+    /// `--rollback`: remove the marker and keep the state before.
+    pub rollback: bool,
+}
+
+/// How state.json relates to the marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateRelation {
+    /// state.json equals the marker's candidate: the rename happened.
+    IsCandidate,
+    /// state.json equals the state before the publication (planseal marker).
+    IsBefore,
+    /// A helper marker (no state-before recorded) and state.json is not the candidate.
+    PresumedBefore,
+    /// Neither: someone changed state.json after the interruption.
+    Neither,
+}
+
+/// What was found: shown before anything is done.
+#[derive(Debug, Clone)]
+pub struct Diagnosis {
+    pub plan: String,
+    pub plan_dir: PathBuf,
+    /// `None`: there is no interrupted publication.
+    pub marker: Option<Marker>,
+    pub state_sha256: Option<String>,
+    pub relation: Option<StateRelation>,
+    /// The receipt's `state_sha256`, when a receipt is there.
+    pub receipt_state_sha256: Option<String>,
+    /// The lock directory, when one is there, with a description of its owner.
+    pub lock: Option<LockInfo>,
+}
+
+/// A lock found next to the state.
+#[derive(Debug, Clone)]
+pub struct LockInfo {
+    pub path: PathBuf,
+    pub owner: String,
+    pub owner_state: OwnerState,
+}
+
+/// What is known about a lock's owner (SPEC §1.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnerState {
+    /// Same host and the process is gone (or its start time differs): the lock may be removed.
+    ProvablyDead,
+    Alive,
+    /// No owner record (the helper's empty directory) or another host.
+    Unknown,
+}
+
+/// What recovery did.
+#[derive(Debug, Clone)]
+pub enum RecoverOutcome {
+    /// No marker: nothing was interrupted after the commit point. The lock, if any, is reported.
+    NothingToRecover(Diagnosis),
+    /// The publication was finished: state.json = candidate, receipt written, marker removed.
+    RolledForward {
+        diagnosis: Diagnosis,
+        state_sha256: String,
+        state_written: bool,
+        receipt: Box<Receipt>,
+        lock_removed: bool,
+    },
+    /// `--rollback`: marker removed, state.json left as it was.
+    RolledBack {
+        diagnosis: Diagnosis,
+        lock_removed: bool,
+    },
+}
+
+/// Reads what an interruption left, without changing anything.
+pub fn diagnose(plan_dir: &Path) -> Result<Diagnosis, FinalizeError> {
+    let plan_dir = store::plan_dir_of(plan_dir)?;
+    let state_path = plan_dir.join("state.json");
+    let marker_bytes = store::read_optional(&plan_dir.join(MARKER_FILE))?;
+    let marker = match marker_bytes {
+        None => None,
+        Some(bytes) => Some(Marker::parse(&bytes).map_err(|e| {
+            Refusal::new(
+                "marker-unreadable",
+                format!("{}: {e}", plan_dir.join(MARKER_FILE).display()),
+            )
+            .hint("inspect the file; if no publication is in flight, restore the plan and remove it by hand")
+        })?),
+    };
+    let state = store::read_optional(&state_path)?;
+    let state_sha256 = state.as_deref().map(sha256_hex);
+    let relation = marker
+        .as_ref()
+        .map(|m| relation_of(m, state_sha256.as_deref()));
+    let receipt_state_sha256 = store::read_optional(&plan_dir.join(RECEIPT_FILE))?
+        .and_then(|b| Receipt::parse(&b).ok())
+        .map(|r| r.state_sha256);
+    let lock = store::lock_info(&state_path)?;
+    Ok(Diagnosis {
+        plan: finalize::plan_name(&plan_dir),
+        plan_dir,
+        marker,
+        state_sha256,
+        relation,
+        receipt_state_sha256,
+        lock,
+    })
+}
+
+fn relation_of(marker: &Marker, state_sha: Option<&str>) -> StateRelation {
+    match (state_sha, &marker.planseal) {
+        (Some(s), _) if s == marker.candidate_sha256 => StateRelation::IsCandidate,
+        (Some(s), Some(ext)) if s == ext.state_sha256_before => StateRelation::IsBefore,
+        (_, None) => StateRelation::PresumedBefore,
+        _ => StateRelation::Neither,
+    }
+}
+
+/// Finishes or rolls back an interrupted publication.
+pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcome, FinalizeError> {
+    let diagnosis = diagnose(&req.plan_dir)?;
+    let Some(marker) = diagnosis.marker.clone() else {
+        return Ok(RecoverOutcome::NothingToRecover(diagnosis));
+    };
+    let plan_dir = diagnosis.plan_dir.clone();
+    let state_path = plan_dir.join("state.json");
+    let relation = diagnosis.relation.unwrap_or(StateRelation::Neither);
+    let state_sha = diagnosis.state_sha256.clone().unwrap_or_default();
+
+    if relation == StateRelation::Neither {
+        let before = marker
+            .planseal
+            .as_ref()
+            .map(|e| e.state_sha256_before.clone())
+            .unwrap_or_default();
+        return Err(Refusal::new(
+            "state-diverged",
+            format!(
+                "{}: state.json ({state_sha}) is neither the candidate being published ({}) nor the state before ({before})",
+                plan_dir.display(),
+                marker.candidate_sha256
+            ),
+        )
+        .hint("state.json was changed after the interruption; restore one of the two versions, then run `planseal recover` again")
+        .into());
+    }
+
+    // The candidate: bound to the marker's hash.
+    if let Some((bytes, origin)) = &req.candidate {
+        let given = sha256_hex(bytes);
+        if given != marker.candidate_sha256 {
+            return Err(Refusal::new(
+                "candidate-mismatch",
+                format!(
+                    "{origin} ({given}) is not the candidate the interrupted publication was writing ({})",
+                    marker.candidate_sha256
+                ),
+            )
+            .hint("recovery is bound to the marker's candidate: pass that file, or use --rollback and publish again")
+            .into());
+        }
+    }
+    if req.rollback && relation == StateRelation::IsCandidate {
+        return Err(Refusal::new(
+            "rollback-impossible",
+            format!(
+                "{}: state.json already is the published candidate ({}); the state before is not kept, so there is nothing to roll back to",
+                plan_dir.display(),
+                marker.candidate_sha256
+            ),
+        )
+        .hint(format!("run `planseal recover {}` without --rollback to finish the publication", plan_dir.display()))
+        .into());
+    }
+    let candidate_bytes: Vec<u8> = if req.rollback {
+        Vec::new()
+    } else if relation == StateRelation::IsCandidate {
+        store::read_state(&state_path)?
+    } else if let Some((bytes, _)) = &req.candidate {
+        bytes.clone()
+    } else if let Some(ext) = &marker.planseal {
+        ext.candidate.clone().into_bytes()
+    } else {
+        return Err(Refusal::new(
+            "candidate-required",
+            format!(
+                "{}: the marker (written by the DWP helper) holds only the candidate's hash {}; planseal needs the candidate itself",
+                plan_dir.display(),
+                marker.candidate_sha256
+            ),
+        )
+        .hint("pass --candidate FILE with exactly the state that was being published, or --rollback")
+        .into());
+    };
+
+    // The lock: removed only when its owner is provably dead.
+    let lock_removed = store::clear_stale_lock(&state_path, diagnosis.lock.as_ref())?;
+    let lock = store::Lock::acquire(&state_path, "recover")?;
+    reach_lock(hook);
+
+    if req.rollback {
+        store::remove_file(&plan_dir.join(MARKER_FILE))?;
+        lock.journal(&plan_dir, "recover --rollback", &state_sha, &state_sha);
+        lock.release()?;
+        return Ok(RecoverOutcome::RolledBack {
+            diagnosis,
+            lock_removed,
+        });
+    }
+
+    let result = roll_forward(&plan_dir, &lock, &candidate_bytes, &marker, hook);
+    match result {
+        Ok(receipt) => {
+            lock.release()?;
+            Ok(RecoverOutcome::RolledForward {
+                diagnosis,
+                state_sha256: marker.candidate_sha256.clone(),
+                state_written: relation != StateRelation::IsCandidate,
+                receipt: Box::new(receipt),
+                lock_removed,
+            })
+        }
+        Err(e) => {
+            lock.release()?;
+            Err(e)
+        }
+    }
+}
+
+fn reach_lock(hook: &mut dyn FnMut(Step)) {
+    finalize::reach(Step::AfterLock, hook);
+}
+
+fn roll_forward(
+    plan_dir: &Path,
+    lock: &store::Lock,
+    candidate: &[u8],
+    marker: &Marker,
+    hook: &mut dyn FnMut(Step),
+) -> Result<Receipt, FinalizeError> {
+    let validation = finalize::validate_candidate(&ValidationInput {
+        plan_dir,
+        candidate,
+        candidate_path: None,
+        allow_dirty_reason: None,
+    })?;
+    if let Some(first) = validation.failures.first() {
+        return Err(Refusal::new(
+            first.id.clone(),
+            format!(
+                "{}: the interrupted candidate no longer verifies — {}; the marker stays",
+                plan_dir.display(),
+                first.message
+            ),
+        )
+        .hint(
+            first
+                .hint
+                .clone()
+                .unwrap_or_else(|| "fix the plan, or roll back with --rollback".into()),
+        )
+        .details(validation.failures.clone())
+        .into());
+    }
+    if validation.artifacts_sha256 != marker.artifacts_sha256 {
+        return Err(Refusal::new(
+            "artifacts-changed",
+            format!(
+                "{}: the plan's files changed since the interrupted publication (fingerprint {} then, {} now); the marker stays",
+                plan_dir.display(),
+                marker.artifacts_sha256,
+                validation.artifacts_sha256
+            ),
+        )
+        .hint("restore the files, or roll back with `planseal recover --rollback` and publish again")
+        .into());
+    }
+    finalize::reach(Step::AfterValidation, hook);
+    let mut req = FinalizeRequest::new(plan_dir, finalize::Candidate::Current);
+    req.operation = "recover".into();
+    finalize::publish_from_marker(plan_dir, lock, candidate, marker, &validation, &req, hook)?;
+    Ok(validation.receipt(&marker.candidate_sha256))
+}

@@ -1,1 +1,1076 @@
-//! (to be written)
+//! The guarded update of one task (SPEC §1.7): the transition logic, pure over the parsed
+//! `state.json` value, which is edited in place so that key order survives (SPEC §1.8).
+//!
+//! [`check_arguments`] runs the argument checks that need no file (check 1), [`plan_transition`]
+//! runs checks 2–17 on the bytes read and returns the candidate (or the [`Refusal`] of the first
+//! check that failed). Writing is the caller's: a plain candidate goes through the store's
+//! guarded commit, a candidate that completes the plan through the finalization transaction
+//! (check 18).
+//!
+//! Timestamps come from a [`Clock`], taken in the helper's order: `blocked.since` (only for a
+//! block), the step stamp, one per `--gate`, `checkpoint.at`.
+//!
+//! ```
+//! use planseal::clock::Clock;
+//! use planseal::dwp::model::TaskStatus;
+//! use planseal::dwp::update::{plan_transition, PlanFacts, UpdateRequest};
+//! let bytes = br#"{"schema": "https://deepworkplan.com/schema/plan-state/v1.json",
+//!   "plan": "PLAN_x", "updated_at": "2026-01-01T00:00:00Z", "status": "pending",
+//!   "completed_count": 0, "task_count": 1,
+//!   "tasks": [{"id": 1, "file": "1.task_a.md", "title": "A", "status": "pending"}]}"#;
+//! let req = UpdateRequest::new(1, TaskStatus::InProgress);
+//! let mut clock = Clock::fixed("2026-10-05T09:00:00Z".parse().unwrap(), 1_250_000);
+//! let t = plan_transition(bytes, &req, &PlanFacts::detached("PLAN_x"), &mut clock).unwrap();
+//! assert_eq!(t.summary_line(), "task 1 → in_progress · 0/1 completed · plan in_progress");
+//! assert!(String::from_utf8(t.candidate_bytes).unwrap().contains("\"started_at\": \"2026-10-05T09:00:00+00:00\""));
+//! ```
+
+use crate::clock::Clock;
+use crate::dwp::gates::{self, is_invalidated, latest_per_command, parse_gate_spec};
+use crate::dwp::model::{Era, PlanStatus, State, Task, TaskStatus, parse_json};
+use crate::dwp::schema::{self, validate_state};
+use crate::dwp::semantics::{
+    ApprovalSource, CheckMode, approval_effective, check_state, derive_status_of,
+};
+use crate::jsonfmt::to_python_pretty;
+use crate::report::{Finding, Refusal};
+use planseal_recovery::hash::sha256_hex;
+use serde_json::{Map, Value, json};
+use std::path::PathBuf;
+
+/// Budgets of the free-text arguments, in Unicode code points (Python's `len`).
+pub const WORKED_MAX: usize = schema::OUTCOME_WORKED_MAX;
+pub const NOTES_MAX: usize = schema::OUTCOME_NOTES_MAX;
+
+/// One `planseal update` call: the helper's flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpdateRequest {
+    pub task: i64,
+    pub status: TaskStatus,
+    /// `--gate "command|exit_code|evidence"`, in order.
+    pub gates: Vec<String>,
+    /// `--gate-json '{…}'`, in order (appended after the `--gate` records).
+    pub gate_jsons: Vec<String>,
+    pub block_reason: Option<String>,
+    pub block_needs: Option<String>,
+    pub resolve_blocker: bool,
+    pub reopen_reason: Option<String>,
+    pub expected_sha256: Option<String>,
+    pub worked: Option<String>,
+    pub notes: Option<String>,
+    pub commit: Option<String>,
+    pub checkpoint_step: Option<String>,
+    pub checkpoint_note: Option<String>,
+    pub agent: Option<String>,
+    pub model: Option<String>,
+}
+
+impl UpdateRequest {
+    /// A bare `--task N --status S`.
+    pub fn new(task: i64, status: TaskStatus) -> Self {
+        Self {
+            task,
+            status,
+            gates: Vec::new(),
+            gate_jsons: Vec::new(),
+            block_reason: None,
+            block_needs: None,
+            resolve_blocker: false,
+            reopen_reason: None,
+            expected_sha256: None,
+            worked: None,
+            notes: None,
+            commit: None,
+            checkpoint_step: None,
+            checkpoint_note: None,
+            agent: None,
+            model: None,
+        }
+    }
+}
+
+/// What the plan around state.json says, read by the caller before the transition.
+#[derive(Debug, Clone, Default)]
+pub struct PlanFacts {
+    /// The plan folder's name (`PLAN_x`), from the canonical path.
+    pub plan_name: String,
+    /// The canonical plan folder; `log=` pointers are checked inside it. `None`: textual checks
+    /// only (tests, detached use).
+    pub plan_dir: Option<PathBuf>,
+    /// A `.finalizing.json` exists in the plan folder.
+    pub marker_present: bool,
+    /// The value of the README's `Approval:` line as written, when it has one (used when a
+    /// v2/v5 state has no `approval`).
+    pub readme_approval: Option<String>,
+    /// The dates (`YYYY-MM-DD`) of the `### Amendment <n> — <date>` records in each task's
+    /// log, by task id (only needed for a reopen).
+    pub amendment_dates: Vec<(u64, Vec<String>)>,
+}
+
+impl PlanFacts {
+    /// Facts of a plan that is not on disk: no marker, no README, no log checks.
+    pub fn detached(plan_name: &str) -> Self {
+        Self {
+            plan_name: plan_name.to_string(),
+            ..Self::default()
+        }
+    }
+
+    fn amendments_of(&self, task: u64) -> &[String] {
+        self.amendment_dates
+            .iter()
+            .find(|(t, _)| *t == task)
+            .map(|(_, d)| d.as_slice())
+            .unwrap_or(&[])
+    }
+}
+
+/// A transition that passed every check and is ready to be written.
+#[derive(Debug, Clone)]
+pub struct Transition {
+    pub task: u64,
+    pub from: Option<TaskStatus>,
+    pub to: TaskStatus,
+    pub completed_count: u64,
+    pub task_count: u64,
+    pub plan_status: PlanStatus,
+    /// The state value after the transition.
+    pub candidate: Value,
+    /// Its bytes, as the helper writes them.
+    pub candidate_bytes: Vec<u8>,
+    pub before_sha256: String,
+    pub after_sha256: String,
+    /// The step stamp (`updated_at`) of this transition.
+    pub stamp: String,
+    /// The candidate completes the plan: it must go through the finalization transaction.
+    pub completes_plan: bool,
+    /// Advisories met on the way (v1 reopen without amendment, approval defaulted, …).
+    pub advisories: Vec<Finding>,
+}
+
+impl Transition {
+    /// `task N → STATUS · C/T completed · plan STATUS` (the helper's success line, no newline).
+    pub fn summary_line(&self) -> String {
+        format!(
+            "task {} → {} · {}/{} completed · plan {}",
+            self.task, self.to, self.completed_count, self.task_count, self.plan_status
+        )
+    }
+
+    /// `task N → completed · plan completed and verified` (after a publication).
+    pub fn published_line(&self) -> String {
+        format!(
+            "task {} → {} · plan completed and verified",
+            self.task, self.to
+        )
+    }
+
+    /// The journal line of this transition (SPEC §1.8).
+    pub fn journal_entry(&self, req: &UpdateRequest, plan: &str, tool: &str) -> Value {
+        json!({
+            "time": self.stamp,
+            "tool": tool,
+            "operation": if self.completes_plan { "update+finalize" } else { "update" },
+            "plan": plan,
+            "task": self.task,
+            "from": self.from.map(TaskStatus::as_str),
+            "to": self.to.as_str(),
+            "reason": req.reopen_reason,
+            "before_sha256": self.before_sha256,
+            "after_sha256": self.after_sha256,
+            "agent": req.agent,
+            "model": req.model,
+            "gates_added": req.gates.len() + req.gate_jsons.len(),
+            "forced": [],
+            "advisories": self.advisories.iter().map(|f| f.id.clone()).collect::<Vec<_>>(),
+        })
+    }
+}
+
+fn refuse(kind: &str, message: impl Into<String>, hint: &str) -> Refusal {
+    Refusal::new(kind, message).hint(hint)
+}
+
+fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn too_long(flag: &str, text: &str, max: usize) -> Result<(), Refusal> {
+    let n = chars(text);
+    if n > max {
+        return Err(refuse(
+            "field-too-long",
+            format!("{flag} is {n} characters long; the limit is {max}"),
+            "shorten the text; put the details in the task log and cite it",
+        ));
+    }
+    Ok(())
+}
+
+/// Check 1 (the part that needs no file): `--worked` / `--notes` budgets and `--commit` shape.
+pub fn check_arguments(req: &UpdateRequest) -> Result<(), Refusal> {
+    if let Some(w) = &req.worked {
+        too_long("--worked", w, WORKED_MAX)?;
+    }
+    if let Some(n) = &req.notes {
+        too_long("--notes", n, NOTES_MAX)?;
+    }
+    if let Some(c) = &req.commit {
+        let ok = (7..=40).contains(&c.len())
+            && c.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !ok {
+            return Err(refuse(
+                "commit-not-hex",
+                format!("--commit `{c}` is not 7 to 40 lower-case hex digits"),
+                "pass the commit hash as git prints it, e.g. `git rev-parse HEAD`",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks 2–17 on the bytes of state.json as read. On success the returned candidate is valid
+/// and ready for the write (check 18 is the caller's).
+pub fn plan_transition(
+    bytes: &[u8],
+    req: &UpdateRequest,
+    facts: &PlanFacts,
+    clock: &mut Clock,
+) -> Result<Transition, Refusal> {
+    check_arguments(req)?;
+    // 2. The file parses; a leftover marker refuses every update.
+    let mut value = parse_json(bytes).map_err(|e| {
+        refuse(
+            "state-unreadable",
+            format!("state.json cannot be parsed: {e}; it was left exactly as it is"),
+            "restore state.json from a backup or rebuild it with `planseal rebuild`",
+        )
+    })?;
+    if facts.marker_present {
+        return Err(refuse(
+            "marker-present",
+            format!(
+                "{}: an interrupted publication left .finalizing.json; no update until it is resolved",
+                facts.plan_name
+            ),
+            "inspect it with `planseal recover --dry-run`, then run `planseal recover`",
+        ));
+    }
+    // 3. Compare-and-swap on the raw bytes.
+    let before_sha256 = sha256_hex(bytes);
+    if let Some(expected) = &req.expected_sha256
+        && !expected.eq_ignore_ascii_case(&before_sha256)
+    {
+        return Err(refuse(
+            "stale-snapshot",
+            format!(
+                "stale state snapshot: --expected-sha256 {expected} but state.json is {before_sha256}"
+            ),
+            "re-read state.json, re-decide, and pass the new hash",
+        ));
+    }
+    // 4. The input state is valid.
+    let era = validate_input(&value, facts)?;
+    let state = State::from_value(&value);
+    let mut advisories = Vec::new();
+    // 5. Ready; 6. approved (v2/v5 only: v1 has neither field and counts as ready and approved).
+    if era != Era::V1 {
+        check_ready(&state)?;
+        check_approved(&state, facts, &mut advisories)?;
+    }
+    // 7. The task exists.
+    let ids: Vec<u64> = state.tasks.iter().filter_map(|t| t.id).collect();
+    let task_index = u64::try_from(req.task)
+        .ok()
+        .and_then(|id| state.tasks.iter().position(|t| t.id == Some(id)))
+        .ok_or_else(|| {
+            let list: Vec<String> = ids.iter().map(u64::to_string).collect();
+            refuse(
+                "unknown-task",
+                format!(
+                    "task {} is not in the plan; its tasks are {}",
+                    req.task,
+                    list.join(", ")
+                ),
+                "pass one of the listed ids with --task",
+            )
+        })?;
+    let task_id = ids_at(&state, task_index);
+    let from = state.tasks[task_index].status;
+    let to = req.status;
+    // 8. Reopen.
+    check_reopen(&state.tasks[task_index], era, req, facts, &mut advisories)?;
+    // 9. Strict order.
+    if matches!(to, TaskStatus::InProgress | TaskStatus::Completed) {
+        let open: Vec<String> = state.tasks[..task_index]
+            .iter()
+            .filter(|t| t.status != Some(TaskStatus::Completed))
+            .map(|t| {
+                format!(
+                    "{} ({})",
+                    t.id.unwrap_or(0),
+                    t.status_raw.as_deref().unwrap_or("?")
+                )
+            })
+            .collect();
+        if !open.is_empty() {
+            return Err(refuse(
+                "prior-task-incomplete",
+                format!(
+                    "task {task_id} cannot be {}: lower task(s) not completed: {}",
+                    if to == TaskStatus::Completed {
+                        "completed"
+                    } else {
+                        "started"
+                    },
+                    open.join(", ")
+                ),
+                "complete the lower tasks first (a skipped task does not count)",
+            ));
+        }
+    }
+    // 10–12. Blocker rules.
+    let blocker_task = state.blocked.as_ref().map(|b| b.task);
+    check_blockers(task_id, to, req, blocker_task)?;
+
+    // 13. The transition itself, taking timestamps in the helper's order.
+    let since = if to == TaskStatus::Blocked {
+        match &state.blocked {
+            Some(b) if b.task == Some(task_id) && b.since.is_some() => b.since.clone(),
+            _ => Some(clock.now_iso()),
+        }
+    } else {
+        None
+    };
+    let stamp = clock.now_iso();
+    {
+        let task = task_object(&mut value, task_index)?;
+        task.insert("status".into(), json!(to.as_str()));
+        if matches!(
+            to,
+            TaskStatus::InProgress | TaskStatus::Completed | TaskStatus::Blocked
+        ) && !task.contains_key("started_at")
+        {
+            task.insert("started_at".into(), json!(stamp));
+        }
+        // 14. Gates (spec errors and budgets are refused here, stage `gates`).
+        let mut new_records = Vec::new();
+        for spec in &req.gates {
+            let parsed =
+                parse_gate_spec(spec).map_err(|e| refuse(e.kind(), format!("{e}"), e.hint()))?;
+            too_long("--gate command", &parsed.command, schema::GATE_COMMAND_MAX)?;
+            too_long(
+                "--gate evidence",
+                &parsed.evidence,
+                schema::GATE_EVIDENCE_MAX,
+            )?;
+            new_records.push(json!({
+                "command": parsed.command,
+                "passes": parsed.passes(),
+                "last_run": clock.now_iso(),
+                "exit_code": parsed.exit_code,
+                "evidence": parsed.evidence,
+            }));
+        }
+        for raw in &req.gate_jsons {
+            let record = parse_json(raw.as_bytes()).map_err(|e| {
+                refuse(
+                    "gate-json-unparseable",
+                    format!("--gate-json is not JSON: {e}"),
+                    "pass one JSON object, e.g. '{\"command\": \"…\", \"passes\": true, \"exit_code\": 0, \"last_run\": \"…\", \"evidence\": \"…\"}'",
+                )
+            })?;
+            if !record.is_object() {
+                return Err(refuse(
+                    "gate-json-not-object",
+                    format!(
+                        "--gate-json must be a JSON object, got {}",
+                        schema::type_name(&record)
+                    ),
+                    "pass one gate record object",
+                ));
+            }
+            new_records.push(record);
+        }
+        if !new_records.is_empty() {
+            let gates = task
+                .entry("gates")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(list) = gates {
+                for record in new_records {
+                    if !gates::replays_latest(list, &record) {
+                        list.push(record);
+                    }
+                }
+            } else {
+                return Err(refuse(
+                    "shape-error",
+                    format!("task {task_id}: `gates` is not an array"),
+                    "repair state.json (`planseal rebuild`)",
+                ));
+            }
+        }
+        if to == TaskStatus::Completed && !task.contains_key("completed_at") {
+            task.insert("completed_at".into(), json!(stamp));
+        }
+        if let Some(c) = &req.commit {
+            task.insert("commit".into(), json!(c));
+        }
+        if req.worked.is_some() || req.notes.is_some() {
+            let outcome = task
+                .entry("outcome")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !outcome.is_object() {
+                *outcome = Value::Object(Map::new());
+            }
+            if let Value::Object(o) = outcome {
+                if let Some(w) = &req.worked {
+                    o.insert("worked".into(), json!(w));
+                }
+                if let Some(n) = &req.notes {
+                    o.insert("notes".into(), json!(n));
+                }
+            }
+        }
+    }
+    // Blocker record.
+    let top = value
+        .as_object_mut()
+        .expect("validate_input accepted only an object because the schema requires one");
+    if to == TaskStatus::Blocked {
+        let reason = req.block_reason.clone().unwrap_or_default();
+        top.insert(
+            "blocked".into(),
+            json!({
+                "task": task_id,
+                "reason": reason,
+                "since": since,
+                "needs": req.block_needs.clone().unwrap_or_default(),
+            }),
+        );
+    } else if req.resolve_blocker {
+        top.insert("blocked".into(), Value::Null);
+    }
+
+    // 15. Completion rule.
+    let candidate_task = Task::from_value(task_index, &value["tasks"][task_index]);
+    if to == TaskStatus::Completed {
+        check_completion(&candidate_task)?;
+    }
+    if let Some(s) = &req.checkpoint_step {
+        too_long("--checkpoint-step", s, schema::CHECKPOINT_STEP_MAX)?;
+    }
+    if let Some(n) = &req.checkpoint_note {
+        too_long("--checkpoint-note", n, schema::CHECKPOINT_NOTE_MAX)?;
+    }
+    if let Some(a) = &req.agent {
+        too_long("--agent", a, schema::AGENT_NAME_MAX)?;
+    }
+    if let Some(m) = &req.model {
+        too_long("--model", m, schema::AGENT_NAME_MAX)?;
+    }
+
+    // 16. Derived fields, checkpoint, updated_by.
+    let statuses: Vec<Option<TaskStatus>> = value["tasks"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|t| {
+                    t.get("status")
+                        .and_then(Value::as_str)
+                        .and_then(TaskStatus::parse)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let task_ids: Vec<u64> = value["tasks"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.get("id").and_then(Value::as_u64))
+                .collect()
+        })
+        .unwrap_or_default();
+    let completed_count = statuses
+        .iter()
+        .filter(|s| **s == Some(TaskStatus::Completed))
+        .count() as u64;
+    let has_blocker = value.get("blocked").is_some_and(Value::is_object);
+    let plan_status = derive_status_of(statuses.iter().copied(), has_blocker);
+    let next_open = statuses
+        .iter()
+        .zip(&task_ids)
+        .find(|(s, _)| !matches!(s, Some(TaskStatus::Completed) | Some(TaskStatus::Skipped)))
+        .map(|(_, id)| *id);
+    let top = value
+        .as_object_mut()
+        .expect("checked to be an object above because the schema requires one");
+    top.insert("completed_count".into(), json!(completed_count));
+    top.insert("status".into(), json!(plan_status.as_str()));
+    top.insert("updated_at".into(), json!(stamp));
+    let at = clock.now_iso();
+    let checkpoint = match next_open {
+        Some(next) => json!({
+            "task": next,
+            "step": req.checkpoint_step.clone().unwrap_or_else(|| "start".to_string()),
+            "at": at,
+            "note": req
+                .checkpoint_note
+                .clone()
+                .unwrap_or_else(|| format!("Task {task_id} closed. Next: Task {next}.")),
+        }),
+        None => json!({
+            "task": task_ids.last().copied().unwrap_or(task_id),
+            "step": "done",
+            "at": at,
+            "note": "Plan completed.",
+        }),
+    };
+    top.insert("checkpoint".into(), checkpoint);
+    if req.agent.is_some() || req.model.is_some() {
+        let by = top
+            .entry("updated_by")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !by.is_object() {
+            *by = Value::Object(Map::new());
+        }
+        if let Value::Object(b) = by {
+            if let Some(a) = &req.agent {
+                b.insert("agent".into(), json!(a));
+            }
+            if let Some(m) = &req.model {
+                b.insert("model".into(), json!(m));
+            }
+        }
+    }
+
+    // 17. The candidate passes the strict validation.
+    validate_candidate(&value, facts)?;
+
+    let candidate_bytes = to_python_pretty(&value);
+    let after_sha256 = sha256_hex(&candidate_bytes);
+    Ok(Transition {
+        task: task_id,
+        from,
+        to,
+        completed_count,
+        task_count: task_ids.len() as u64,
+        plan_status,
+        candidate: value,
+        candidate_bytes,
+        before_sha256,
+        after_sha256,
+        stamp,
+        completes_plan: plan_status == PlanStatus::Completed,
+        advisories,
+    })
+}
+
+fn ids_at(state: &State, index: usize) -> u64 {
+    state.tasks[index].id.unwrap_or(index as u64 + 1)
+}
+
+fn task_object(value: &mut Value, index: usize) -> Result<&mut Map<String, Value>, Refusal> {
+    value
+        .get_mut("tasks")
+        .and_then(|t| t.get_mut(index))
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| {
+            refuse(
+                "shape-error",
+                format!("tasks[{index}] is not an object"),
+                "repair state.json (`planseal rebuild`)",
+            )
+        })
+}
+
+/// The first failing finding becomes the refusal (its id is the kind), with all of them as
+/// details.
+fn refuse_findings(findings: Vec<Finding>, what: &str) -> Result<(), Refusal> {
+    let Some(first) = findings.first() else {
+        return Ok(());
+    };
+    let kind = match first.id.as_str() {
+        schema::STATE_SHAPE_ERROR => "shape-error".to_string(),
+        other => other.to_string(),
+    };
+    let message = if findings.len() == 1 {
+        format!("{what}: {}", first.message)
+    } else {
+        format!(
+            "{what}: {} (and {} more)",
+            first.message,
+            findings.len() - 1
+        )
+    };
+    let hint = first
+        .hint
+        .clone()
+        .unwrap_or_else(|| "repair state.json, then retry".to_string());
+    Err(Refusal::new(kind, message).hint(hint).details(findings))
+}
+
+/// Schema, semantics and gate findings of a state; `completed_only` restricts the gate findings
+/// to completed tasks (the state as read: only those block every transition).
+fn state_findings(value: &Value, facts: &PlanFacts, completed_only: bool) -> Result<Era, Refusal> {
+    let mode = if completed_only {
+        CheckMode::AsRead
+    } else {
+        CheckMode::Strict
+    };
+    let era = match crate::dwp::model::state_era(value) {
+        Ok(era) => era,
+        Err(e) => {
+            let f = e.finding();
+            return Err(Refusal::new("unsupported-schema", f.message.clone())
+                .hint("planseal supports the v1, v2 and v5 state schemas; check the `schema` URL")
+                .details(vec![f]));
+        }
+    };
+    let issues: Vec<_> = validate_state(value)
+        .into_iter()
+        .filter(|i| i.is_error())
+        .collect();
+    if !issues.is_empty() {
+        let findings = schema::shape_findings(&issues, crate::dwp::model::PlanFile::State);
+        refuse_findings(findings, "state.json does not match its schema")?;
+    }
+    let state = State::from_value(value);
+    let semantic: Vec<Finding> = check_state(&state, mode)
+        .into_iter()
+        .filter(|f| f.severity == crate::report::Severity::Fail)
+        .collect();
+    refuse_findings(semantic, "state.json is inconsistent")?;
+    let plan_dir = facts.plan_dir.as_deref();
+    let gate_findings: Vec<Finding> = state
+        .tasks
+        .iter()
+        .filter(|t| !completed_only || t.is_completed())
+        .flat_map(|t| gates::task_gate_findings(t, plan_dir))
+        .filter(|f| f.severity == crate::report::Severity::Fail)
+        .collect();
+    refuse_findings(gate_findings, "the gate records are not valid evidence")?;
+    Ok(era)
+}
+
+fn validate_input(value: &Value, facts: &PlanFacts) -> Result<Era, Refusal> {
+    state_findings(value, facts, true).map_err(|mut r| {
+        r.message = format!("state.json as read is invalid — {}", r.message);
+        r
+    })
+}
+
+fn validate_candidate(value: &Value, facts: &PlanFacts) -> Result<(), Refusal> {
+    state_findings(value, facts, false).map(|_| ())
+}
+
+fn check_ready(state: &State) -> Result<(), Refusal> {
+    use crate::dwp::model::Materialization;
+    let ready = state.materialization == Some(Materialization::Ready);
+    if !ready || state.promotion.is_some() {
+        let what = if state.promotion.is_some() {
+            "a Lite → Full promotion is in flight".to_string()
+        } else {
+            format!(
+                "materialization is `{}`",
+                state
+                    .materialization
+                    .map(|m| m.as_str().to_string())
+                    .unwrap_or_else(|| "?".into())
+            )
+        };
+        return Err(refuse(
+            "not-ready",
+            format!("plan is not ready: {what}"),
+            "finish materializing (or the promotion) and set materialization to `ready` first",
+        ));
+    }
+    Ok(())
+}
+
+fn check_approved(
+    state: &State,
+    facts: &PlanFacts,
+    advisories: &mut Vec<Finding>,
+) -> Result<(), Refusal> {
+    let effective = approval_effective(state, facts.readme_approval.as_deref());
+    let approval = effective.approval;
+    let source = match effective.source {
+        ApprovalSource::State | ApprovalSource::LegacyImplied => "state.json `approval`",
+        ApprovalSource::Readme => "the README `Approval:` line (state.json has no `approval`)",
+        ApprovalSource::DefaultPending => {
+            "default: state.json has no `approval` and the README no `Approval:` line, so the plan counts as pending (the DWP seed's rule; the Python helper would treat it as approved)"
+        }
+    };
+    if effective.source == ApprovalSource::Readme {
+        advisories.push(Finding::advisory(
+            "approval-from-readme",
+            format!("approval `{approval}` taken from {source}"),
+        ));
+    }
+    if !approval.permits_execution() {
+        return Err(refuse(
+            "not-approved",
+            format!("plan is not approved: approval is `{approval}` ({source})"),
+            "get the plan approved and record `approval: approved` (or the README Approval: line)",
+        ));
+    }
+    Ok(())
+}
+
+fn check_reopen(
+    task: &Task,
+    era: Era,
+    req: &UpdateRequest,
+    facts: &PlanFacts,
+    advisories: &mut Vec<Finding>,
+) -> Result<(), Refusal> {
+    if !task.is_completed() || req.status == TaskStatus::Completed {
+        return Ok(());
+    }
+    let id = task.id.unwrap_or(task.index as u64 + 1);
+    if req
+        .reopen_reason
+        .as_deref()
+        .is_none_or(|r| r.trim().is_empty())
+    {
+        return Err(refuse(
+            "reopen-without-reason",
+            format!(
+                "task {id} is completed; moving it to {} reopens it and needs a reason",
+                req.status
+            ),
+            "pass --reopen-reason TEXT (it is recorded in the journal)",
+        ));
+    }
+    let completed_day = task
+        .completed_at
+        .as_deref()
+        .map(|s| s.chars().take(10).collect::<String>())
+        .unwrap_or_default();
+    let dated_ok = facts
+        .amendments_of(id)
+        .iter()
+        .any(|d| d.as_str() >= completed_day.as_str());
+    if !dated_ok {
+        let message = format!(
+            "task {id}: reopening needs an `### Amendment <n> — <date>` record in the task log dated on or after {} (the amendment and the evidence it invalidates are recorded first)",
+            if completed_day.is_empty() {
+                "its completion"
+            } else {
+                &completed_day
+            }
+        );
+        if era == Era::V1 {
+            advisories.push(Finding::advisory("reopen-without-amendment", message).task(id));
+        } else {
+            return Err(refuse(
+                "reopen-without-amendment",
+                message,
+                "append the amendment record to the task's Completion & Log (and PROGRESS.md), then retry",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_blockers(
+    task_id: u64,
+    to: TaskStatus,
+    req: &UpdateRequest,
+    blocker_task: Option<Option<u64>>,
+) -> Result<(), Refusal> {
+    // 10. --resolve-blocker resolves only this task's own blocker, and only to resume.
+    if req.resolve_blocker {
+        match blocker_task {
+            Some(Some(t)) if t == task_id => {}
+            Some(other) => {
+                return Err(refuse(
+                    "resolve-unrelated-blocker",
+                    format!(
+                        "--resolve-blocker on task {task_id}, but the active blocker belongs to task {}",
+                        other.map(|t| t.to_string()).unwrap_or_else(|| "?".into())
+                    ),
+                    "resolve a blocker from the blocked task itself",
+                ));
+            }
+            None => {
+                return Err(refuse(
+                    "resolve-unrelated-blocker",
+                    format!("--resolve-blocker on task {task_id}, but no blocker is active"),
+                    "drop --resolve-blocker",
+                ));
+            }
+        }
+        if !matches!(to, TaskStatus::InProgress | TaskStatus::Completed) {
+            return Err(refuse(
+                "resolve-must-resume",
+                format!(
+                    "resolving task {task_id}'s blocker must move it to in_progress or completed, not {to}"
+                ),
+                "pass --status in_progress (or completed) with --resolve-blocker",
+            ));
+        }
+    }
+    // 11. An active blocker stops every other move until resolved explicitly.
+    if let Some(bt) = blocker_task
+        && to != TaskStatus::Blocked
+        && !req.resolve_blocker
+    {
+        return Err(refuse(
+            "active-blocker-unresolved",
+            format!(
+                "task {} is blocked; resolve that blocker before any other transition",
+                bt.map(|t| t.to_string()).unwrap_or_else(|| "?".into())
+            ),
+            "pass --resolve-blocker from the blocked task when it resumes",
+        ));
+    }
+    // 12. A block needs a reason and may not replace another task's blocker.
+    if to == TaskStatus::Blocked {
+        if req
+            .block_reason
+            .as_deref()
+            .is_none_or(|r| r.trim().is_empty())
+        {
+            return Err(refuse(
+                "block-without-reason",
+                format!("blocking task {task_id} needs --block-reason"),
+                "say what blocks the task with --block-reason TEXT (and --block-needs TEXT)",
+            ));
+        }
+        if let Some(bt) = blocker_task
+            && bt != Some(task_id)
+        {
+            return Err(refuse(
+                "replace-unrelated-blocker",
+                format!(
+                    "task {} already holds the active blocker; task {task_id} cannot replace it",
+                    bt.map(|t| t.to_string()).unwrap_or_else(|| "?".into())
+                ),
+                "resolve the existing blocker first",
+            ));
+        }
+        if let Some(r) = &req.block_reason {
+            too_long("--block-reason", r, schema::BLOCKED_REASON_MAX)?;
+        }
+        if let Some(n) = &req.block_needs {
+            too_long("--block-needs", n, schema::BLOCKED_NEEDS_MAX)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_completion(task: &Task) -> Result<(), Refusal> {
+    let id = task.id.unwrap_or(task.index as u64 + 1);
+    if let Some(f) = gates::completion_finding(task) {
+        return Err(Refusal::new(f.id.clone(), f.message.clone())
+            .hint(f.hint.clone().unwrap_or_default())
+            .details(vec![f]));
+    }
+    if latest_per_command(&task.gates)
+        .iter()
+        .any(|g| is_invalidated(g.evidence_text()))
+    {
+        return Err(refuse(
+            "evidence-invalidated-by-refine",
+            format!(
+                "task {id} cannot be completed: the latest record of a gate was invalidated by refine"
+            ),
+            "rerun that gate command and record the fresh run before completing",
+        ));
+    }
+    Ok(())
+}
+
+/// Reads what the transition needs from around state.json: the plan name, the marker, the
+/// README `Approval:` line and — for the task being updated — the dates of the amendment
+/// records in its log (its task file, or its inline record in a Lite README). Unreadable
+/// markdown reads as "nothing declared"; `verify` is where it gets reported.
+pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64) -> PlanFacts {
+    use crate::dwp::markdown::{parse_readme_bytes, parse_task_file_bytes};
+    let plan_name = plan_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let readme_bytes = std::fs::read(plan_dir.join("README.md")).unwrap_or_default();
+    let readme = parse_readme_bytes(&readme_bytes).ok();
+    let readme_approval = readme
+        .as_ref()
+        .and_then(|r| r.approval.as_ref())
+        .map(|d| d.raw.clone());
+    let mut amendment_dates = Vec::new();
+    if let (Ok(id), Ok(value)) = (u64::try_from(task), parse_json(state_bytes)) {
+        let state = State::from_value(&value);
+        let dates = |list: Vec<crate::dwp::markdown::Amendment>| -> Vec<String> {
+            list.iter()
+                .filter_map(|a| a.date.map(|d| d.to_string()))
+                .collect()
+        };
+        if let Some(t) = state.task(id) {
+            let found = match t.artifact_file() {
+                Some(file) => std::fs::read(plan_dir.join(file))
+                    .ok()
+                    .and_then(|b| {
+                        parse_task_file_bytes(&b)
+                            .ok()
+                            .map(|f| dates(f.body.amendments()))
+                    })
+                    .unwrap_or_default(),
+                None => readme
+                    .as_ref()
+                    .and_then(|r| u32::try_from(id).ok().and_then(|n| r.inline.record(n)))
+                    .map(|rec| dates(rec.body.amendments()))
+                    .unwrap_or_default(),
+            };
+            amendment_dates.push((id, found));
+        }
+    }
+    PlanFacts {
+        plan_name,
+        plan_dir: Some(plan_dir.to_path_buf()),
+        marker_present: plan_dir.join(".finalizing.json").exists(),
+        readme_approval,
+        amendment_dates,
+    }
+}
+
+/// Check 18, the seam to the finalization transaction (SPEC §1.9): a candidate that completes
+/// the plan is handed, as bytes, to [`crate::dwp::finalize::finalize`], which takes the lock,
+/// validates every artifact, writes marker, state and receipt, and journals the publication.
+/// `--expected-sha256` is the hash of the bytes this transition was computed from, so a change
+/// in between is refused there.
+pub fn publish_terminal(
+    t: &Transition,
+    plan_dir: &std::path::Path,
+) -> Result<crate::dwp::finalize::Published, crate::dwp::finalize::FinalizeError> {
+    use crate::dwp::finalize::{Candidate, FinalizeRequest, finalize};
+    let mut req = FinalizeRequest::new(
+        plan_dir,
+        Candidate::Bytes {
+            bytes: t.candidate_bytes.clone(),
+            origin: format!("update task {} → {}", t.task, t.to),
+        },
+    );
+    req.expected_sha256 = Some(t.before_sha256.clone());
+    req.operation = "update".to_string();
+    finalize(&req, &mut |_| {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V1: &str = r#"{"schema": "https://deepworkplan.com/schema/plan-state/v1.json",
+      "plan": "PLAN_x", "updated_at": "2026-01-01T00:00:00Z", "status": "pending",
+      "completed_count": 0, "task_count": 2,
+      "tasks": [{"id": 1, "file": "1.task_a.md", "title": "A", "status": "pending"},
+                {"id": 2, "file": "2.task_b.md", "title": "B", "status": "pending"}]}"#;
+
+    fn clock() -> Clock {
+        Clock::fixed("2026-10-05T09:00:00Z".parse().unwrap(), 1_250_000)
+    }
+
+    fn apply(bytes: &[u8], req: &UpdateRequest) -> Result<Transition, Refusal> {
+        plan_transition(bytes, req, &PlanFacts::detached("PLAN_x"), &mut clock())
+    }
+
+    #[test]
+    fn block_takes_since_first_and_a_reblock_keeps_it() {
+        let mut req = UpdateRequest::new(1, TaskStatus::Blocked);
+        req.block_reason = Some("staging down".into());
+        let t = apply(V1.as_bytes(), &req).unwrap();
+        let v = &t.candidate;
+        assert_eq!(v["blocked"]["since"], "2026-10-05T09:00:00+00:00");
+        assert_eq!(v["updated_at"], "2026-10-05T09:00:01.250000+00:00");
+        assert_eq!(v["checkpoint"]["at"], "2026-10-05T09:00:02.500000+00:00");
+        assert_eq!(v["blocked"]["needs"], "");
+        assert_eq!(t.plan_status, PlanStatus::Blocked);
+        // Re-blocking the same task keeps `since` and takes no clock value for it.
+        req.block_reason = Some("still down".into());
+        let again = apply(&t.candidate_bytes, &req).unwrap();
+        assert_eq!(
+            again.candidate["blocked"]["since"],
+            "2026-10-05T09:00:00+00:00"
+        );
+        assert_eq!(again.candidate["blocked"]["reason"], "still down");
+        assert_eq!(again.candidate["updated_at"], "2026-10-05T09:00:00+00:00");
+    }
+
+    #[test]
+    fn gate_json_keeps_its_order_and_takes_no_clock_value() {
+        let mut req = UpdateRequest::new(1, TaskStatus::InProgress);
+        req.gate_jsons = vec![
+            r#"{"command": "make test", "exit_code": 0, "passes": true, "evidence": "ran=3/3", "last_run": "2026-10-01T00:00:00Z"}"#.into(),
+        ];
+        let t = apply(V1.as_bytes(), &req).unwrap();
+        let gate = &t.candidate["tasks"][0]["gates"][0];
+        let keys: Vec<&str> = gate
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["command", "exit_code", "passes", "evidence", "last_run"]
+        );
+        assert_eq!(
+            t.candidate["checkpoint"]["at"],
+            "2026-10-05T09:00:01.250000+00:00"
+        );
+    }
+
+    #[test]
+    fn identical_replay_is_not_appended_but_consumes_its_clock_value() {
+        let mut req = UpdateRequest::new(1, TaskStatus::InProgress);
+        req.gates = vec!["make test|0|ran=3/3".into()];
+        let first = apply(V1.as_bytes(), &req).unwrap();
+        let second = apply(&first.candidate_bytes, &req).unwrap();
+        assert_eq!(
+            second.candidate["tasks"][0]["gates"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            second.candidate["checkpoint"]["at"],
+            "2026-10-05T09:00:02.500000+00:00"
+        );
+    }
+
+    #[test]
+    fn completing_the_last_task_marks_the_plan_for_publication() {
+        let mut bytes = V1.as_bytes().to_vec();
+        for id in 1..=2 {
+            let mut req = UpdateRequest::new(id, TaskStatus::Completed);
+            req.gates = vec!["make test|0|ran=3/3".into()];
+            let t = apply(&bytes, &req).unwrap();
+            assert_eq!(t.completes_plan, id == 2);
+            bytes = t.candidate_bytes;
+        }
+        let v: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            v["checkpoint"],
+            json!({"task": 2, "step": "done", "at": "2026-10-05T09:00:02.500000+00:00", "note": "Plan completed."})
+        );
+        assert_eq!(v["completed_count"], 2);
+    }
+
+    #[test]
+    fn argument_checks_come_first() {
+        let mut req = UpdateRequest::new(1, TaskStatus::InProgress);
+        req.commit = Some("ABCDEF1".into());
+        assert_eq!(apply(b"not json", &req).unwrap_err().kind, "commit-not-hex");
+        req.commit = None;
+        req.worked = Some("é".repeat(WORKED_MAX + 1));
+        assert_eq!(apply(b"not json", &req).unwrap_err().kind, "field-too-long");
+        req.worked = Some("é".repeat(WORKED_MAX));
+        assert_eq!(
+            apply(b"not json", &req).unwrap_err().kind,
+            "state-unreadable"
+        );
+    }
+}

@@ -1,0 +1,417 @@
+//! Git history reading through `gix` — no `git` process is ever spawned.
+//!
+//! This module knows nothing about plans. It opens the repository around a path and answers the
+//! questions planseal's formats ask of history:
+//! - a walk from `HEAD` over all parents that hands each commit's *message* to a caller predicate
+//!   (no tree is read) — [`Repo::scan_messages`];
+//! - the versions of one file along history, comparing tree ids level by level before any blob is
+//!   read — [`Repo::file_versions`], [`Repo::file_at`];
+//! - ancestry and existence — [`Repo::is_ancestor`], [`Repo::find_commit`], [`Repo::resolve`];
+//! - the work tree's status for a set of paths — [`Repo::status`], [`Repo::is_tracked`];
+//! - the last commits for the checkpoint protocol — [`Repo::last_commits`].
+//!
+//! In a shallow clone a walk that reaches the boundary reports `truncated: true` instead of
+//! failing: the caller decides what a partial answer means.
+//!
+//! Progress is reported only through the callback given to [`Repo::set_progress`]; the library
+//! never prints.
+//!
+//! ## Limitations
+//! - SHA-1 repositories only (the `sha1` feature of gix).
+//! - Replace objects and grafts are not honoured.
+
+mod file_history;
+mod status;
+mod walk;
+
+pub use file_history::{FileHistory, FileVersion, HistoryOptions};
+pub use status::{StatusEntry, StatusKind};
+pub use walk::{MessageScan, Scan};
+
+use gix::ObjectId;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// What went wrong while reading a repository.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("cannot open the git repository around {path}: {source}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("cannot read {what} from the git repository: {source}")]
+    Read {
+        what: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("`{prefix}` names more than one object; give more hex digits")]
+    AmbiguousPrefix { prefix: String },
+    #[error("`{rev}` is not a revision of this repository")]
+    UnknownRevision { rev: String },
+    #[error("{path} is outside the work tree {root}")]
+    OutsideWorkTree { path: PathBuf, root: PathBuf },
+    #[error("the repository at {git_dir} has no work tree")]
+    NoWorkTree { git_dir: PathBuf },
+}
+
+impl GitError {
+    fn read(
+        what: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        GitError::Read {
+            what: what.into(),
+            source: Box::new(source),
+        }
+    }
+}
+
+/// A commit time as git records it: seconds since the Unix epoch and the committer's UTC offset.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CommitTime {
+    pub seconds: i64,
+    /// Offset from UTC in seconds (east positive).
+    pub offset_seconds: i32,
+}
+
+impl CommitTime {
+    /// `YYYY-MM-DDTHH:MM:SS+00:00`, the instant in UTC (SPEC timestamps never use `Z`).
+    pub fn to_utc_iso(&self) -> String {
+        match jiff::Timestamp::from_second(self.seconds) {
+            Ok(ts) => ts.strftime("%Y-%m-%dT%H:%M:%S+00:00").to_string(),
+            Err(_) => format!("@{}", self.seconds),
+        }
+    }
+}
+
+/// One commit as the readers report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitInfo {
+    /// Full hex id (40 digits).
+    pub id: String,
+    /// Shortest unique prefix, at least 7 digits (what `git log --oneline` prints).
+    pub short: String,
+    /// First line of the message, without its line ending.
+    pub subject: String,
+    pub committer_time: CommitTime,
+    /// Full hex ids of the parents, in order.
+    pub parents: Vec<String>,
+}
+
+/// Where `HEAD` points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadInfo {
+    /// The commit `HEAD` resolves to; `None` on an unborn branch.
+    pub id: Option<String>,
+    /// Short branch name (`main`); `None` when `HEAD` is detached.
+    pub branch: Option<String>,
+}
+
+/// A progress event of a long walk; the caller decides whether and how to show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// What is being walked (`"commits"`, `"file history"`).
+    pub task: &'static str,
+    /// Commits looked at so far.
+    pub commits: u64,
+    /// `true` on the last event of a walk.
+    pub done: bool,
+}
+
+type ProgressFn = Box<dyn Fn(Progress)>;
+
+/// An open repository with its work tree (if any).
+pub struct Repo {
+    repo: gix::Repository,
+    work_tree: Option<PathBuf>,
+    git_dir: PathBuf,
+    shallow: HashSet<ObjectId>,
+    progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repo")
+            .field("work_tree", &self.work_tree)
+            .field("git_dir", &self.git_dir)
+            .field("shallow", &!self.shallow.is_empty())
+            .finish()
+    }
+}
+
+impl Repo {
+    /// Opens the repository that contains `path` (searching upwards). `Ok(None)` when `path` is
+    /// not inside any repository — a plan without git.
+    pub fn discover(path: &Path) -> Result<Option<Repo>, GitError> {
+        let start = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        if !start.ancestors().any(|dir| dir.join(".git").exists()) {
+            return Ok(None);
+        }
+        let repo = gix::discover(&start).map_err(|e| GitError::Open {
+            path: start.clone(),
+            source: Box::new(e),
+        })?;
+        // No object cache: every commit is read once per walk, and the file-history lookup keeps
+        // its own per-tree answers — copying each object into a cache only costs time.
+        let git_dir = repo.git_dir().to_path_buf();
+        let work_tree = repo
+            .workdir()
+            .map(|p| p.canonicalize().unwrap_or_else(|_| p.to_path_buf()));
+        let shallow = repo
+            .shallow_commits()
+            .map_err(|e| GitError::read("the shallow boundary", e))?
+            .map(|commits| commits.iter().copied().collect())
+            .unwrap_or_default();
+        Ok(Some(Repo {
+            repo,
+            work_tree,
+            git_dir,
+            shallow,
+            progress: None,
+        }))
+    }
+
+    /// Receive [`Progress`] events during long walks.
+    pub fn set_progress(&mut self, callback: impl Fn(Progress) + 'static) {
+        self.progress = Some(Box::new(callback));
+    }
+
+    fn report(&self, task: &'static str, commits: u64, done: bool) {
+        if let Some(cb) = &self.progress {
+            cb(Progress {
+                task,
+                commits,
+                done,
+            });
+        }
+    }
+
+    /// The work tree root (canonical), `None` for a bare repository.
+    pub fn work_tree(&self) -> Option<&Path> {
+        self.work_tree.as_deref()
+    }
+
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    /// `true` in a shallow clone: some commits' parents are not in the repository.
+    pub fn is_shallow(&self) -> bool {
+        !self.shallow.is_empty()
+    }
+
+    /// Where `HEAD` points.
+    pub fn head(&self) -> Result<HeadInfo, GitError> {
+        let head = self.repo.head().map_err(|e| GitError::read("HEAD", e))?;
+        let branch = head.referent_name().map(|name| name.shorten().to_string());
+        let branch = if head.is_detached() { None } else { branch };
+        let id = match head.id() {
+            Some(id) => Some(self.peel_to_commit(id.detach())?.to_hex().to_string()),
+            None => None,
+        };
+        Ok(HeadInfo { id, branch })
+    }
+
+    pub(crate) fn head_commit_id(&self) -> Result<Option<ObjectId>, GitError> {
+        let head = self.repo.head().map_err(|e| GitError::read("HEAD", e))?;
+        match head.id() {
+            Some(id) => Ok(Some(self.peel_to_commit(id.detach())?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Follows tags to the commit they point at.
+    fn peel_to_commit(&self, id: ObjectId) -> Result<ObjectId, GitError> {
+        let object = self
+            .repo
+            .find_object(id)
+            .map_err(|e| GitError::read(format!("object {id}"), e))?;
+        let commit = object
+            .peel_to_commit()
+            .map_err(|e| GitError::read(format!("the commit behind {id}"), e))?;
+        Ok(commit.id)
+    }
+
+    /// Resolves a revision (`HEAD~2`, `main`, a hex prefix, …) to a commit id.
+    /// `Ok(None)` when it names nothing in this repository.
+    pub fn resolve(&self, rev: &str) -> Result<Option<String>, GitError> {
+        match self.repo.rev_parse_single(rev) {
+            Ok(id) => match self.peel_to_commit(id.detach()) {
+                Ok(commit) => Ok(Some(commit.to_hex().to_string())),
+                Err(_) => Ok(None),
+            },
+            Err(e) => {
+                let text = e.to_string();
+                if text.contains("ambiguous") || text.contains("Ambiguous") {
+                    Err(GitError::AmbiguousPrefix {
+                        prefix: rev.to_string(),
+                    })
+                } else {
+                    Ok(None)
+                }
+            }
+        }
+    }
+
+    /// The commit a full id or a hex prefix (≥ 4 digits) names; `Ok(None)` when no commit has
+    /// it — which, in a shallow clone, may mean it lies beyond the boundary.
+    pub fn find_commit(&self, id_or_prefix: &str) -> Result<Option<CommitInfo>, GitError> {
+        let Some(id) = self.lookup_commit_id(id_or_prefix)? else {
+            return Ok(None);
+        };
+        Ok(Some(self.commit_info(id)?))
+    }
+
+    /// `true` when a commit with this full id or hex prefix exists.
+    pub fn commit_exists(&self, id_or_prefix: &str) -> Result<bool, GitError> {
+        Ok(self.lookup_commit_id(id_or_prefix)?.is_some())
+    }
+
+    fn lookup_commit_id(&self, id_or_prefix: &str) -> Result<Option<ObjectId>, GitError> {
+        let text = id_or_prefix.trim();
+        if text.len() < 4 || text.len() > 40 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(None);
+        }
+        let id = if text.len() == 40 {
+            match ObjectId::from_hex(text.as_bytes()) {
+                Ok(id) => id,
+                Err(_) => return Ok(None),
+            }
+        } else {
+            let prefix = match gix::hash::Prefix::from_hex(&text.to_ascii_lowercase()) {
+                Ok(p) => p,
+                Err(_) => return Ok(None),
+            };
+            match self.repo.objects.lookup_prefix(prefix, None) {
+                Ok(Some(Ok(id))) => id,
+                Ok(Some(Err(()))) => {
+                    return Err(GitError::AmbiguousPrefix {
+                        prefix: text.to_string(),
+                    });
+                }
+                Ok(None) => return Ok(None),
+                Err(e) => return Err(GitError::read(format!("objects with prefix {text}"), e)),
+            }
+        };
+        match self.repo.try_find_header(id) {
+            Ok(Some(header)) if header.kind() == gix::objs::Kind::Commit => Ok(Some(id)),
+            Ok(_) => Ok(None),
+            Err(e) => Err(GitError::read(format!("object {id}"), e)),
+        }
+    }
+
+    /// Reads one commit's id, short id, subject, committer time and parents.
+    pub(crate) fn commit_info(&self, id: ObjectId) -> Result<CommitInfo, GitError> {
+        let mut buf = Vec::new();
+        let data = self.read_commit_raw(id, &mut buf)?;
+        let parsed = walk::ParsedCommit::parse(id, data)?;
+        Ok(self.info_from_parsed(&parsed))
+    }
+
+    pub(crate) fn read_commit_raw<'b>(
+        &self,
+        id: ObjectId,
+        buf: &'b mut Vec<u8>,
+    ) -> Result<&'b [u8], GitError> {
+        use gix::objs::Find;
+        match self.repo.objects.try_find(&id, buf) {
+            Ok(Some(data)) if data.kind == gix::objs::Kind::Commit => Ok(data.data),
+            Ok(Some(data)) => Err(GitError::Read {
+                what: format!("commit {id}"),
+                source: format!("object is a {}, not a commit", data.kind).into(),
+            }),
+            Ok(None) => Err(GitError::Read {
+                what: format!("commit {id}"),
+                source: "object not found".into(),
+            }),
+            Err(e) => Err(GitError::read(format!("commit {id}"), e)),
+        }
+    }
+
+    pub(crate) fn short_id(&self, id: ObjectId) -> String {
+        use gix::prelude::ObjectIdExt;
+        let prefix = id.attach(&self.repo).shorten_or_id();
+        let text = prefix.to_string();
+        if text.len() >= 7 {
+            text
+        } else {
+            id.to_hex_with_len(7).to_string()
+        }
+    }
+
+    pub(crate) fn is_shallow_boundary(&self, id: &ObjectId) -> bool {
+        self.shallow.contains(id)
+    }
+
+    pub(crate) fn gix(&self) -> &gix::Repository {
+        &self.repo
+    }
+
+    /// The path of `path` relative to the work tree root, with `/` separators. `path` may be
+    /// absolute or relative to the current directory.
+    pub fn relative_to_work_tree(&self, path: &Path) -> Result<String, GitError> {
+        let root = self
+            .work_tree
+            .as_ref()
+            .ok_or_else(|| GitError::NoWorkTree {
+                git_dir: self.git_dir.clone(),
+            })?;
+        let absolute = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .map_err(|e| GitError::read("the current directory", e))?
+                .join(path)
+        };
+        // Canonicalise the longest existing ancestor so that symlinked temp dirs still match.
+        let mut existing = absolute.clone();
+        let mut tail = Vec::new();
+        while !existing.exists() {
+            match (existing.file_name(), existing.parent()) {
+                (Some(name), Some(parent)) => {
+                    tail.push(name.to_os_string());
+                    existing = parent.to_path_buf();
+                }
+                _ => break,
+            }
+        }
+        let mut resolved = existing.canonicalize().unwrap_or(existing);
+        for name in tail.iter().rev() {
+            resolved.push(name);
+        }
+        let rel = resolved
+            .strip_prefix(root)
+            .map_err(|_| GitError::OutsideWorkTree {
+                path: path.to_path_buf(),
+                root: root.clone(),
+            })?;
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Ok(parts.join("/"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_time_formats_utc_with_offset_suffix() {
+        let t = CommitTime {
+            seconds: 1_791_191_640,
+            offset_seconds: 3600,
+        };
+        assert_eq!(t.to_utc_iso(), "2026-10-05T09:14:00+00:00");
+    }
+
+    #[test]
+    fn a_folder_outside_any_repository_is_no_repository() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        assert!(Repo::discover(dir.path()).expect("discover").is_none());
+    }
+}

@@ -1,0 +1,436 @@
+//! The one rev-walk every history question uses: from a start commit over all parents (or the
+//! first parent only), newest committer time first, each commit visited once. Parents, times and
+//! root trees come from the commit-graph when it has the commit; the commit object is read only
+//! when the caller needs the message or the graph lacks it.
+
+use super::{CommitInfo, CommitTime, GitError, Repo};
+use gix::ObjectId;
+use gix::objs::commit::ref_iter::Token;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+/// What a message predicate answers for one commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scan {
+    /// Not interesting; keep walking.
+    Skip,
+    /// Keep this commit; keep walking.
+    Take,
+    /// Keep this commit and stop.
+    TakeAndStop,
+    /// Stop without keeping this commit.
+    Stop,
+}
+
+/// The commits a [`Repo::scan_messages`] walk kept, newest committer time first.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MessageScan {
+    pub commits: Vec<CommitInfo>,
+    /// Commits looked at.
+    pub walked: u64,
+    /// The walk reached the boundary of a shallow clone: older commits could not be read.
+    pub truncated: bool,
+    /// The predicate stopped the walk before history ran out.
+    pub stopped_early: bool,
+}
+
+/// A commit's header fields, decoded from its raw bytes.
+pub(crate) struct ParsedCommit<'a> {
+    pub tree: ObjectId,
+    pub parents: Vec<ObjectId>,
+    pub time: CommitTime,
+    pub message: &'a [u8],
+    pub id: ObjectId,
+}
+
+impl<'a> ParsedCommit<'a> {
+    pub fn parse(id: ObjectId, data: &'a [u8]) -> Result<ParsedCommit<'a>, GitError> {
+        let mut tree = None;
+        let mut parents = Vec::new();
+        let mut time = None;
+        let mut message: &[u8] = &[];
+        for token in gix::objs::CommitRefIter::from_bytes(data, gix::hash::Kind::Sha1) {
+            let token = token.map_err(|e| GitError::read(format!("commit {id}"), e))?;
+            match token {
+                Token::Tree { id } => tree = Some(id),
+                Token::Parent { id } => parents.push(id),
+                Token::Committer { signature } => {
+                    let t = signature
+                        .time()
+                        .map_err(|e| GitError::read(format!("committer time of {id}"), e))?;
+                    time = Some(CommitTime {
+                        seconds: t.seconds,
+                        offset_seconds: t.offset,
+                    });
+                }
+                Token::Message(m) => message = m,
+                _ => {}
+            }
+        }
+        let missing = |what: &str| GitError::Read {
+            what: format!("commit {id}"),
+            source: format!("the commit has no {what}").into(),
+        };
+        Ok(ParsedCommit {
+            tree: tree.ok_or_else(|| missing("tree"))?,
+            parents,
+            time: time.ok_or_else(|| missing("committer"))?,
+            message,
+            id,
+        })
+    }
+
+    /// First line of the message, without `\r`.
+    pub fn subject(&self) -> std::borrow::Cow<'a, str> {
+        let line = self
+            .message
+            .split(|b| *b == b'\n')
+            .next()
+            .unwrap_or_default();
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        String::from_utf8_lossy(line)
+    }
+}
+
+/// One commit as the walker holds it.
+pub(crate) struct Node {
+    pub id: ObjectId,
+    pub seconds: i64,
+    pub parents: Vec<ObjectId>,
+    pub tree: ObjectId,
+    /// Raw commit bytes, when they had to be read already.
+    pub raw: Option<Vec<u8>>,
+    /// Where the message starts in `raw` and the full committer time, once `raw` was parsed.
+    pub parsed: Option<(usize, CommitTime)>,
+}
+
+#[derive(PartialEq, Eq)]
+struct Queued {
+    seconds: i64,
+    order: Reverse<u64>,
+    id: ObjectId,
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.seconds, self.order).cmp(&(other.seconds, other.order))
+    }
+}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+pub(crate) struct Walker<'r> {
+    repo: &'r Repo,
+    graph: Option<gix::commitgraph::Graph>,
+    heap: BinaryHeap<Queued>,
+    seen: gix::hashtable::HashSet<ObjectId>,
+    pending: gix::hashtable::HashMap<ObjectId, Node>,
+    /// Root trees of commits loaded so far (parents inspected but not followed included).
+    trees: gix::hashtable::HashMap<ObjectId, ObjectId>,
+    /// Commits an earlier walk already read (their parents, time and tree), so that a second
+    /// walk over them reads no commit object again.
+    preloaded: gix::hashtable::HashMap<ObjectId, Node>,
+    seq: u64,
+    pub first_parent: bool,
+    pub truncated: bool,
+    pub walked: u64,
+    task: &'static str,
+}
+
+const PROGRESS_EVERY: u64 = 512;
+
+impl<'r> Walker<'r> {
+    pub fn new(repo: &'r Repo, task: &'static str) -> Self {
+        // A broken or absent commit-graph is only a missed speed-up.
+        let graph = repo.gix().commit_graph_if_enabled().ok().flatten();
+        Walker {
+            repo,
+            graph,
+            heap: BinaryHeap::new(),
+            seen: Default::default(),
+            pending: Default::default(),
+            trees: Default::default(),
+            preloaded: Default::default(),
+            seq: 0,
+            first_parent: false,
+            truncated: false,
+            walked: 0,
+            task,
+        }
+    }
+
+    fn load(&self, id: ObjectId) -> Result<Node, GitError> {
+        if let Some(graph) = &self.graph
+            && let Some(commit) = graph.commit_by_id(id)
+        {
+            let mut parents = Vec::with_capacity(1);
+            for pos in commit.iter_parents() {
+                let pos = pos.map_err(|e| GitError::read("the commit-graph", e))?;
+                parents.push(graph.id_at(pos).to_owned());
+            }
+            return Ok(Node {
+                id,
+                seconds: i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX),
+                parents,
+                tree: commit.root_tree_id().to_owned(),
+                raw: None,
+                parsed: None,
+            });
+        }
+        if let Some(node) = self.preloaded.get(&id) {
+            return Ok(Node {
+                id,
+                seconds: node.seconds,
+                parents: node.parents.clone(),
+                tree: node.tree,
+                raw: None,
+                parsed: None,
+            });
+        }
+        let mut buf = Vec::new();
+        self.repo.read_commit_raw(id, &mut buf)?;
+        let parsed = ParsedCommit::parse(id, &buf)?;
+        let message_start = parsed.message.as_ptr() as usize - buf.as_ptr() as usize;
+        let time = parsed.time;
+        let (parents, tree) = (parsed.parents, parsed.tree);
+        Ok(Node {
+            id,
+            seconds: time.seconds,
+            parents,
+            tree,
+            raw: Some(buf),
+            parsed: Some((message_start, time)),
+        })
+    }
+
+    /// Queues `id` unless it was queued before. A commit that cannot be read in a shallow clone
+    /// marks the walk truncated instead of failing it.
+    pub fn push(&mut self, id: ObjectId) -> Result<(), GitError> {
+        if !self.seen.insert(id) {
+            return Ok(());
+        }
+        let node = match self.load(id) {
+            Ok(node) => node,
+            Err(e) => {
+                if self.repo.is_shallow() {
+                    self.truncated = true;
+                    return Ok(());
+                }
+                return Err(e);
+            }
+        };
+        self.seq += 1;
+        self.heap.push(Queued {
+            seconds: node.seconds,
+            order: Reverse(self.seq),
+            id,
+        });
+        self.trees.insert(id, node.tree);
+        self.pending.insert(id, node);
+        Ok(())
+    }
+
+    pub(crate) fn known_tree(&self, id: &ObjectId) -> Option<ObjectId> {
+        self.trees.get(id).copied()
+    }
+
+    /// Loads a commit only to learn its root tree (remembered for a later `push`).
+    pub(crate) fn load_detached(&mut self, id: ObjectId) -> Result<ObjectId, GitError> {
+        let node = self.load(id)?;
+        self.trees.insert(id, node.tree);
+        Ok(node.tree)
+    }
+
+    pub(crate) fn repo_is_shallow(&self) -> bool {
+        self.repo.is_shallow()
+    }
+
+    /// Queues the parents of `node` this walk follows. At the shallow boundary there are none to
+    /// read: the walk is marked truncated.
+    pub fn follow(&mut self, node: &Node, parents: &[ObjectId]) -> Result<(), GitError> {
+        if self.repo.is_shallow_boundary(&node.id) {
+            self.truncated = true;
+            return Ok(());
+        }
+        let parents = if self.first_parent {
+            &parents[..parents.len().min(1)]
+        } else {
+            parents
+        };
+        for p in parents {
+            self.push(*p)?;
+        }
+        Ok(())
+    }
+
+    /// The next commit, newest committer time first.
+    pub fn next_node(&mut self) -> Option<Node> {
+        let queued = self.heap.pop()?;
+        self.walked += 1;
+        if self.walked.is_multiple_of(PROGRESS_EVERY) {
+            self.repo.report(self.task, self.walked, false);
+        }
+        self.pending.remove(&queued.id)
+    }
+
+    /// `node`'s commit decoded: read now if the graph supplied the node, parsed only once.
+    pub fn commit<'n>(&self, node: &'n mut Node) -> Result<ParsedCommit<'n>, GitError> {
+        if node.raw.is_none() || node.parsed.is_none() {
+            let mut buf = Vec::new();
+            self.repo.read_commit_raw(node.id, &mut buf)?;
+            let parsed = ParsedCommit::parse(node.id, &buf)?;
+            let start = parsed.message.as_ptr() as usize - buf.as_ptr() as usize;
+            node.parsed = Some((start, parsed.time));
+            node.raw = Some(buf);
+        }
+        let raw = node.raw.as_deref().unwrap_or_default();
+        let (start, time) = node.parsed.unwrap_or((raw.len(), CommitTime::default()));
+        Ok(ParsedCommit {
+            tree: node.tree,
+            parents: node.parents.clone(),
+            time,
+            message: raw.get(start..).unwrap_or_default(),
+            id: node.id,
+        })
+    }
+
+    /// Keeps the nodes this walk produced for a later walk (see `preloaded`).
+    pub fn into_preloaded(self, nodes: Vec<Node>) -> gix::hashtable::HashMap<ObjectId, Node> {
+        nodes.into_iter().map(|n| (n.id, n)).collect()
+    }
+
+    pub fn set_preloaded(&mut self, preloaded: gix::hashtable::HashMap<ObjectId, Node>) {
+        self.preloaded = preloaded;
+    }
+
+    pub fn finish(&self) {
+        if self.walked >= PROGRESS_EVERY {
+            self.repo.report(self.task, self.walked, true);
+        }
+    }
+}
+
+impl Repo {
+    pub(crate) fn info_from_parsed(&self, parsed: &ParsedCommit<'_>) -> CommitInfo {
+        CommitInfo {
+            id: parsed.id.to_hex().to_string(),
+            short: self.short_id(parsed.id),
+            subject: parsed.subject().into_owned(),
+            committer_time: parsed.time,
+            parents: parsed
+                .parents
+                .iter()
+                .map(|p| p.to_hex().to_string())
+                .collect(),
+        }
+    }
+
+    /// Walks every commit reachable from `HEAD` (all parents), newest committer time first,
+    /// handing each one's subject (first line) and full message to `predicate`; no tree is
+    /// read. An unborn `HEAD` gives an empty scan.
+    pub fn scan_messages(
+        &self,
+        mut predicate: impl FnMut(&str, &[u8]) -> Scan,
+    ) -> Result<MessageScan, GitError> {
+        let mut scan = MessageScan::default();
+        let Some(head) = self.head_commit_id()? else {
+            return Ok(scan);
+        };
+        let mut walker = Walker::new(self, "commits");
+        walker.push(head)?;
+        while let Some(mut node) = walker.next_node() {
+            let parents = node.parents.clone();
+            let parsed = walker.commit(&mut node)?;
+            let verdict = predicate(&parsed.subject(), parsed.message);
+            if matches!(verdict, Scan::Take | Scan::TakeAndStop) {
+                scan.commits.push(self.info_from_parsed(&parsed));
+            }
+            if matches!(verdict, Scan::TakeAndStop | Scan::Stop) {
+                scan.stopped_early = true;
+                break;
+            }
+            walker.follow(&node, &parents)?;
+        }
+        walker.finish();
+        scan.walked = walker.walked;
+        scan.truncated = walker.truncated;
+        Ok(scan)
+    }
+
+    /// The `n` most recent commits reachable from `HEAD` (what `git log -n N` lists).
+    pub fn last_commits(&self, n: usize) -> Result<Vec<CommitInfo>, GitError> {
+        let mut taken = 0usize;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let scan = self.scan_messages(|_, _| {
+            taken += 1;
+            if taken >= n {
+                Scan::TakeAndStop
+            } else {
+                Scan::Take
+            }
+        })?;
+        Ok(scan.commits)
+    }
+
+    /// Is `ancestor` reachable from `descendant` (a commit is its own ancestor, as with
+    /// `git merge-base --is-ancestor`)? Both are revisions or hex prefixes. `None` when the
+    /// answer lies beyond the boundary of a shallow clone.
+    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> Result<Option<bool>, GitError> {
+        let a = self.resolve_commit(ancestor)?;
+        let b = self.resolve_commit(descendant)?;
+        let mut walker = Walker::new(self, "ancestry");
+        walker.push(b)?;
+        while let Some(mut node) = walker.next_node() {
+            if node.id == a {
+                return Ok(Some(true));
+            }
+            let parents = std::mem::take(&mut node.parents);
+            walker.follow(&node, &parents)?;
+        }
+        walker.finish();
+        Ok(if walker.truncated { None } else { Some(false) })
+    }
+
+    /// Every commit id reachable from `HEAD`, and whether the walk hit a shallow boundary.
+    /// One walk answers "is it an ancestor of HEAD" for many commits.
+    pub fn reachable_from_head(&self) -> Result<(Vec<String>, bool), GitError> {
+        let Some(head) = self.head_commit_id()? else {
+            return Ok((Vec::new(), false));
+        };
+        let mut walker = Walker::new(self, "commits");
+        walker.push(head)?;
+        let mut ids = Vec::new();
+        while let Some(mut node) = walker.next_node() {
+            ids.push(node.id.to_hex().to_string());
+            let parents = std::mem::take(&mut node.parents);
+            walker.follow(&node, &parents)?;
+        }
+        walker.finish();
+        Ok((ids, walker.truncated))
+    }
+
+    pub(crate) fn resolve_commit(&self, rev: &str) -> Result<ObjectId, GitError> {
+        let unknown = || GitError::UnknownRevision {
+            rev: rev.to_string(),
+        };
+        if let Some(info) = self.lookup_commit_id_public(rev)? {
+            return Ok(info);
+        }
+        let id = self.resolve(rev)?.ok_or_else(unknown)?;
+        ObjectId::from_hex(id.as_bytes()).map_err(|_| unknown())
+    }
+
+    fn lookup_commit_id_public(&self, rev: &str) -> Result<Option<ObjectId>, GitError> {
+        if rev.len() >= 4 && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return self
+                .find_commit(rev)
+                .map(|found| found.and_then(|c| ObjectId::from_hex(c.id.as_bytes()).ok()));
+        }
+        Ok(None)
+    }
+}

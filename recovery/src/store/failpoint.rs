@@ -1,0 +1,45 @@
+//! Named crash points for the crash tests (cargo feature `failpoints`; no-ops otherwise).
+//!
+//! Configure them with the environment variable `FAILPOINTS`, in the `fail` crate's
+//! syntax: `name=action;name=action`, e.g. `FAILPOINTS=store.after_rename=return` or
+//! `store.after_temp_write=1*off->return(137)` (crash at the second hit). Any action that
+//! "returns" ends the process at once with `_exit` (exit code 137 unless the action carries
+//! another number) — no unwinding, no destructors, no lock release: exactly what `kill -9` leaves.
+//!
+//! Names used by the store: `store.after_lock`, `store.after_recheck`, `store.after_temp_write`,
+//! `store.after_rename`, `store.after_journal_append`, `store.before_release`. Other writers add
+//! their own (`finalize.after_marker`, …) by calling [`crash_point`].
+
+/// Ends the process here when the crash point `name` is armed; does nothing otherwise.
+#[inline]
+pub fn crash_point(name: &str) {
+    #[cfg(feature = "failpoints")]
+    {
+        configure_once();
+        fail::eval(name, |arg| {
+            let code = arg
+                .and_then(|a| a.trim().parse::<i32>().ok())
+                .unwrap_or(137);
+            // SAFETY: _exit ends the process immediately; nothing after it runs.
+            unsafe { libc::_exit(code) }
+        });
+    }
+    #[cfg(not(feature = "failpoints"))]
+    let _ = name;
+}
+
+#[cfg(feature = "failpoints")]
+fn configure_once() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let Ok(spec) = std::env::var("FAILPOINTS") else {
+            return;
+        };
+        for item in spec.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            if let Some((name, action)) = item.split_once('=') {
+                // A malformed action is ignored: this is a test-only switch.
+                let _ = fail::cfg(name.trim(), action.trim());
+            }
+        }
+    });
+}

@@ -1,0 +1,164 @@
+//! The append-only transition journal: one compact JSON object per line (ndjson).
+//!
+//! A crash in the middle of an append can leave an unterminated last line. Readers ignore it;
+//! the next append first ends it with a newline, so it becomes a skipped bad line and never
+//! glues itself onto the next entry.
+
+use super::StoreError;
+use super::atomic::{Durability, fsync_dir, parent_dir};
+use super::failpoint::crash_point;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// One journal file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Journal {
+    path: PathBuf,
+}
+
+/// What a journal holds: the entries that parse, plus what was skipped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JournalRead {
+    /// Every complete line that is a JSON value, in order.
+    pub entries: Vec<serde_json::Value>,
+    /// 1-based numbers of complete lines that are not JSON (ends of earlier torn appends).
+    pub bad_lines: Vec<usize>,
+    /// The file ends in an unterminated line (a crash during the last append).
+    pub torn_tail: bool,
+}
+
+impl Journal {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `entry` as one line. Creates the file (and its folder) when missing. Crash point:
+    /// `store.after_journal_append`.
+    pub fn append(
+        &self,
+        entry: &serde_json::Value,
+        durability: Durability,
+    ) -> Result<(), StoreError> {
+        let dir = parent_dir(&self.path);
+        let dir_existed = dir.is_dir();
+        if !dir_existed {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| StoreError::io("create journal folder", &dir, e))?;
+        }
+        let existed = self.path.exists();
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .mode(0o666)
+            .open(&self.path)
+            .map_err(|e| StoreError::io("open journal", &self.path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| StoreError::io("stat journal", &self.path, e))?
+            .len();
+        let mut line = Vec::with_capacity(256);
+        if len > 0 {
+            let mut last = [0u8; 1];
+            file.read_exact_at(&mut last, len - 1)
+                .map_err(|e| StoreError::io("read journal", &self.path, e))?;
+            if last[0] != b'\n' {
+                line.push(b'\n');
+            }
+        }
+        // serde_json's compact form of a Value never fails to serialise.
+        line.extend_from_slice(entry.to_string().as_bytes());
+        line.push(b'\n');
+        file.write_all(&line)
+            .map_err(|e| StoreError::io("append to journal", &self.path, e))?;
+        if durability == Durability::Full {
+            file.sync_data()
+                .map_err(|e| StoreError::io("fsync journal", &self.path, e))?;
+            if !existed {
+                fsync_dir(&dir)?;
+            }
+        }
+        crash_point("store.after_journal_append");
+        Ok(())
+    }
+
+    /// Reads the journal; a missing file is an empty journal.
+    pub fn read(&self) -> Result<JournalRead, StoreError> {
+        match std::fs::read(&self.path) {
+            Ok(bytes) => Ok(read_journal(&bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(JournalRead::default()),
+            Err(e) => Err(StoreError::io("read journal", &self.path, e)),
+        }
+    }
+}
+
+/// Parses journal bytes (pure).
+pub fn read_journal(bytes: &[u8]) -> JournalRead {
+    let mut out = JournalRead::default();
+    let mut rest = bytes;
+    let mut number = 0;
+    while !rest.is_empty() {
+        number += 1;
+        let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+            out.torn_tail = true;
+            break;
+        };
+        let line = &rest[..end];
+        rest = &rest[end + 1..];
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<serde_json::Value>(line) {
+            Ok(v) => out.entries.push(v),
+            Err(_) => out.bad_lines.push(number),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn appends_and_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("analysis_results/J.ndjson"));
+        j.append(&json!({"n": 1}), Durability::Full).unwrap();
+        j.append(&json!({"n": 2, "t": "—"}), Durability::NoSync)
+            .unwrap();
+        let r = j.read().unwrap();
+        assert_eq!(r.entries, vec![json!({"n": 1}), json!({"n": 2, "t": "—"})]);
+        assert!(!r.torn_tail && r.bad_lines.is_empty());
+    }
+
+    #[test]
+    fn torn_tail_is_ignored_then_terminated_by_the_next_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("j.ndjson");
+        std::fs::write(&p, b"{\"n\":1}\n{\"n\":").unwrap();
+        let j = Journal::new(&p);
+        let r = j.read().unwrap();
+        assert_eq!(r.entries, vec![json!({"n": 1})]);
+        assert!(r.torn_tail);
+        j.append(&json!({"n": 3}), Durability::Full).unwrap();
+        let r = j.read().unwrap();
+        assert_eq!(r.entries, vec![json!({"n": 1}), json!({"n": 3})]);
+        assert_eq!(r.bad_lines, vec![2]);
+        assert!(!r.torn_tail);
+    }
+
+    #[test]
+    fn missing_journal_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Journal::new(dir.path().join("none")).read().unwrap();
+        assert_eq!(r, JournalRead::default());
+    }
+}

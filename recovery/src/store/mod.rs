@@ -1,0 +1,129 @@
+//! The transactional file store every planseal writer goes through (SPEC §1.8).
+//!
+//! It knows nothing about plans. It offers the pieces of a durable, exclusive write:
+//!
+//! - [`lock`]: an exclusive lock taken through a per-format adapter ([`LockStyle`]): a lock
+//!   directory `<file>.lock/` holding an owner record (DWP, Reversa, checkpoint) or GSD's O_EXCL pid
+//!   file; owner liveness (same host, pid alive, process start time unchanged); removal only of a
+//!   provably dead owner's lock unless forced.
+//! - [`atomic`]: atomic replace (temp file in the same folder, fsync, rename, fsync the folder,
+//!   permission bits kept) and durable removal.
+//! - [`journal`]: the append-only ndjson transition journal; a torn last line is tolerated.
+//! - [`failpoint`]: named crash points (feature `failpoints`) that end the process like `kill -9`.
+//! - [`commit`]: the whole guarded write of one file — lock, re-check the bytes under the lock,
+//!   atomic replace, journal line, release — for writers that change a single file.
+//!
+//! Writers that change several files under one lock (the finalization transaction) take a
+//! [`LockGuard`] themselves and call [`write_atomic`] / [`remove_durable`] / [`Journal::append`]
+//! in their own order, with their own [`crash_point`]s.
+//!
+//! ```
+//! use planseal_recovery::store::{commit, CommitRequest, Durability, LockStyle};
+//! let dir = tempfile::tempdir().unwrap();
+//! let target = dir.path().join("state.json");
+//! std::fs::write(&target, b"{}\n").unwrap();
+//! let before = std::fs::read(&target).unwrap();
+//! let done = commit(&CommitRequest {
+//!     target: &target,
+//!     lock: LockStyle::Directory,
+//!     operation: "demo",
+//!     tool: "planseal test",
+//!     expected_bytes: Some(&before),
+//!     new_bytes: b"{\"a\": 1}\n",
+//!     journal: None,
+//!     durability: Durability::Full,
+//! })
+//! .unwrap();
+//! assert_eq!(std::fs::read(&target).unwrap(), b"{\"a\": 1}\n");
+//! assert!(!dir.path().join("state.json.lock").exists());
+//! assert_eq!(done.after_sha256.len(), 64);
+//! ```
+//!
+//! ## Limitations
+//! - Liveness of a lock owner is decided from `/proc/<pid>/stat` (Linux). Elsewhere the start time
+//!   is unknown and a lock whose pid is alive is never considered dead.
+//! - The host name check compares `gethostname()`; two machines sharing a folder over a network
+//!   file system with the same host name are indistinguishable.
+
+// A refusal carries the lock owner's record so it can be shown; errors are rare and never on a
+// hot path, so their size does not matter.
+#![allow(clippy::result_large_err)]
+
+pub mod atomic;
+pub mod commit;
+pub mod failpoint;
+pub mod journal;
+pub mod lock;
+pub mod process;
+
+pub use atomic::{Durability, fsync_dir, remove_durable, write_atomic};
+pub use commit::{CommitRequest, Committed, commit};
+pub use failpoint::crash_point;
+pub use journal::{Journal, JournalRead, read_journal};
+pub use lock::{
+    LockGuard, LockHolder, LockOwner, LockStyle, OwnerStatus, UnlockOutcome, acquire, inspect,
+    owner_status, unlock,
+};
+
+use std::path::PathBuf;
+
+/// Why a store operation did not happen. Every variant leaves the target file as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Somebody else holds the lock (or a crashed writer left it behind).
+    #[error("{} is locked: {holder}", lock_path.display())]
+    LockPresent {
+        lock_path: PathBuf,
+        holder: LockHolder,
+    },
+    /// The file changed between the caller's read and the re-read under the lock.
+    #[error("{} changed since it was read (sha256 {expected} expected, {actual} found)", path.display())]
+    StateChanged {
+        path: PathBuf,
+        expected: String,
+        actual: String,
+    },
+    /// `unlock` without `--force`: the owner is alive or cannot be proven dead.
+    #[error("{} is held by an owner that is not provably dead: {holder} ({status})", lock_path.display())]
+    OwnerNotProvablyDead {
+        lock_path: PathBuf,
+        holder: LockHolder,
+        status: OwnerStatus,
+    },
+    /// There is no lock to remove.
+    #[error("{} is not locked", lock_path.display())]
+    NotLocked { lock_path: PathBuf },
+    /// The lock directory holds files that are not an owner record: not removed.
+    #[error("{} holds unexpected entries ({entries}); remove them by hand after checking", lock_path.display())]
+    LockNotEmpty { lock_path: PathBuf, entries: String },
+    /// A file-system call failed.
+    #[error("{op} {}: {source}", path.display())]
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        StoreError::Io {
+            op,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// The stable refusal kind of this error (SPEC §6 vocabulary), when it is a refusal.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreError::LockPresent { .. } => "lock-present",
+            StoreError::StateChanged { .. } => "state-changed",
+            StoreError::OwnerNotProvablyDead { .. } => "lock-owner-alive",
+            StoreError::NotLocked { .. } => "not-locked",
+            StoreError::LockNotEmpty { .. } => "lock-not-empty",
+            StoreError::Io { .. } => "io-error",
+        }
+    }
+}

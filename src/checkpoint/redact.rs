@@ -1,0 +1,85 @@
+//! Keeping `.env` values out of everything planseal prints: generated text holds keys only, and
+//! any text taken from a file (a diff, a heading, a story id, a state value) passes through an
+//! [`EnvRedactor`] before it is shown.
+
+use crate::report::Finding;
+use std::path::Path;
+
+/// What a hidden value is replaced with.
+pub const REDACTED: &str = "[redacted .env value]";
+
+/// Replaces every value of a `.env` (4 characters or more, quoted or not) in a text.
+#[derive(Debug, Clone, Default)]
+pub struct EnvRedactor {
+    /// Longest first, so a value containing another is hidden whole.
+    values: Vec<String>,
+}
+
+impl EnvRedactor {
+    pub fn from_env_bytes(env: Option<&[u8]>) -> Self {
+        let mut values: Vec<String> = Vec::new();
+        if let Some(bytes) = env {
+            for line in String::from_utf8_lossy(bytes).lines() {
+                let t = line.trim();
+                if t.starts_with('#') {
+                    continue;
+                }
+                if let Some((_, v)) = t.split_once('=') {
+                    let v = v.trim();
+                    for candidate in [v, v.trim_matches(|c| c == '"' || c == '\'')] {
+                        if candidate.chars().count() >= 4 && !values.iter().any(|x| x == candidate)
+                        {
+                            values.push(candidate.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        Self { values }
+    }
+
+    /// The redactor for the `.env` in `dir` (empty when there is no readable `.env`).
+    pub fn for_folder(dir: &Path) -> Self {
+        Self::from_env_bytes(std::fs::read(dir.join(".env")).ok().as_deref())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    pub fn clean(&self, s: &str) -> String {
+        let mut out = s.to_string();
+        for v in &self.values {
+            if out.contains(v.as_str()) {
+                out = out.replace(v.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+
+    pub fn clean_finding(&self, f: Finding) -> Finding {
+        Finding {
+            message: self.clean(&f.message),
+            hint: f.hint.map(|h| self.clean(&h)),
+            ..f
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_hidden_keys_are_not() {
+        let r = EnvRedactor::from_env_bytes(Some(
+            b"A=secret-one\nexport B=\"two words\"\nC=abc\n# D=commented\n",
+        ));
+        assert_eq!(
+            r.clean("A=secret-one B=\"two words\" C=abc D=commented"),
+            // the quoted form is a value too, and the longer one is hidden whole
+            format!("A={REDACTED} B={REDACTED} C=abc D=commented")
+        );
+    }
+}

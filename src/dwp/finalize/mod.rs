@@ -1,0 +1,564 @@
+//! The finalization transaction — verified publication of a completed plan (SPEC §1.9).
+//!
+//! ```text
+//!  read state + candidate → lock → validate (every artifact, git) → marker → re-check
+//!      → replace state.json → re-read + re-validate → receipt → journal → remove marker → unlock
+//! ```
+//!
+//! The commit point is the marker: from the moment `.finalizing.json` is durable, an interrupted
+//! run is finished (or rolled back) by [`crate::dwp::recover`], bound to the candidate stored in
+//! the marker. Before it, nothing but the lock has been written. At no point does state.json say
+//! `completed` without a receipt or a marker next to it.
+//!
+//! Every step boundary is a named [`Step`]; the caller's hook sees each one (the demo stops its
+//! child there), and builds with the `failpoints` feature crash there on request.
+
+pub mod marker;
+pub mod receipt;
+pub(crate) mod store;
+mod validate;
+
+pub use marker::{MARKER_FILE, Marker, MarkerError, MarkerExtension};
+pub use receipt::{
+    AcceptedException, FileChange, GitSeal, RECEIPT_FILE, Receipt, ReceiptError, ReceiptExtension,
+};
+pub use validate::{
+    Covered, Fingerprint, Validation, ValidationInput, covered_files, fingerprint,
+    fingerprint_names, validate_candidate,
+};
+
+use crate::report::{Finding, Refusal};
+use planseal_recovery::hash::sha256_hex;
+use std::path::{Path, PathBuf};
+
+/// The step boundaries of the transaction, in order. Each is also a failpoint name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Step {
+    AfterLock,
+    AfterValidation,
+    AfterMarker,
+    AfterStateRename,
+    AfterReverify,
+    AfterReceipt,
+    BeforeMarkerRemoval,
+    /// Published and sealed; only the lock is still held.
+    AfterMarkerRemoval,
+}
+
+impl Step {
+    pub const ALL: [Step; 8] = [
+        Step::AfterLock,
+        Step::AfterValidation,
+        Step::AfterMarker,
+        Step::AfterStateRename,
+        Step::AfterReverify,
+        Step::AfterReceipt,
+        Step::BeforeMarkerRemoval,
+        Step::AfterMarkerRemoval,
+    ];
+
+    /// The failpoint name (`finalize.after_marker`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::AfterLock => "finalize.after_lock",
+            Step::AfterValidation => "finalize.after_validation",
+            Step::AfterMarker => "finalize.after_marker",
+            Step::AfterStateRename => "finalize.after_state_rename",
+            Step::AfterReverify => "finalize.after_reverify",
+            Step::AfterReceipt => "finalize.after_receipt",
+            Step::BeforeMarkerRemoval => "finalize.before_marker_removal",
+            Step::AfterMarkerRemoval => "finalize.after_marker_removal",
+        }
+    }
+
+    /// True for the steps at which a marker is on disk (a crash there needs `recover`).
+    pub fn marker_written(self) -> bool {
+        !matches!(
+            self,
+            Step::AfterLock | Step::AfterValidation | Step::AfterMarkerRemoval
+        )
+    }
+}
+
+/// Where the candidate comes from.
+#[derive(Debug, Clone)]
+pub enum Candidate {
+    /// The current state.json: the re-seal of a completed plan.
+    Current,
+    /// These exact bytes (read from `--candidate FILE`, or built by `update`).
+    Bytes { bytes: Vec<u8>, origin: String },
+}
+
+/// What the caller asks for.
+#[derive(Debug, Clone)]
+pub struct FinalizeRequest {
+    /// The plan folder (`.dwp/plans/PLAN_x`), or its state.json.
+    pub plan_dir: PathBuf,
+    pub candidate: Candidate,
+    /// SHA-256 the caller last read of state.json (`--expected-sha256`).
+    pub expected_sha256: Option<String>,
+    /// Run every check, write nothing.
+    pub dry_run: bool,
+    /// `--allow-dirty --reason TEXT`: accept a dirty work tree and record why.
+    pub allow_dirty_reason: Option<String>,
+    /// Where the candidate file lives (left out of the clean-tree check).
+    pub candidate_path: Option<PathBuf>,
+    /// The command that asked (`finalize`, `update`): journaled and written into the lock.
+    pub operation: String,
+}
+
+impl FinalizeRequest {
+    pub fn new(plan_dir: impl Into<PathBuf>, candidate: Candidate) -> Self {
+        Self {
+            plan_dir: plan_dir.into(),
+            candidate,
+            expected_sha256: None,
+            dry_run: false,
+            allow_dirty_reason: None,
+            candidate_path: None,
+            operation: "finalize".into(),
+        }
+    }
+}
+
+/// What a successful run did (or, with `dry_run`, would do).
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub plan: String,
+    pub plan_dir: PathBuf,
+    pub state_sha256_before: String,
+    pub state_sha256: String,
+    pub artifacts_sha256: String,
+    /// state.json was replaced (false on a re-seal, where the bytes are already in place).
+    pub state_written: bool,
+    /// The candidate equalled the current bytes of an already-completed plan.
+    pub resealed: bool,
+    pub dry_run: bool,
+    pub receipt: Receipt,
+    pub receipt_bytes: Vec<u8>,
+    pub marker_bytes: Vec<u8>,
+    /// Advisories met on the way (tracked `.dwp/`, git not applicable, …).
+    pub advisories: Vec<Finding>,
+}
+
+/// Why the transaction stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum FinalizeError {
+    /// A rule said no; nothing was written (or, after the marker, the marker is left for
+    /// `recover` — the refusal says so).
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// The file system failed under us.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl FinalizeError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+    /// The refusal kind, when this is a refusal.
+    pub fn kind(&self) -> Option<&str> {
+        match self {
+            FinalizeError::Refused(r) => Some(&r.kind),
+            FinalizeError::Io { .. } => None,
+        }
+    }
+}
+
+/// A hook that sees every step boundary. The default one only evaluates the failpoints.
+pub type StepHook<'a> = &'a mut dyn FnMut(Step);
+
+/// Runs a step boundary: the caller's hook, then (in `failpoints` builds) the named crash point.
+pub(crate) fn reach(step: Step, hook: &mut dyn FnMut(Step)) {
+    hook(step);
+    crash_point(step.name());
+}
+
+/// In builds with the `failpoints` feature, `FAILPOINTS="finalize.after_marker=return"`
+/// ends the process at that point the way `kill -9` would (the store's crash points): no
+/// unwinding, no cleanup, the lock and every half-done file stay as they are.
+pub fn crash_point(name: &str) {
+    planseal_recovery::store::crash_point(name);
+}
+
+/// Runs the whole transaction (SPEC §1.9). On success the plan is published, sealed and
+/// unlocked; on a refusal before the marker nothing but (briefly) the lock was written.
+pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, FinalizeError> {
+    let plan_dir = store::plan_dir_of(&req.plan_dir)?;
+    let state_path = plan_dir.join("state.json");
+
+    // 1. state bytes and the caller's snapshot
+    let state_bytes = store::read_state(&state_path)?;
+    let state_sha = sha256_hex(&state_bytes);
+    if let Some(expected) = &req.expected_sha256
+        && !expected.eq_ignore_ascii_case(&state_sha)
+    {
+        return Err(Refusal::new(
+            "stale-snapshot",
+            format!(
+                "{}: --expected-sha256 {expected} does not match the file's SHA-256 {state_sha}",
+                state_path.display()
+            ),
+        )
+        .hint("re-read state.json, check what changed, and pass its current SHA-256")
+        .into());
+    }
+
+    // 2. an interrupted publication blocks everything but `recover`
+    let marker_path = plan_dir.join(MARKER_FILE);
+    if marker_path.exists() {
+        return Err(marker_present(&plan_dir));
+    }
+
+    let candidate_bytes = match &req.candidate {
+        Candidate::Current => state_bytes.clone(),
+        Candidate::Bytes { bytes, .. } => bytes.clone(),
+    };
+    let candidate_origin = match &req.candidate {
+        Candidate::Current => "state.json".to_string(),
+        Candidate::Bytes { origin, .. } => origin.clone(),
+    };
+    let resealed = candidate_bytes == state_bytes;
+    precheck_candidate(
+        &plan_dir,
+        &state_bytes,
+        &candidate_bytes,
+        &candidate_origin,
+        &req.candidate,
+    )?;
+
+    if req.dry_run {
+        let validation = run_validation(&plan_dir, &candidate_bytes, req)?;
+        return Ok(published(
+            &plan_dir,
+            &state_sha,
+            &candidate_bytes,
+            validation,
+            resealed,
+            false,
+            true,
+        ));
+    }
+
+    // 3. the lock
+    let lock = store::Lock::acquire(&state_path, &req.operation)?;
+    reach(Step::AfterLock, hook);
+
+    // 4. under the lock: unchanged, then every check
+    let under_lock = store::read_state(&state_path)?;
+    if under_lock != state_bytes {
+        lock.release()?;
+        return Err(state_changed(&state_path));
+    }
+    let validation = match run_validation(&plan_dir, &candidate_bytes, req) {
+        Ok(v) => v,
+        Err(e) => {
+            lock.release()?;
+            return Err(e);
+        }
+    };
+    reach(Step::AfterValidation, hook);
+
+    // 5–6. fingerprint is in the validation; the marker
+    let marker = Marker {
+        candidate_sha256: sha256_hex(&candidate_bytes),
+        artifacts_sha256: validation.artifacts_sha256.clone(),
+        planseal: Some(MarkerExtension {
+            marker_version: marker::MARKER_VERSION,
+            state_sha256_before: state_sha.clone(),
+            tool_version: crate::TOOL_VERSION.to_string(),
+            started_at: now_iso(),
+            candidate: String::from_utf8(candidate_bytes.clone()).map_err(|_| {
+                Refusal::new(
+                    "candidate-unparseable",
+                    format!("{candidate_origin}: the candidate is not UTF-8 text"),
+                )
+            })?,
+        }),
+    };
+    let marker_bytes = marker.to_bytes();
+    store::write_atomic(&marker_path, &marker_bytes)?;
+    reach(Step::AfterMarker, hook);
+
+    // 7. nothing moved while we validated
+    let again = store::read_state(&state_path)?;
+    let fp_again = validate::fingerprint(&plan_dir, &candidate_bytes)?;
+    if again != state_bytes || fp_again.artifacts_sha256 != validation.artifacts_sha256 {
+        store::remove_file(&marker_path)?;
+        lock.release()?;
+        return Err(Refusal::new(
+            "plan-changed-during-validation",
+            format!(
+                "{}: state.json or a fingerprinted file changed while the candidate was being validated; nothing was published",
+                plan_dir.display()
+            ),
+        )
+        .hint("wait for the other writer to finish, then run the same command again")
+        .into());
+    }
+
+    publish_from_marker(
+        &plan_dir,
+        &lock,
+        &candidate_bytes,
+        &marker,
+        &validation,
+        req,
+        hook,
+    )?;
+    lock.release()?;
+    let mut outcome = published(
+        &plan_dir,
+        &state_sha,
+        &candidate_bytes,
+        validation,
+        resealed,
+        !resealed,
+        false,
+    );
+    outcome.marker_bytes = marker_bytes;
+    Ok(outcome)
+}
+
+/// Steps 8–11 with the marker already durable and the lock held: replace state.json (when it
+/// differs), re-read and re-validate, write the receipt, journal, remove the marker. Shared by
+/// `finalize` and the roll-forward of `recover`.
+pub(crate) fn publish_from_marker(
+    plan_dir: &Path,
+    lock: &store::Lock,
+    candidate_bytes: &[u8],
+    marker: &Marker,
+    validation: &Validation,
+    req: &FinalizeRequest,
+    hook: &mut dyn FnMut(Step),
+) -> Result<(), FinalizeError> {
+    let state_path = plan_dir.join("state.json");
+    let before = store::read_state(&state_path)?;
+    if before != candidate_bytes {
+        store::write_atomic(&state_path, candidate_bytes)?;
+    }
+    reach(Step::AfterStateRename, hook);
+
+    // 9. what is on disk now is exactly what was validated
+    let published = store::read_state(&state_path)?;
+    let reverified = validate::validate_candidate(&ValidationInput {
+        plan_dir,
+        candidate: &published,
+        candidate_path: req.candidate_path.as_deref(),
+        allow_dirty_reason: req.allow_dirty_reason.as_deref(),
+    })?;
+    if published != candidate_bytes
+        || reverified.artifacts_sha256 != marker.artifacts_sha256
+        || !reverified.failures.is_empty()
+    {
+        return Err(Refusal::new(
+            "plan-changed-after-publication",
+            format!(
+                "{}: after state.json was replaced, the plan no longer verifies (state {} / fingerprint {}); the marker stays",
+                plan_dir.display(),
+                sha256_hex(&published),
+                reverified.artifacts_sha256
+            ),
+        )
+        .hint(format!("inspect the plan, then run `planseal recover {}`", plan_dir.display()))
+        .details(reverified.failures)
+        .into());
+    }
+    reach(Step::AfterReverify, hook);
+
+    // 10. the receipt
+    let receipt = validation.receipt(&sha256_hex(candidate_bytes));
+    store::write_atomic(&plan_dir.join(RECEIPT_FILE), &receipt.to_bytes())?;
+    reach(Step::AfterReceipt, hook);
+
+    // 11. journal, marker, lock
+    lock.journal(
+        plan_dir,
+        &req.operation,
+        &sha256_hex(&before),
+        &sha256_hex(candidate_bytes),
+    );
+    reach(Step::BeforeMarkerRemoval, hook);
+    store::remove_file(&plan_dir.join(MARKER_FILE))?;
+    reach(Step::AfterMarkerRemoval, hook);
+    Ok(())
+}
+
+fn run_validation(
+    plan_dir: &Path,
+    candidate_bytes: &[u8],
+    req: &FinalizeRequest,
+) -> Result<Validation, FinalizeError> {
+    let validation = validate::validate_candidate(&ValidationInput {
+        plan_dir,
+        candidate: candidate_bytes,
+        candidate_path: req.candidate_path.as_deref(),
+        allow_dirty_reason: req.allow_dirty_reason.as_deref(),
+    })?;
+    if let Some(first) = validation.failures.first() {
+        let count = validation.failures.len();
+        let message = if count == 1 {
+            format!("{}: {}", plan_dir.display(), first.message)
+        } else {
+            format!(
+                "{}: the candidate cannot be published — {count} check(s) failed, first: {}",
+                plan_dir.display(),
+                first.message
+            )
+        };
+        let hint = first.hint.clone().unwrap_or_else(|| {
+            "fix the plan's markdown or state first; nothing was written".into()
+        });
+        return Err(Refusal::new(first.id.clone(), message)
+            .hint(hint)
+            .details(validation.failures.clone())
+            .into());
+    }
+    Ok(validation)
+}
+
+/// The checks that need no lock and no artifact: the candidate parses, the on-disk state
+/// parses, and a completed plan is only ever re-sealed with its own bytes.
+fn precheck_candidate(
+    plan_dir: &Path,
+    state_bytes: &[u8],
+    candidate_bytes: &[u8],
+    origin: &str,
+    source: &Candidate,
+) -> Result<(), FinalizeError> {
+    let candidate: serde_json::Value = serde_json::from_slice(candidate_bytes).map_err(|e| {
+        Refusal::new(
+            if matches!(source, Candidate::Current) {
+                "state-unparseable"
+            } else {
+                "candidate-unparseable"
+            },
+            format!("{origin}: the candidate is not valid JSON ({e})"),
+        )
+        .hint("pass the complete state file the plan should be published with")
+    })?;
+    let state: serde_json::Value = serde_json::from_slice(state_bytes).map_err(|e| {
+        Refusal::new(
+            "state-unparseable",
+            format!(
+                "{}: state.json does not parse ({e}); the plan check reads it",
+                plan_dir.join("state.json").display()
+            ),
+        )
+        .hint("restore state.json (planseal rebuild regenerates it from the markdown and git)")
+    })?;
+    let state_completed = state.get("status").and_then(|s| s.as_str()) == Some("completed");
+    let candidate_completed = candidate.get("status").and_then(|s| s.as_str()) == Some("completed");
+    if matches!(source, Candidate::Current) && !candidate_completed {
+        return Err(Refusal::new(
+            "candidate-not-completed",
+            format!(
+                "{}: state.json is not completed, so there is nothing to re-seal",
+                plan_dir.join("state.json").display()
+            ),
+        )
+        .hint("complete the last task with `planseal update … --status completed`, or pass --candidate FILE")
+        .into());
+    }
+    if state_completed && candidate_bytes != state_bytes {
+        return Err(Refusal::new(
+            "candidate-mismatch",
+            format!(
+                "{}: the plan is already completed and published as {}; the candidate {origin} ({}) is different",
+                plan_dir.display(),
+                sha256_hex(state_bytes),
+                sha256_hex(candidate_bytes)
+            ),
+        )
+        .hint("re-seal without --candidate; to change a completed plan, reopen a task first")
+        .into());
+    }
+    Ok(())
+}
+
+fn published(
+    plan_dir: &Path,
+    state_sha: &str,
+    candidate_bytes: &[u8],
+    validation: Validation,
+    resealed: bool,
+    state_written: bool,
+    dry_run: bool,
+) -> Published {
+    let candidate_sha = sha256_hex(candidate_bytes);
+    let receipt = validation.receipt(&candidate_sha);
+    let marker = Marker {
+        candidate_sha256: candidate_sha.clone(),
+        artifacts_sha256: validation.artifacts_sha256.clone(),
+        planseal: None,
+    };
+    Published {
+        plan: plan_name(plan_dir),
+        plan_dir: plan_dir.to_path_buf(),
+        state_sha256_before: state_sha.to_string(),
+        state_sha256: candidate_sha,
+        artifacts_sha256: validation.artifacts_sha256.clone(),
+        state_written,
+        resealed,
+        dry_run,
+        receipt_bytes: receipt.to_bytes(),
+        receipt,
+        marker_bytes: marker.to_bytes(),
+        advisories: validation.advisories,
+    }
+}
+
+pub(crate) fn plan_name(plan_dir: &Path) -> String {
+    plan_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+pub(crate) fn marker_present(plan_dir: &Path) -> FinalizeError {
+    Refusal::new(
+        "marker-present",
+        format!(
+            "{}: interrupted finalization — {} is present; inspect the artifacts and recover before claiming completion",
+            plan_dir.display(),
+            MARKER_FILE
+        ),
+    )
+    .hint(format!("run `planseal recover {}`", plan_dir.display()))
+    .into()
+}
+
+pub(crate) fn state_changed(state_path: &Path) -> FinalizeError {
+    Refusal::new(
+        "state-changed",
+        format!(
+            "{}: state.json changed between reading and locking; nothing was written",
+            state_path.display()
+        ),
+    )
+    .hint("another writer was at work; run the command again")
+    .into()
+}
+
+/// UTC now as ISO-8601 with `+00:00` and 0 or 6 fractional digits (SPEC §1.9 byte facts).
+pub(crate) fn now_iso() -> String {
+    let now = jiff::Timestamp::now();
+    let secs = now.as_second();
+    let micros = now.subsec_microsecond();
+    let base = jiff::Timestamp::from_second(secs)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%S").to_string())
+        .unwrap_or_default();
+    if micros == 0 {
+        format!("{base}+00:00")
+    } else {
+        format!("{base}.{micros:06}+00:00")
+    }
+}

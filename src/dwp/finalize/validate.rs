@@ -1,0 +1,411 @@
+//! Step 4 of the transaction: the candidate against every artifact of the plan (SPEC §1.9),
+//! in this order — the first failure names the refusal:
+//! 1. strict state rules on the candidate (it is completed, parses strictly, closed schema,
+//!    semantics, gate rules with log pointers);
+//! 2. every task record's Completion & Log: readable, not pending, `Skills disposition:`,
+//!    `Documentation decision:` (a record that cannot be located is left to 3);
+//! 3. the whole conformance check with the candidate in place of state.json, skipping only the
+//!    marker check and the receipt check;
+//! 4. the git cross-checks (SPEC §1.11) when the plan lives in a repository.
+//!
+//! Also the fingerprint and the covered files the receipt records.
+
+use super::FinalizeError;
+use super::receipt::{
+    ABSENT, AcceptedException, GitSeal, RECEIPT_VERSION, Receipt, ReceiptExtension,
+};
+use crate::dwp::checks::{CheckOptions, check_plan};
+use crate::dwp::markdown::{LogStatus, TaskBody, decode, parse_readme};
+use crate::dwp::model::State;
+use crate::report::{Finding, Severity};
+use planseal_recovery::hash::{Sha256Stream, sha256_hex};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What the validation looks at.
+pub struct ValidationInput<'a> {
+    pub plan_dir: &'a Path,
+    /// The state bytes about to be published.
+    pub candidate: &'a [u8],
+    /// Where the candidate file lives, if it is a file (excluded from the clean-tree check).
+    pub candidate_path: Option<&'a Path>,
+    /// `--allow-dirty --reason TEXT`.
+    pub allow_dirty_reason: Option<&'a str>,
+}
+
+/// Everything the validation found, and what the receipt will record.
+#[derive(Debug, Clone, Default)]
+pub struct Validation {
+    /// MUST failures; the candidate is publishable only when this is empty.
+    pub failures: Vec<Finding>,
+    pub advisories: Vec<Finding>,
+    /// Ids of the checks that passed, sorted, each once.
+    pub checks_passed: Vec<String>,
+    pub artifacts_sha256: String,
+    /// Fingerprinted files → SHA-256 or `<absent>`.
+    pub files: BTreeMap<String, String>,
+    /// Gate logs cited by `log=` and `PLAN_ANALYSIS.md` → SHA-256.
+    pub evidence_files: BTreeMap<String, String>,
+    pub git: Option<GitSeal>,
+    pub exceptions: Vec<AcceptedException>,
+}
+
+impl Validation {
+    /// The receipt for `state_sha256` with what this validation established.
+    pub fn receipt(&self, state_sha256: &str) -> Receipt {
+        Receipt {
+            state_sha256: state_sha256.to_string(),
+            artifacts_sha256: self.artifacts_sha256.clone(),
+            result: "verified".into(),
+            planseal: Some(ReceiptExtension {
+                receipt_version: RECEIPT_VERSION,
+                tool_version: crate::TOOL_VERSION.to_string(),
+                files: self.files.clone(),
+                evidence_files: self.evidence_files.clone(),
+                git: self.git.clone(),
+                checks_passed: self.checks_passed.clone(),
+                exceptions: self.exceptions.clone(),
+            }),
+        }
+    }
+
+    fn absorb(&mut self, findings: Vec<Finding>) {
+        for f in findings {
+            match f.severity {
+                Severity::Pass => self.checks_passed.push(f.id),
+                Severity::Advisory => self.advisories.push(f),
+                Severity::Fail => self.failures.push(f),
+            }
+        }
+    }
+}
+
+/// The artifact fingerprint of SPEC §1.9 for the candidate's task list.
+pub struct Fingerprint {
+    pub artifacts_sha256: String,
+    /// Name → SHA-256 of each fingerprinted file (`<absent>` when missing), in hash order.
+    pub entries: Vec<(String, String)>,
+}
+
+/// The fingerprinted names: the six fixed ones plus every file locator (v2/v5) or v1 `file`.
+pub fn fingerprint_names(candidate: &Value) -> Vec<String> {
+    crate::dwp::checks::receipt::fingerprint_names(candidate)
+}
+
+/// Hashes the fingerprinted files of the plan as the candidate names them.
+pub fn fingerprint(plan_dir: &Path, candidate: &[u8]) -> Result<Fingerprint, FinalizeError> {
+    let value: Value = serde_json::from_slice(candidate).unwrap_or(Value::Null);
+    let mut stream = Sha256Stream::new();
+    let mut entries = Vec::new();
+    for name in fingerprint_names(&value) {
+        stream.update(name.as_bytes());
+        stream.update(&[0]);
+        let content = match planseal_recovery::paths::resolve_inside(plan_dir, &name, true) {
+            Ok(path) => super::store::read_optional(&path)?,
+            Err(_) => None,
+        };
+        match &content {
+            Some(bytes) => stream.update(bytes),
+            None => stream.update(b"<absent>"),
+        }
+        let hash = content
+            .as_deref()
+            .map(sha256_hex)
+            .unwrap_or_else(|| ABSENT.to_string());
+        entries.push((name, hash));
+    }
+    Ok(Fingerprint {
+        artifacts_sha256: stream.finish_hex(),
+        entries,
+    })
+}
+
+/// The files a receipt covers.
+pub struct Covered {
+    pub artifacts_sha256: String,
+    /// Fingerprinted files → SHA-256 or `<absent>`.
+    pub files: BTreeMap<String, String>,
+    /// `PLAN_ANALYSIS.md` and every gate log cited by a `log=` pointer that resolves inside the
+    /// plan folder → SHA-256.
+    pub evidence_files: BTreeMap<String, String>,
+}
+
+/// The files the receipt covers for this candidate.
+pub fn covered_files(plan_dir: &Path, candidate: &[u8]) -> Result<Covered, FinalizeError> {
+    let fp = fingerprint(plan_dir, candidate)?;
+    let files: BTreeMap<String, String> = fp.entries.into_iter().collect();
+    let mut evidence = BTreeMap::new();
+    let analysis = "analysis_results/PLAN_ANALYSIS.md";
+    if let Some(bytes) = super::store::read_optional(&plan_dir.join(analysis))? {
+        evidence.insert(analysis.to_string(), sha256_hex(&bytes));
+    }
+    let value: Value = serde_json::from_slice(candidate).unwrap_or(Value::Null);
+    for log in log_pointers(&value) {
+        if let Ok(path) = planseal_recovery::paths::resolve_inside(plan_dir, &log, true)
+            && path.is_file()
+            && let Some(bytes) = super::store::read_optional(&path)?
+        {
+            evidence.insert(log, sha256_hex(&bytes));
+        }
+    }
+    Ok(Covered {
+        artifacts_sha256: fp.artifacts_sha256,
+        files,
+        evidence_files: evidence,
+    })
+}
+
+/// Every `log=` pointer in the gate evidence of the candidate (SPEC §1.5: `\blog=([^\s;]+)`).
+fn log_pointers(candidate: &Value) -> Vec<String> {
+    let re = regex::Regex::new(r"\blog=([^\s;]+)")
+        .expect("the log pointer pattern is a valid regex because it is a constant");
+    let mut out = Vec::new();
+    for task in candidate
+        .get("tasks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for gate in task
+            .get("gates")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(ev) = gate.get("evidence").and_then(Value::as_str) {
+                for cap in re.captures_iter(ev) {
+                    out.push(cap[1].to_string());
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Step 4: every check of the candidate. Failures are collected, not thrown: the caller refuses
+/// with all of them, the first naming the refusal.
+pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, FinalizeError> {
+    let mut v = Validation::default();
+    let covered = covered_files(input.plan_dir, input.candidate)?;
+    v.artifacts_sha256 = covered.artifacts_sha256;
+    v.files = covered.files;
+    v.evidence_files = covered.evidence_files;
+
+    // 1. strict state rules
+    let value = match crate::dwp::checks::shape::parse_strict(input.candidate) {
+        Ok(value) => value,
+        Err(why) => {
+            v.failures.push(
+                Finding::fail(
+                    "candidate-unparseable",
+                    format!("the candidate is not valid JSON ({why})"),
+                )
+                .hint("pass the complete state file the plan should be published with"),
+            );
+            return Ok(v);
+        }
+    };
+    if value.get("status").and_then(Value::as_str) != Some("completed") {
+        v.failures.push(
+            Finding::fail(
+                "candidate-not-completed",
+                "the candidate's status is not `completed`: only a completed state can be published",
+            )
+            .hint("complete the last task with `planseal update … --status completed`"),
+        );
+        return Ok(v);
+    }
+    let strict = crate::dwp::semantics::validate_candidate(&value, input.plan_dir);
+    if strict.is_empty() {
+        v.checks_passed.push("candidate-valid".into());
+    }
+    v.absorb(strict);
+    if !v.failures.is_empty() {
+        return Ok(v);
+    }
+    let state = State::from_value(&value);
+
+    // 2. task records
+    v.absorb(task_record_findings(input.plan_dir, &value));
+
+    // 3. the conformance check with the candidate in place
+    let name = super::plan_name(input.plan_dir);
+    let section = check_plan(
+        input.plan_dir,
+        &name,
+        &name,
+        &input.plan_dir.display().to_string(),
+        &CheckOptions {
+            skip_marker: true,
+            skip_receipt: true,
+            state_override: Some(input.candidate.to_vec()),
+        },
+    );
+    if let Some(why) = &section.unverified {
+        v.failures.push(
+            Finding::fail(
+                "plan-unreadable",
+                format!("the plan could not be checked: {why}"),
+            )
+            .hint("fix the permissions or the unreadable file, then run again"),
+        );
+    }
+    v.absorb(
+        section
+            .findings
+            .into_iter()
+            .filter(|f| f.id != "semantic-review-required")
+            .collect(),
+    );
+
+    // 4. git
+    let git = crate::dwp::history::git_cross_checks(input.plan_dir, &state, input.candidate_path);
+    let mut dirty = Vec::new();
+    let mut git_findings = Vec::new();
+    for f in git {
+        if f.id == "worktree-dirty" && f.severity == Severity::Fail {
+            dirty.push(f);
+        } else {
+            git_findings.push(f);
+        }
+    }
+    v.git = git_seal(input.plan_dir, dirty.is_empty());
+    if v.git.is_none() {
+        v.advisories.push(Finding::advisory(
+            "git-not-applicable",
+            "the plan is not in a git repository: git checks not applicable",
+        ));
+    }
+    match input.allow_dirty_reason {
+        Some(reason) if !dirty.is_empty() => {
+            v.exceptions.push(AcceptedException {
+                kind: "worktree-dirty".into(),
+                reason: reason.to_string(),
+                subjects: dirty.iter().filter_map(|f| f.file.clone()).collect(),
+            });
+            for f in dirty {
+                v.advisories.push(Finding {
+                    severity: Severity::Advisory,
+                    message: format!("{} (accepted: {reason})", f.message),
+                    ..f
+                });
+            }
+        }
+        _ => {
+            for f in &mut dirty {
+                f.hint = Some(
+                    "commit or stash the change, or accept it with `--allow-dirty --reason TEXT` (recorded in the receipt)"
+                        .into(),
+                );
+            }
+            git_findings.extend(dirty);
+        }
+    }
+    v.absorb(git_findings);
+
+    v.checks_passed.sort();
+    v.checks_passed.dedup();
+    Ok(v)
+}
+
+/// HEAD / branch / clean of the repository the plan lives in; `None` outside a repository.
+fn git_seal(plan_dir: &Path, clean: bool) -> Option<GitSeal> {
+    let repo = planseal_recovery::git::Repo::discover(plan_dir)
+        .ok()
+        .flatten()?;
+    let head = repo.head().ok()?;
+    Some(GitSeal {
+        head: head.id.unwrap_or_default(),
+        branch: head.branch,
+        clean,
+    })
+}
+
+/// Every task record has a readable Completion & Log that is not pending, a `Skills
+/// disposition:` and a `Documentation decision:` (the helper's publish rule). A record that
+/// cannot be located (missing file, removed anchor) is left to the conformance check.
+fn task_record_findings(plan_dir: &Path, candidate: &Value) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let tasks = candidate
+        .get("tasks")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let readme_bytes = std::fs::read(plan_dir.join("README.md")).unwrap_or_default();
+    let readme_text = decode(&readme_bytes).unwrap_or("");
+    let readme = parse_readme(readme_text);
+    let mut all_ok = true;
+    for (i, task) in tasks.iter().enumerate() {
+        let n = task
+            .get("id")
+            .and_then(Value::as_u64)
+            .unwrap_or(i as u64 + 1);
+        let file = match task.get("locator") {
+            Some(loc) if loc.get("kind").and_then(Value::as_str) == Some("file") => {
+                loc.get("value").and_then(Value::as_str).map(str::to_string)
+            }
+            Some(_) => None,
+            None => task.get("file").and_then(Value::as_str).map(str::to_string),
+        };
+        let owned;
+        let (body, shown) = match &file {
+            Some(f) => {
+                let Ok(path) = planseal_recovery::paths::resolve_inside(plan_dir, f, true) else {
+                    continue;
+                };
+                let Ok(bytes) = std::fs::read(&path) else {
+                    continue;
+                };
+                owned = String::from_utf8_lossy(&bytes).into_owned();
+                (TaskBody::new(&owned), f.clone())
+            }
+            None => {
+                let Some(record) = u32::try_from(n).ok().and_then(|n| readme.inline.record(n))
+                else {
+                    continue;
+                };
+                (record.body.clone(), format!("README.md (task {n})"))
+            }
+        };
+        let mut items = Vec::new();
+        match body.completion_log() {
+            None => items.push("log-section-unreadable"),
+            Some(log) => {
+                if log.log_status() == Some(&LogStatus::Pending) {
+                    items.push("log-status-pending");
+                }
+            }
+        }
+        if !body.has_skills_disposition() {
+            items.push("skills-disposition-missing");
+        }
+        if !body.has_documentation_decision() {
+            items.push("documentation-decision-missing");
+        }
+        if !items.is_empty() {
+            all_ok = false;
+            out.push(
+                Finding::fail(
+                    "task-record-unpublishable",
+                    format!(
+                        "task {n}: its record in {shown} cannot be published: {}",
+                        items.join(", ")
+                    ),
+                )
+                .task(n)
+                .file(shown)
+                .hint("fill in the Completion & Log (Status: completed, Skills disposition:, Documentation decision:) before publishing"),
+            );
+        }
+    }
+    if all_ok {
+        out.push(Finding::pass(
+            "task-records-publishable",
+            "every task record has a completed Completion & Log with skills disposition and documentation decision",
+        ));
+    }
+    out
+}

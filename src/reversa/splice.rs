@@ -1,0 +1,360 @@
+//! Editing one top-level value of a JSON object *in the text*, so that every other byte — key
+//! order, unknown fields, indentation, spacing, line endings, trailing newline — stays as it was.
+//! Re-serialising the whole document could not promise that; splicing can.
+
+use serde_json::Value;
+
+/// Why a text could not be edited.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpliceError {
+    #[error("the text is not a JSON object")]
+    NotObject,
+    #[error("key `{0}` appears more than once at the top level; remove the duplicate first")]
+    DuplicateKey(String),
+}
+
+/// Where one top-level entry lies in the text (byte offsets).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub key: String,
+    pub key_start: usize,
+    pub value_start: usize,
+    pub value_end: usize,
+}
+
+/// The top-level layout of an object text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub entries: Vec<Entry>,
+    /// Offset of the closing `}`.
+    pub close: usize,
+    /// Offset just after the opening `{`.
+    pub open_end: usize,
+}
+
+/// The file's own style, read from its first entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Style {
+    /// `None` for a one-line object.
+    pub indent: Option<String>,
+    pub newline: &'static str,
+    /// What stands between a key's closing quote and its value (`": "` in most files).
+    pub colon: String,
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// End (exclusive) of the string starting at `i` (which holds `"`).
+fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+    i += 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// End (exclusive) of the JSON value starting at `i`.
+fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            {
+                j += 1;
+            }
+            Some(j)
+        }
+    }
+}
+
+/// Scans the top level of an object text (the caller has already checked it is valid JSON).
+pub fn layout(text: &str) -> Result<Layout, SpliceError> {
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return Err(SpliceError::NotObject);
+    }
+    let open_end = i + 1;
+    i = skip_ws(b, open_end);
+    let mut entries: Vec<Entry> = Vec::new();
+    loop {
+        match b.get(i) {
+            Some(b'}') => {
+                return Ok(Layout {
+                    entries,
+                    close: i,
+                    open_end,
+                });
+            }
+            Some(b'"') => {
+                let key_start = i;
+                let key_end = string_end(b, i).ok_or(SpliceError::NotObject)?;
+                let key: String = serde_json::from_str(&text[key_start..key_end])
+                    .map_err(|_| SpliceError::NotObject)?;
+                i = skip_ws(b, key_end);
+                if b.get(i) != Some(&b':') {
+                    return Err(SpliceError::NotObject);
+                }
+                let value_start = skip_ws(b, i + 1);
+                let vend = value_end(b, value_start).ok_or(SpliceError::NotObject)?;
+                if entries.iter().any(|e| e.key == key) {
+                    return Err(SpliceError::DuplicateKey(key));
+                }
+                entries.push(Entry {
+                    key,
+                    key_start,
+                    value_start,
+                    value_end: vend,
+                });
+                i = skip_ws(b, vend);
+                if b.get(i) == Some(&b',') {
+                    i = skip_ws(b, i + 1);
+                }
+            }
+            _ => return Err(SpliceError::NotObject),
+        }
+    }
+}
+
+impl Style {
+    pub fn detect(text: &str, layout: &Layout) -> Self {
+        let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        let Some(first) = layout.entries.first() else {
+            return Self {
+                indent: Some("  ".into()),
+                newline,
+                colon: ": ".into(),
+            };
+        };
+        let before = &text[layout.open_end..first.key_start];
+        let indent = before
+            .rfind('\n')
+            .map(|nl| before[nl + 1..].to_string())
+            .filter(|s| !s.is_empty());
+        let key_end = string_end(text.as_bytes(), first.key_start).unwrap_or(first.key_start);
+        let colon = text[key_end..first.value_start].to_string();
+        Self {
+            indent,
+            newline,
+            colon,
+        }
+    }
+}
+
+/// Renders `value` for depth `depth` (1 = a top-level value). `multiline` chooses between the
+/// pretty form (one element per line, the file's indent) and the inline form (`["a", "b"]`).
+pub fn render(value: &Value, style: &Style, depth: usize, multiline: bool) -> String {
+    let unit = style.indent.as_deref().unwrap_or("  ");
+    let inner_pad = unit.repeat(depth + 1);
+    let outer_pad = unit.repeat(depth);
+    let sep_inline = if style.colon.ends_with(' ') {
+        ", "
+    } else {
+        ","
+    };
+    match value {
+        Value::Array(items) if items.is_empty() => "[]".into(),
+        Value::Object(map) if map.is_empty() => "{}".into(),
+        Value::Array(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|v| render(v, style, depth + 1, multiline))
+                .collect();
+            if multiline {
+                let nl = style.newline;
+                let body: Vec<String> = parts.iter().map(|p| format!("{inner_pad}{p}")).collect();
+                format!("[{nl}{}{nl}{outer_pad}]", body.join(&format!(",{nl}")))
+            } else {
+                format!("[{}]", parts.join(sep_inline))
+            }
+        }
+        Value::Object(map) => {
+            let colon = if style.colon.is_empty() {
+                ":"
+            } else {
+                style.colon.as_str()
+            };
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}{colon}{}",
+                        Value::String(k.clone()),
+                        render(v, style, depth + 1, multiline)
+                    )
+                })
+                .collect();
+            if multiline {
+                let nl = style.newline;
+                let body: Vec<String> = parts.iter().map(|p| format!("{inner_pad}{p}")).collect();
+                format!("{{{nl}{}{nl}{outer_pad}}}", body.join(&format!(",{nl}")))
+            } else {
+                format!("{{{}}}", parts.join(sep_inline))
+            }
+        }
+        scalar => scalar.to_string(),
+    }
+}
+
+/// Sets top-level `key` to `value` in `text`: an existing value is replaced where it stands (in
+/// the same one-line or multi-line form it had); a new key is appended after the last entry.
+pub fn set_top_level(text: &str, key: &str, value: &Value) -> Result<String, SpliceError> {
+    let lay = layout(text)?;
+    let style = Style::detect(text, &lay);
+    if let Some(e) = lay.entries.iter().find(|e| e.key == key) {
+        let old = &text[e.value_start..e.value_end];
+        let rendered = render(value, &style, 1, old.contains('\n'));
+        let mut out = String::with_capacity(text.len() + rendered.len());
+        out.push_str(&text[..e.value_start]);
+        out.push_str(&rendered);
+        out.push_str(&text[e.value_end..]);
+        return Ok(out);
+    }
+    let multiline = style.indent.is_some();
+    let rendered = render(value, &style, 1, multiline);
+    let colon = if style.colon.is_empty() {
+        ": "
+    } else {
+        style.colon.as_str()
+    };
+    let entry = format!("{}{colon}{rendered}", Value::String(key.to_string()));
+    let mut out = String::with_capacity(text.len() + entry.len() + 8);
+    match lay.entries.last() {
+        Some(last) => {
+            out.push_str(&text[..last.value_end]);
+            match &style.indent {
+                Some(indent) => {
+                    out.push(',');
+                    out.push_str(style.newline);
+                    out.push_str(indent);
+                }
+                None => out.push_str(if style.colon.ends_with(' ') {
+                    ", "
+                } else {
+                    ","
+                }),
+            }
+            out.push_str(&entry);
+            out.push_str(&text[last.value_end..]);
+        }
+        None => {
+            let nl = style.newline;
+            out.push_str(&text[..lay.open_end]);
+            out.push_str(&format!("{nl}  {entry}{nl}"));
+            out.push_str(&text[lay.close..]);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn replaces_only_the_value() {
+        let text = "{\n    \"a\": 1,\n    \"phase\": \"x\",\n    \"z\": [\"q\", \"r\"]\n}";
+        let out = set_top_level(text, "phase", &json!("y")).expect("edits");
+        assert_eq!(
+            out,
+            "{\n    \"a\": 1,\n    \"phase\": \"y\",\n    \"z\": [\"q\", \"r\"]\n}"
+        );
+        let out = set_top_level(text, "z", &json!(["q"])).expect("edits");
+        assert!(out.ends_with("\"z\": [\"q\"]\n}"));
+    }
+
+    #[test]
+    fn multiline_arrays_stay_multiline_with_the_file_indent() {
+        let text = "{\r\n\t\"list\": [\r\n\t\t\"a\"\r\n\t]\r\n}\r\n";
+        let out = set_top_level(text, "list", &json!(["a", "b"])).expect("edits");
+        assert_eq!(
+            out,
+            "{\r\n\t\"list\": [\r\n\t\t\"a\",\r\n\t\t\"b\"\r\n\t]\r\n}\r\n"
+        );
+    }
+
+    #[test]
+    fn new_keys_are_appended() {
+        let out = set_top_level("{\n  \"a\": 1\n}", "b", &json!({"c": ["é"]})).expect("edits");
+        assert_eq!(
+            out,
+            "{\n  \"a\": 1,\n  \"b\": {\n    \"c\": [\n      \"é\"\n    ]\n  }\n}"
+        );
+        let out = set_top_level("{\"a\":1}", "b", &json!(2)).expect("edits");
+        assert_eq!(out, "{\"a\":1,\"b\":2}");
+        let out = set_top_level("{}", "b", &json!(2)).expect("edits");
+        assert_eq!(out, "{\n  \"b\": 2\n}");
+    }
+
+    #[test]
+    fn duplicate_keys_refuse() {
+        assert_eq!(
+            set_top_level("{\"a\":1,\"a\":2}", "a", &json!(3)),
+            Err(SpliceError::DuplicateKey("a".into()))
+        );
+    }
+
+    proptest! {
+        // Whatever the value, the edited text parses, holds the new value and keeps every other
+        // key with its value and position.
+        #[test]
+        fn edit_keeps_everything_else(
+            keys in proptest::collection::vec("[a-z]{1,6}", 1..6),
+            target in 0usize..6,
+            newval in proptest::collection::vec("[ -~é]{0,8}", 0..4),
+            pretty in any::<bool>(),
+        ) {
+            let mut map = serde_json::Map::new();
+            for (i, k) in keys.iter().enumerate() {
+                map.insert(k.clone(), json!([i, {"n": k}]));
+            }
+            let original = Value::Object(map.clone());
+            let text = if pretty { serde_json::to_string_pretty(&original).expect("serialises") } else { original.to_string() };
+            let key = keys.get(target).cloned().unwrap_or_else(|| "fresh".into());
+            let out = set_top_level(&text, &key, &json!(newval)).expect("edits");
+            let parsed: Value = serde_json::from_str(&out).expect("still JSON");
+            let obj = parsed.as_object().expect("object");
+            prop_assert_eq!(obj.get(&key), Some(&json!(newval)));
+            let before: Vec<&String> = map.keys().collect();
+            let after: Vec<&String> = obj.keys().filter(|k| map.contains_key(*k)).collect();
+            prop_assert_eq!(before, after);
+            for (k, v) in &map {
+                if *k != key { prop_assert_eq!(obj.get(k), Some(v)); }
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! The transition journal through the CLI: a torn last line (a crash mid-append) is ignored and
+//! never breaks the next update; the next line stays readable.
+
+mod update_common;
+
+use update_common::*;
+
+fn scratch() -> Scratch {
+    let lifecycle = vectors().join("A_lite_v2/lifecycle");
+    let s = Scratch::new(&lifecycle.join("snapshots/final/PLAN_http_rate_limit"));
+    let _ = std::fs::remove_file(s.plan_dir().join("analysis_results/FINALIZATION.json"));
+    std::fs::write(
+        s.state_path(),
+        std::fs::read(lifecycle.join("states/01-start-task1.state.json")).unwrap(),
+    )
+    .unwrap();
+    s
+}
+
+fn gate_update(s: &Scratch) -> std::process::Output {
+    planseal()
+        .args(["update", ".dwp/plans/PLAN_http_rate_limit/state.json", "--task", "1", "--status", "in_progress",
+            "--gate", "python3 -m unittest tests.test_ratelimit|0|ran=4/4; log=analysis_results/gates/t1-unittest.log"])
+        .current_dir(s.root())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_torn_journal_line_is_ignored_and_the_next_append_stays_readable() {
+    let s = scratch();
+    std::fs::create_dir_all(s.journal().parent().unwrap()).unwrap();
+    std::fs::write(s.journal(), b"{\"time\":\"2026-10-05T09:00:00+00:00\",\"op").unwrap();
+    let out = gate_update(&s);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let read = planseal::recovery::store::Journal::new(s.journal())
+        .read()
+        .unwrap();
+    assert_eq!(read.entries.len(), 1);
+    assert_eq!(read.bad_lines, vec![1]);
+    assert!(!read.torn_tail);
+}

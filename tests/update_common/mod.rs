@@ -1,0 +1,98 @@
+//! Shared helpers of the `update_*`, `store_*`, `crash_*` and `concurrency_*` tests: fixture
+//! plans placed into a scratch repository, and the built binary run with a fixed clock.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn vectors() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vectors/dwp")
+}
+
+pub fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+pub fn sha256(bytes: &[u8]) -> String {
+    planseal::recovery::hash::sha256_hex(bytes)
+}
+
+/// Copies a folder tree (files and folders; no symlinks in the fixtures).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A scratch repository root holding `.dwp/plans/<plan>/` copied from `base`.
+pub struct Scratch {
+    pub dir: tempfile::TempDir,
+    pub plan: String,
+}
+
+impl Scratch {
+    pub fn new(base: &Path) -> Scratch {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = base.file_name().unwrap().to_string_lossy().into_owned();
+        copy_tree(base, &dir.path().join(".dwp/plans").join(&plan));
+        Scratch { dir, plan }
+    }
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+    pub fn plan_dir(&self) -> PathBuf {
+        self.root().join(".dwp/plans").join(&self.plan)
+    }
+    pub fn state_path(&self) -> PathBuf {
+        self.plan_dir().join("state.json")
+    }
+    pub fn state(&self) -> Vec<u8> {
+        std::fs::read(self.state_path()).unwrap()
+    }
+    pub fn journal(&self) -> PathBuf {
+        self.plan_dir()
+            .join("analysis_results/STATE_JOURNAL.ndjson")
+    }
+    /// Resolves a `cwd` of the vectors (`<repo root>…`).
+    pub fn cwd(&self, recorded: &str) -> PathBuf {
+        let rest = recorded.strip_prefix("<repo root>").unwrap_or(recorded);
+        self.root().join(rest.trim_start_matches('/'))
+    }
+}
+
+pub fn planseal() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_planseal"));
+    c.env_remove("PLANSEAL_FAKE_NOW")
+        .env_remove("PLANSEAL_FAKE_NOW_STEP_US")
+        .env_remove("FAILPOINTS")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("NO_COLOR", "1");
+    c
+}
+
+/// Runs `planseal update` with a recorded helper argv (`update-state.py STATE …`).
+pub fn run_update(argv: &[Value], cwd: &Path, clock: &str) -> Output {
+    let mut cmd = planseal();
+    cmd.arg("update")
+        .args(argv[1..].iter().map(|a| a.as_str().unwrap()))
+        .current_dir(cwd)
+        .env("PLANSEAL_FAKE_NOW", clock);
+    cmd.output().unwrap()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
