@@ -29,7 +29,7 @@ fn receipt_for(dir: &Path, with_files: bool) -> String {
     let files = PlanFiles::load(dir, name).unwrap();
     let state_bytes = files.bytes("state.json").unwrap().to_vec();
     let state: Value = serde_json::from_slice(&state_bytes).unwrap();
-    let names = fingerprint_names(&planseal::dwp::model::State::from_value(&state));
+    let names = fingerprint_names(&state);
     let mut doc = serde_json::json!({
         "state_sha256": planseal::recovery::hash::sha256_hex(&state_bytes),
         "artifacts_sha256": fingerprint(&files, &names),

@@ -11,9 +11,10 @@ use crate::dwp::fingerprint::{
 use crate::dwp::model::State;
 use planseal_recovery::hash::{Sha256Stream, sha256_hex};
 
-/// The fingerprinted names of a plan whose state is `state` (`dwp::fingerprint::artifact_names`).
-pub fn fingerprint_names(state: &State) -> Vec<String> {
-    crate::dwp::fingerprint::artifact_names(state)
+/// The fingerprinted names of a plan whose state is the JSON value `state`
+/// (`dwp::fingerprint::artifact_names`).
+pub fn fingerprint_names(state: &serde_json::Value) -> Vec<String> {
+    crate::dwp::fingerprint::artifact_names(&State::from_value(state))
 }
 
 /// `artifacts_sha256` over `names`, taking each file's bytes from `files` (absent ⇒ `<absent>`).
@@ -85,7 +86,7 @@ pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> Re
     if receipt.state_sha256.is_none() || receipt.artifacts_sha256.is_none() {
         return ReceiptCheck::Unparseable("state_sha256 or artifacts_sha256 missing".into());
     }
-    let names = fingerprint_names(state);
+    let names = crate::dwp::fingerprint::artifact_names(state);
     let current = current_fingerprint(files, &names, receipt.files.is_some());
     let cmp = receipt_matches(&receipt, &sha256_hex(state_bytes), &current);
     let mut diffs = Vec::new();
