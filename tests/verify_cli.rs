@@ -337,3 +337,27 @@ fn stateless_plan_needs_git() {
     let run = planseal(tmp.path(), &["--json", "verify"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
+
+/// SPEC §1.4 / §5: a checkbox inside a task record that mentions another task does not corrupt
+/// the index (the original checker counts it); planseal only notes it when it contradicts.
+#[test]
+fn checkbox_outside_the_task_list_does_not_pollute_the_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join(".dwp/plans/PLAN_cli_color_flag");
+    copy_dir(&good_plans().join("PLAN_cli_color_flag"), &plan);
+    let readme = std::fs::read_to_string(plan.join("README.md")).unwrap();
+    let polluted = readme.replace(
+        "- `--color never` reaches the options object as `never`.",
+        "- [x] Task 2 of the plan can rely on `--color never` reaching the options object.",
+    );
+    assert_ne!(polluted, readme);
+    std::fs::write(plan.join("README.md"), polluted).unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let advisory = run.json()["sections"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["id"] == "readme-checkbox-elsewhere-contradicts" && f["task"] == 2);
+    assert!(advisory, "{}", run.stdout);
+}

@@ -335,6 +335,18 @@ pub(super) fn check(
             "README task index agrees with state.json task by task",
         );
     }
+    for (line, task, checked) in &rf.contradicting_elsewhere {
+        out.advisory(
+            "readme-checkbox-elsewhere-contradicts",
+            format!(
+                "README line {line} {} task {task} outside the task list, contradicting the index",
+                if *checked { "ticks" } else { "leaves unticked" }
+            ),
+        )
+        .task(*task)
+        .file("README.md")
+        .hint("only the Task List section is the index; reword or fix the stray checkbox");
+    }
     let checked = index.iter().filter(|e| e.checked).count() as u64;
     match plan_status {
         Some(Ok((done, total))) if done == checked && total == index.len() as u64 => {
@@ -391,7 +403,7 @@ pub(super) fn check(
     let mark = out.mark();
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
-        gate_checks(files, t, i, id, out);
+        gate_checks(files, typed_task(&typed, t, i).as_ref(), id, out);
     }
     if !out.failures_since(mark) {
         out.pass("gates", "gate records support every completed task");
@@ -403,7 +415,7 @@ pub(super) fn check(
     // 16. A completed plan: security review and receipt.
     if state.get("status").and_then(Value::as_str) == Some("completed") {
         super::security_review_check(files, out);
-        super::receipt_check(files, state_bytes, state, standard_major, opts, out);
+        super::receipt_check(files, state_bytes, &typed, standard_major, opts, out);
     }
 
     // 17. Approval.
@@ -552,12 +564,10 @@ fn full_records(
     let mark = out.mark();
     let mut inventory: BTreeSet<String> = BTreeSet::new();
     // Every task file the README links, from the index lines or anywhere else.
-    let linked: std::collections::HashSet<&str> = rf
-        .index
-        .iter()
-        .filter_map(|e| e.link.as_deref())
-        .chain(rf.linked_files.iter().map(String::as_str))
-        .collect();
+    let linked: std::collections::HashSet<&str> =
+        rf.index.iter().filter_map(|e| e.link.as_deref()).collect();
+    // Links outside the index lines, read only if some task file is not linked there.
+    let mut linked_elsewhere: Option<Vec<String>> = None;
     let n = tasks.len();
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
@@ -594,7 +604,11 @@ fn full_records(
             _ => continue,
         }
         utf8_check(files, value, out);
-        let body = md::TaskFacts::read(&files.text(value).unwrap_or_default());
+        let needs = md::Needs {
+            context: status != "completed",
+            legacy: false,
+        };
+        let body = md::TaskFacts::read(&files.text(value).unwrap_or_default(), needs);
         body_checks(&body, id, status, value, out);
         let body = &bodies.entry(id).or_insert((body, value.to_string())).0;
         let is_final = value.contains("task_final_review");
@@ -623,7 +637,14 @@ fn full_records(
                 .hint("end the plan with N.task_final_review.md covering the security pass, final-state validation and skills reconciliation");
             }
         }
-        if !linked.contains(value) {
+        if !linked.contains(value)
+            && !linked_elsewhere
+                .get_or_insert_with(|| {
+                    md::linked_task_files(&files.text("README.md").unwrap_or_default())
+                })
+                .iter()
+                .any(|l| l == value)
+        {
             out.fail(
                 "readme-task-link-missing",
                 format!("README does not link task {id}'s file {value}"),
@@ -778,12 +799,23 @@ fn lite_records(
     }
 }
 
+/// The typed view of task `i` (built once with the state), or built now when the lists differ.
+pub(crate) fn typed_task<'a>(
+    typed: &'a model::State,
+    t: &Value,
+    i: usize,
+) -> std::borrow::Cow<'a, model::Task> {
+    match typed.tasks.get(i).filter(|x| x.index == i) {
+        Some(task) => std::borrow::Cow::Borrowed(task),
+        None => std::borrow::Cow::Owned(model::Task::from_value(i, t)),
+    }
+}
+
 /// Item 14 for one task (also used by the legacy path): the evidence rules of SPEC §1.5 from
 /// `dwp::gates`, plus what a completed task needs on read: a latest passing record with exit
 /// code 0 and evidence (`completed_at` is one of the state semantics of item 15).
-pub(crate) fn gate_checks(files: &PlanFiles, t: &Value, index: usize, id: u64, out: &mut Out) {
-    let task = model::Task::from_value(index, t);
-    for mut f in crate::dwp::gates::task_gate_findings(&task, Some(&files.dir)) {
+pub(crate) fn gate_checks(files: &PlanFiles, task: &model::Task, id: u64, out: &mut Out) {
+    for mut f in crate::dwp::gates::task_gate_findings(task, Some(&files.dir)) {
         f.file.get_or_insert_with(|| "state.json".to_string());
         out.findings.push(f);
     }

@@ -2,7 +2,7 @@
 //! plus planseal's stricter checks there — the log Status line of completed tasks and the v1
 //! state's closed shape (SPEC §5).
 
-use super::current::{gate_checks, semantic_checks, standard_check};
+use super::current::{gate_checks, semantic_checks, standard_check, typed_task};
 use super::load::{FileRead, PlanFiles, is_task_file_name};
 use super::shape::{self, Era};
 use super::{CheckOptions, FindingExt, Out, md, utf8_check, version_parts};
@@ -177,7 +177,7 @@ pub(super) fn check(
         .file(file.to_string())
         .hint("the Final Review closes the plan: make it the last task");
     } else if let Some((num, file)) = finals.first() {
-        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default());
+        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default(), md::Needs::ALL);
         let missing = &body.missing_final_terms;
         if missing.is_empty() {
             out.pass(
@@ -268,7 +268,7 @@ pub(super) fn check(
         None => index.iter().filter(|e| e.checked).map(|e| e.task).collect(),
     };
     for (num, file) in &task_files {
-        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default());
+        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default(), md::Needs::ALL);
         utf8_check(files, file, out);
         if !body.has_validation_heading {
             out.fail(
@@ -327,7 +327,14 @@ pub(super) fn check(
             let completed = s.get("status").and_then(Value::as_str) == Some("completed");
             if completed {
                 super::security_review_check(files, out);
-                super::receipt_check(files, bytes, s, standard_major, opts, out);
+                super::receipt_check(
+                    files,
+                    bytes,
+                    &model::State::from_value(s),
+                    standard_major,
+                    opts,
+                    out,
+                );
             }
             completed
         }
@@ -428,6 +435,7 @@ fn state_cross_checks(
         .file("state.json")
         .hint("one state entry per task file, naming it in `file`");
     }
+    let typed = model::State::from_value(state);
     let mut index_by_task: std::collections::HashMap<u64, &md::IndexEntry> = Default::default();
     for e in index {
         index_by_task.entry(e.task).or_insert(e);
@@ -454,9 +462,9 @@ fn state_cross_checks(
             .file("README.md")
             .hint("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild`");
         }
-        gate_checks(files, t, i, id, out);
+        gate_checks(files, typed_task(&typed, t, i).as_ref(), id, out);
     }
-    semantic_checks(&model::State::from_value(state), out);
+    semantic_checks(&typed, out);
     if !out.failures_since(mark) {
         out.pass(
             "legacy-state",

@@ -29,6 +29,8 @@ pub struct LiteRecord {
 #[derive(Debug, Clone)]
 pub struct ReadmeFacts {
     pub index: Vec<IndexEntry>,
+    /// Checkbox lines outside the task list that contradict it: (line, task, checked).
+    pub contradicting_elsewhere: Vec<(usize, u64, bool)>,
     /// `Some(Ok((done, total)))`, `Some(Err(text))` for another value, `None` without a line.
     pub plan_status: Option<Result<(u64, u64), String>>,
     pub materializing: bool,
@@ -40,8 +42,6 @@ pub struct ReadmeFacts {
     pub context_written: bool,
     pub records: Vec<LiteRecord>,
     anchor_counts: std::collections::BTreeMap<u32, usize>,
-    /// Every task file linked anywhere (unfenced) in the README.
-    pub linked_files: Vec<String>,
 }
 
 impl ReadmeFacts {
@@ -53,6 +53,12 @@ impl ReadmeFacts {
             PlanStatus::Other(s) => Err(s.clone()),
         });
         Self {
+            contradicting_elsewhere: r
+                .task_index
+                .contradicting_elsewhere()
+                .iter()
+                .map(|e| (e.line, e.task as u64, e.checked))
+                .collect(),
             index: r
                 .task_index
                 .entries
@@ -85,15 +91,10 @@ impl ReadmeFacts {
                     task: rec.heading_number.unwrap_or(0) as u64,
                     title: rec.title.clone(),
                     anchor: rec.anchor_number as u64,
-                    body: TaskFacts::from_body(&rec.body),
+                    body: TaskFacts::from_body(&rec.body, Needs::ALL),
                 })
                 .collect(),
             anchor_counts: r.inline.anchor_counts.clone(),
-            linked_files: r
-                .task_file_links()
-                .into_iter()
-                .map(|(_, l)| l.file_name)
-                .collect(),
         }
     }
 
@@ -103,6 +104,33 @@ impl ReadmeFacts {
             .map(|t| self.anchor_counts.get(&t).copied().unwrap_or(0))
             .unwrap_or(0)
     }
+}
+
+/// Every task file linked from an unfenced line anywhere in a README (computed only when a file
+/// is not linked from its index line, since it scans every line for links).
+pub fn linked_task_files(readme: &str) -> Vec<String> {
+    markdown::lines(readme)
+        .iter()
+        .filter(|l| !l.in_fence)
+        .flat_map(|l| markdown::syntax::task_file_links(l.text))
+        .map(|l| l.file_name)
+        .collect()
+}
+
+/// Which of the optional facts of a task body to read (each costs a scan of the body).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Needs {
+    /// The Context field (checked only while a task is not completed).
+    pub context: bool,
+    /// The legacy path's facts: a Validation heading and the Read Before Starting references.
+    pub legacy: bool,
+}
+
+impl Needs {
+    pub const ALL: Needs = Needs {
+        context: true,
+        legacy: true,
+    };
 }
 
 /// What the checks read from one task body (a task file or an inline record).
@@ -133,28 +161,43 @@ pub const CHECKED_FIELDS: [&str; 5] = [
 ];
 
 impl TaskFacts {
-    pub fn read(text: &str) -> Self {
-        Self::from_body(&markdown::parse_task_file(text).body)
+    pub fn read(text: &str, needs: Needs) -> Self {
+        Self::from_body(&markdown::parse_task_file(text).body, needs)
     }
 
-    fn from_body(body: &TaskBody<'_>) -> Self {
+    fn from_body(body: &TaskBody<'_>, needs: Needs) -> Self {
         let log = body.completion_log();
         Self {
-            amendments: body.amendments(),
-            read_before: markdown::read_before_references(body)
-                .into_iter()
-                .map(u64::from)
-                .collect(),
+            // Amendment records start with a heading naming them; skip the scan without one.
+            amendments: if body
+                .text
+                .as_bytes()
+                .windows(9)
+                .any(|w| w.eq_ignore_ascii_case(b"amendment"))
+            {
+                body.amendments()
+            } else {
+                Vec::new()
+            },
+            read_before: if needs.legacy {
+                markdown::read_before_references(body)
+                    .into_iter()
+                    .map(u64::from)
+                    .collect()
+            } else {
+                Vec::new()
+            },
             commit_none_justified: log
                 .as_ref()
                 .and_then(|l| l.commit.as_ref())
                 .is_some_and(|(_, c)| c.is_justified_none()),
             fields: CHECKED_FIELDS
                 .iter()
+                .filter(|f| needs.context || **f != "Context")
                 .map(|f| (*f, body.field_non_empty(f)))
                 .collect(),
-            has_validation_heading: markdown::has_validation_heading(body)
-                || body.field("Validation").is_some(),
+            has_validation_heading: needs.legacy
+                && (markdown::has_validation_heading(body) || body.field("Validation").is_some()),
             log_status: log
                 .as_ref()
                 .and_then(|l| l.log_status().cloned())
@@ -219,7 +262,7 @@ mod tests {
         ] {
             let body = format!("# Task 1: A\n\n## 8. Completion & Log\n\n{form}\n");
             assert_eq!(
-                TaskFacts::read(&body).log_status.as_deref(),
+                TaskFacts::read(&body, Needs::ALL).log_status.as_deref(),
                 Some("pending"),
                 "{form}"
             );

@@ -243,7 +243,7 @@ pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
 pub(crate) fn receipt_check(
     files: &PlanFiles,
     state_bytes: &[u8],
-    state: &serde_json::Value,
+    state: &crate::dwp::model::State,
     standard_major: Option<u64>,
     opts: &CheckOptions,
     out: &mut Out,

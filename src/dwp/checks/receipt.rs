@@ -8,12 +8,13 @@ use super::load::{FileRead, PlanFiles, read_inside};
 use crate::dwp::fingerprint::{
     FileHashes, Fingerprint, RECEIPT_PATH, compare_file_hashes, parse_receipt, receipt_matches,
 };
+use crate::dwp::model::State;
 use planseal_recovery::hash::{Sha256Stream, sha256_hex};
-use serde_json::Value;
 
-/// The fingerprinted names of a plan whose state is `state` (`dwp::fingerprint::artifact_names`).
-pub fn fingerprint_names(state: &Value) -> Vec<String> {
-    crate::dwp::fingerprint::artifact_names(&crate::dwp::model::State::from_value(state))
+/// The fingerprinted names of a plan whose state is the JSON value `state`
+/// (`dwp::fingerprint::artifact_names`).
+pub fn fingerprint_names(state: &serde_json::Value) -> Vec<String> {
+    crate::dwp::fingerprint::artifact_names(&State::from_value(state))
 }
 
 /// `artifacts_sha256` over `names`, taking each file's bytes from `files` (absent ⇒ `<absent>`).
@@ -40,17 +41,22 @@ pub fn file_hash(files: &PlanFiles, name: &str) -> String {
 }
 
 /// The current fingerprint of the plan computed from the bytes already read, in the form
-/// `dwp::fingerprint` compares receipts with.
-pub fn current_fingerprint(files: &PlanFiles, names: &[String]) -> Fingerprint {
+/// `dwp::fingerprint` compares receipts with; the per-file hashes only when asked for (a receipt
+/// with planseal's `files` map), since they double the hashing.
+pub fn current_fingerprint(files: &PlanFiles, names: &[String], per_file: bool) -> Fingerprint {
     Fingerprint {
         hex: fingerprint(files, names),
-        files: names
-            .iter()
-            .map(|n| {
-                let h = file_hash(files, n);
-                (n.clone(), (h != "<absent>").then_some(h))
-            })
-            .collect(),
+        files: if per_file {
+            names
+                .iter()
+                .map(|n| {
+                    let h = file_hash(files, n);
+                    (n.clone(), (h != "<absent>").then_some(h))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
         refused: Vec::new(),
     }
 }
@@ -69,7 +75,7 @@ pub enum ReceiptCheck {
 /// With planseal's per-file maps the changed files are named: `files` for the fingerprinted ones,
 /// `evidence_files` for the others it covers (gate logs, PLAN_ANALYSIS.md), read here for that
 /// purpose only.
-pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &Value) -> ReceiptCheck {
+pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> ReceiptCheck {
     let Some(bytes) = files.bytes(RECEIPT_PATH) else {
         return ReceiptCheck::Missing;
     };
@@ -80,8 +86,8 @@ pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &Value) -> Re
     if receipt.state_sha256.is_none() || receipt.artifacts_sha256.is_none() {
         return ReceiptCheck::Unparseable("state_sha256 or artifacts_sha256 missing".into());
     }
-    let names = fingerprint_names(state);
-    let current = current_fingerprint(files, &names);
+    let names = crate::dwp::fingerprint::artifact_names(state);
+    let current = current_fingerprint(files, &names, receipt.files.is_some());
     let cmp = receipt_matches(&receipt, &sha256_hex(state_bytes), &current);
     let mut diffs = Vec::new();
     if !cmp.result_verified {
