@@ -179,3 +179,37 @@ fn crash_at_every_point_leaves_old_or_new_bytes_and_a_lock_that_unlock_clears() 
         assert!(!lock.exists());
     }
 }
+
+/// SPEC §1.8: under the lock the bytes are read again; a writer that got in between the
+/// validation and the lock makes the update refuse `state-changed`, writing nothing. The update is
+/// paused there with the `sleep` action of the `update.before_lock` point.
+#[test]
+fn a_change_between_validation_and_lock_is_refused_state_changed() {
+    // On a loaded machine the child may not reach the pause before the other write lands; it
+    // then refuses the changed file while validating. Try a few times with longer pauses.
+    for pause_ms in [1500u64, 3000, 6000] {
+        let s = scratch();
+        let mut cmd = planseal();
+        cmd.args(["update", STATE, "--task", "1", "--status", "in_progress"])
+            .current_dir(s.root())
+            .env(
+                "FAILPOINTS",
+                format!("update.before_lock=sleep({pause_ms})"),
+            )
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(pause_ms / 3));
+        let other = b"{\"changed\": \"by another writer\"}\n";
+        std::fs::write(s.state_path(), other).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert_eq!(s.state(), other, "the refused update wrote");
+        assert!(!s.plan_dir().join("state.json.lock").exists());
+        assert!(!s.journal().exists());
+        if stderr(&out).starts_with("state-changed:") {
+            return;
+        }
+    }
+    panic!("never refused with state-changed");
+}

@@ -231,3 +231,77 @@ fn dry_run_writes_nothing() {
     assert!(!ws.exists("analysis_results/FINALIZATION.json"));
     assert!(!ws.exists(".finalizing.json") && !ws.exists("state.json.lock"));
 }
+
+/// The writer's terminal-close probes that the helper refused at publication (stages
+/// `publish` / `publish-plan-check`), replayed through `planseal finalize` with the recorded
+/// terminal candidate: the same kind leads the refusal and nothing is written.
+#[test]
+fn publication_refusal_probes_through_finalize() {
+    let mut ran = 0;
+    for (fixture, plan) in FIXTURES {
+        let probes = json(vectors(fixture).join("refusals/refusals.json"));
+        for probe in probes["probes"].as_array().unwrap() {
+            let stage = probe["stage"].as_str().unwrap();
+            let case = probe["case"].as_str().unwrap();
+            if probe["argv"][0] != "update-state.py"
+                || !stage.starts_with("publish")
+                || case == "terminal-from-inside-plan-dir"
+            {
+                continue;
+            }
+            let ws = Workspace::from_folder(fixture, plan, probe["base"].as_str().unwrap());
+            ws.apply_setup(&probe["setup"]);
+            ws.place("lifecycle/publication/02-state.json", "candidate.json");
+            let before = ws.state();
+            let out = ws.run(&["finalize", &ws.plan_rel(), "--candidate", "candidate.json"]);
+            let kind = probe["kind"].as_str().unwrap();
+            assert_refused(&out, kind);
+            for detail in probe["details"].as_array().unwrap() {
+                let d = detail.as_str().unwrap();
+                if !d.starts_with("task-") {
+                    assert!(
+                        stderr(&out).contains(d),
+                        "{fixture}/{case}: detail {d} in {}",
+                        stderr(&out)
+                    );
+                }
+            }
+            assert_eq!(ws.state(), before, "{fixture}/{case}");
+            assert!(!ws.exists(".finalizing.json") || probe["kind"] == "marker-present");
+            assert!(!ws.exists("analysis_results/FINALIZATION.json"));
+            ran += 1;
+        }
+    }
+    assert!(ran >= 30, "{ran} publication probes");
+}
+
+/// Deliberate difference (SPEC §5 "running the terminal close from inside the plan folder fails
+/// the identity check"): the helper refused `plan-identity-mismatch` for A and B; planseal
+/// canonicalises the path and publishes.
+#[test]
+fn publication_from_inside_the_plan_folder_is_accepted_deliberate_difference() {
+    for (fixture, plan) in FIXTURES {
+        let probes = json(vectors(fixture).join("refusals/refusals.json"));
+        let recorded = probes["probes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(probes["accepted_probes"].as_array().unwrap())
+            .find(|p| p["case"] == "terminal-from-inside-plan-dir")
+            .expect("recorded for every fixture")
+            .clone();
+        let ws = Workspace::ready_to_publish(fixture, plan);
+        ws.place("lifecycle/publication/02-state.json", "candidate.json");
+        let out = run_in(
+            &ws.plan_dir(),
+            &["finalize", ".", "--candidate", "../../../candidate.json"],
+        );
+        assert_ok(&out);
+        assert_eq!(
+            ws.state(),
+            read(ws.vectors().join("lifecycle/publication/02-state.json")),
+            "{fixture}: recorded {}",
+            recorded["kind"]
+        );
+    }
+}

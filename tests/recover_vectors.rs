@@ -39,6 +39,11 @@ fn every_interrupted_case_recovers_to_the_recorded_state_and_receipt() {
                 rec["state_sha256_after_interruption"].as_str().unwrap()
             );
 
+            // verify: the marker is the one failure, and checking stops there
+            let out = ws.run(&["verify", "--json"]);
+            assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+            assert_eq!(failing_ids(&out), vec!["marker-present".to_string()]);
+
             // the finalizer without recovery is refused while the marker is there
             let out = ws.run(&["finalize", &ws.plan_rel(), "--candidate", "candidate.json"]);
             assert_refused(&out, "marker-present");
@@ -50,9 +55,22 @@ fn every_interrupted_case_recovers_to_the_recorded_state_and_receipt() {
                 assert!(stderr(&out).contains("unknown"), "{}", stderr(&out));
                 assert!(stderr(&out).contains("unlock"), "{}", stderr(&out));
                 assert!(ws.exists(".finalizing.json"));
+                // without --force, unlock refuses too: nothing proves the owner dead
+                let state_rel = format!("{}/state.json", ws.plan_rel());
+                let out = ws.run(&["unlock", &state_rel]);
+                assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+                assert!(ws.exists("state.json.lock"));
                 // the operator confirms no writer is alive (the recorded follow-up removes the
-                // directory by hand; planseal's way is `unlock --force --reason`)
-                std::fs::remove_dir(ws.plan_dir().join("state.json.lock")).unwrap();
+                // directory by hand; planseal's way is `unlock --force --reason`, journaled)
+                let out = ws.run(&[
+                    "unlock",
+                    &state_rel,
+                    "--force",
+                    "--reason",
+                    "the DWP helper was killed; no writer is running",
+                ]);
+                assert_ok(&out);
+                assert!(!ws.exists("state.json.lock"));
             }
 
             let out = ws.run(&["recover", &ws.plan_rel(), "--candidate", "candidate.json"]);
@@ -76,6 +94,14 @@ fn every_interrupted_case_recovers_to_the_recorded_state_and_receipt() {
             assert!(
                 !ws.exists("state.json.lock"),
                 "{fixture}/{case}: lock released"
+            );
+
+            let out = ws.run(&["verify"]);
+            assert_ok(&out);
+            assert!(
+                stdout(&out).contains("Verdict: CONFORMANT"),
+                "{}",
+                stdout(&out)
             );
         }
     }
@@ -196,4 +222,53 @@ fn nothing_to_recover() {
     let out = ws.run(&["recover", &ws.plan_rel()]);
     assert_ok(&out);
     assert!(stdout(&out).contains("no interrupted publication"));
+}
+
+/// Ids of the failing findings of a `verify --json` run.
+fn failing_ids(out: &std::process::Output) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut ids = Vec::new();
+    for section in doc["sections"].as_array().unwrap() {
+        for f in section["findings"].as_array().unwrap() {
+            if f["severity"] == "fail" {
+                ids.push(f["id"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    ids
+}
+
+/// A lock whose owner is alive (this test process holds it) is never removed: `finalize` and
+/// `recover` both refuse with `lock-owner-alive`, naming the owner, and change nothing.
+#[test]
+fn a_live_owners_lock_is_never_removed() {
+    use planseal::recovery::store::{LockStyle, acquire};
+    let (fixture, plan) = FIXTURES[1];
+    let ws = interrupted(fixture, plan, "before_publish");
+    let state_path = ws.plan_dir().join("state.json");
+    let guard = acquire(
+        &state_path,
+        &LockStyle::Directory,
+        "test holds the lock",
+        "test",
+    )
+    .unwrap();
+    let before = ws.state();
+
+    let out = ws.run(&["recover", &ws.plan_rel(), "--candidate", "candidate.json"]);
+    assert_refused(&out, "lock-owner-alive");
+    assert!(
+        stderr(&out).contains(&format!("pid {}", std::process::id())),
+        "{}",
+        stderr(&out)
+    );
+    assert!(ws.exists(".finalizing.json") && ws.exists("state.json.lock"));
+    assert_eq!(ws.state(), before);
+
+    std::fs::remove_file(ws.plan_dir().join(".finalizing.json")).unwrap();
+    let out = ws.run(&["finalize", &ws.plan_rel(), "--candidate", "candidate.json"]);
+    assert_refused(&out, "lock-owner-alive");
+    assert_eq!(ws.state(), before);
+    assert!(!ws.exists(".finalizing.json"));
+    guard.release().unwrap();
 }

@@ -235,6 +235,8 @@ broken_cases! {
     plan_identity_mismatch => "plan-identity-mismatch",
     status_incoherent => "status-incoherent",
     completed_count_mismatch => "completed-count-mismatch",
+    amendment_disposition_invalid => "amendment-disposition-invalid",
+    amendment_backdated => "amendment-backdated",
 }
 
 /// The receipt names the file that changed when it carries planseal's per-file hashes.
@@ -265,5 +267,40 @@ fn receipt_mismatch_names_the_changed_file() {
             .as_str()
             .unwrap()
             .contains("planseal finalize")
+    );
+}
+
+/// planseal's receipt extension also covers files outside the fingerprint (gate logs): with an
+/// `evidence_files` map, a gate log changed after publication is named.
+#[test]
+fn receipt_evidence_files_name_a_changed_gate_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dest = tmp.path().join(".dwp/plans/PLAN_csv_export_done");
+    copy_dir(&plans().join("PLAN_csv_export_done"), &dest);
+    let receipt_path = dest.join("analysis_results/FINALIZATION.json");
+    let mut receipt: Value =
+        serde_json::from_slice(&std::fs::read(&receipt_path).unwrap()).unwrap();
+    let log = "analysis_results/gates/t1-csv.log";
+    let digest = planseal::recovery::hash::sha256_hex(&std::fs::read(dest.join(log)).unwrap());
+    receipt["evidence_files"] = serde_json::json!({ log: digest });
+    std::fs::write(
+        &receipt_path,
+        serde_json::to_string_pretty(&receipt).unwrap() + "\n",
+    )
+    .unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(
+        run.code, 0,
+        "the extended receipt still matches: {}",
+        run.stdout
+    );
+
+    std::fs::write(dest.join(log), "rewritten after publication\n").unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(run.failing_ids(), ["receipt-mismatch"]);
+    assert!(
+        run.stdout.contains(&format!("{log} changed")),
+        "{}",
+        run.stdout
     );
 }

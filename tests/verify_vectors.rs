@@ -194,7 +194,8 @@ fn deliberate_d_v1_unknown_approval_value_is_not_conformant() {
     assert_eq!(run.code, 1);
     assert_eq!(run.failing_ids(), vec!["state-shape-error".to_string()]);
     assert!(
-        run.stdout.contains("unknown field approval"),
+        run.stdout
+            .contains("`approval` is not allowed in a v1 state"),
         "{}",
         run.stdout
     );

@@ -19,6 +19,13 @@ pub struct Args {
     /// Internal: publish CANDIDATE into PLAN_DIR and exit right after the marker is written
     #[arg(long, hide = true, value_names = ["PLAN_DIR", "CANDIDATE"], num_args = 2)]
     pub internal_finalize_crash: Option<Vec<PathBuf>>,
+    /// Internal (crash loop): write into DIR a plan of TASKS tasks whose markdown is closed and
+    /// whose state awaits the terminal close, plus DIR/candidate.json
+    #[arg(long, hide = true, value_names = ["DIR", "TASKS"], num_args = 2)]
+    pub internal_ready_plan: Option<Vec<String>>,
+    /// Internal (crash loop): exit 0 when FILE is one whole JSON document, 1 otherwise
+    #[arg(long, hide = true, value_name = "FILE")]
+    pub internal_json_check: Option<PathBuf>,
 }
 
 const PLAN: &str = "PLAN_demo_greeting";
@@ -26,6 +33,23 @@ const PLAN: &str = "PLAN_demo_greeting";
 pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     if let Some(paths) = &args.internal_finalize_crash {
         return interrupted_publication(&ctx.cwd.join(&paths[0]), &ctx.cwd.join(&paths[1]));
+    }
+    if let Some(file) = &args.internal_json_check {
+        let bytes = std::fs::read(ctx.cwd.join(file))?;
+        return Ok(i32::from(
+            serde_json::from_slice::<serde_json::Value>(&bytes).is_err(),
+        ));
+    }
+    if let Some(v) = &args.internal_ready_plan {
+        let tasks: usize = v[1].parse().map_err(|_| {
+            planseal::report::Refusal::new(
+                "usage-error",
+                format!("TASKS must be a number ≥ 2, not {}", v[1]),
+            )
+        })?;
+        ready_plan(&ctx.cwd.join(&v[0]), tasks.max(2))?;
+        print_out(&format!(".dwp/plans/{PLAN}/state.json\n"));
+        return Ok(0);
     }
     let scratch = std::env::temp_dir().join(format!("planseal-demo-{}", std::process::id()));
     if scratch.exists() {
@@ -208,6 +232,8 @@ impl Demo {
                     &state,
                     "--task",
                     &task.id.to_string(),
+                    "--status",
+                    "in_progress",
                     "--gate",
                     &gate,
                 ],
@@ -525,4 +551,159 @@ fn iso(unix_seconds: i64) -> String {
     jiff::Timestamp::from_second(unix_seconds)
         .map(|t| t.strftime("%Y-%m-%dT%H:%M:%S+00:00").to_string())
         .unwrap_or_default()
+}
+
+/// One task of a generated plan.
+struct GenTask {
+    id: usize,
+    file: String,
+    title: String,
+}
+
+fn gen_tasks(n: usize) -> Vec<GenTask> {
+    (1..=n)
+        .map(|id| {
+            if id == n {
+                GenTask {
+                    id,
+                    file: format!("{id}.task_final_review.md"),
+                    title: "Final Review".into(),
+                }
+            } else {
+                GenTask {
+                    id,
+                    file: format!("{id}.task_step_{id}.md"),
+                    title: format!("Step {id}"),
+                }
+            }
+        })
+        .collect()
+}
+
+/// A plan of `n` tasks (no git) at the moment of the terminal close: every task record closed,
+/// README ticked, PROGRESS written, state.json with tasks 1..n-1 completed and task n
+/// in progress with its gate; `root/candidate.json` holds the completed state.
+fn ready_plan(root: &Path, n: usize) -> anyhow::Result<()> {
+    let plan_dir = root.join(".dwp/plans").join(PLAN);
+    std::fs::create_dir_all(plan_dir.join("analysis_results/gates"))?;
+    let write = |rel: &str, text: &str| -> anyhow::Result<()> {
+        let path = plan_dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, text)?;
+        Ok(())
+    };
+    let tasks = gen_tasks(n);
+    let t0 = 1_791_190_800i64; // 2026-10-05T09:00:00Z
+    let at = |minutes: i64| iso(t0 + minutes * 60);
+    let mut index = String::new();
+    let mut progress = format!("# Progress — {PLAN}\n\n## Task entries\n");
+    let mut state_tasks = Vec::new();
+    for t in &tasks {
+        index.push_str(&format!(
+            "- [x] Task {}: {} — [{}]({})\n",
+            t.id, t.title, t.file, t.file
+        ));
+        progress.push_str(&format!(
+            "\n### Task {} — {}\n\n- Done; gate green.\n",
+            t.id, t.title
+        ));
+        let log = format!("analysis_results/gates/t{}.log", t.id);
+        write(&log, &format!("$ cargo test step_{}\nran=1/1 ok\n", t.id))?;
+        let goal = if t.id == n {
+            "Perform the security pass, the final-state validation and the skills reconciliation."
+        } else {
+            "Deliver this step of the generated plan."
+        };
+        write(
+            &t.file,
+            &format!(
+                "# Task {id}: {title}\n\n## 1. Context\n\nGenerated plan for the crash loop.\n\n## 3. Goal\n\n{goal}\n\n## 4. Touched Surface\n\n- `src/step_{id}.rs`\n\n## 6. Acceptance Criteria\n\n- [ ] The step works.\n\n## 8. Validation\n\n```bash\ncargo test step_{id}\n```\n\n## 10. Completion & Log\n\nStatus: completed\nSummary: step {id} done.\nSkills disposition: none — nothing reusable.\nDocumentation decision: not applicable — generated plan.\nGate record: `cargo test step_{id}` · exit 0 · ran=1/1 · log={log}\n",
+                id = t.id,
+                title = t.title
+            ),
+        )?;
+        let start = (t.id as i64) * 10;
+        let mut entry = serde_json::json!({
+            "id": t.id,
+            "locator": { "kind": "file", "value": t.file },
+            "title": t.title,
+            "status": if t.id == n { "in_progress" } else { "completed" },
+            "gates": [{
+                "command": format!("cargo test step_{}", t.id),
+                "passes": true,
+                "last_run": at(start + 1),
+                "exit_code": 0,
+                "evidence": format!("scope=unit; ran=1/1; log={log}"),
+            }],
+            "started_at": at(start),
+        });
+        if t.id != n {
+            entry["completed_at"] = serde_json::json!(at(start + 2));
+            entry["outcome"] = serde_json::json!({ "worked": format!("step {} done", t.id) });
+        }
+        state_tasks.push(entry);
+    }
+    write(
+        "README.md",
+        &format!(
+            "# Plan: A generated plan of {n} tasks\n\n## Goal\n\nExercise the terminal close of a large plan.\n\n## Context\n\nGenerated by `planseal demo --internal-ready-plan` for scripts/crash-loop.sh.\n\n## Plan Variables\n\n- **Standard:** DWP spec 5.0.0\n- **Plan Format:** Full\n\n## Task List\n\n{index}\n## Plan Status\n\nPlan Status: {n}/{n} completed\n"
+        ),
+    )?;
+    write("PROGRESS.md", &progress)?;
+    write("PROMPTS.md", "# Prompts\n\n> Generated plan.\n")?;
+    write(
+        "manifest.json",
+        &format!(
+            "{{\n  \"schema\": \"https://deepworkplan.com/schema/plan-manifest/v5.json\",\n  \"spec_version\": \"5.0.0\",\n  \"name\": \"{PLAN}\",\n  \"archetype\": \"individual\",\n  \"rigor\": \"standard\",\n  \"created_at\": \"{}\",\n  \"task_count\": {n},\n  \"plan_format\": \"full\"\n}}\n",
+            at(0)
+        ),
+    )?;
+    write(
+        "analysis_results/PLAN_ANALYSIS.md",
+        "# Plan analysis\n\n- Generated.\n",
+    )?;
+    write(
+        "analysis_results/SKILLS_CANDIDATES.md",
+        "# Skills candidates\n\nNone.\n",
+    )?;
+    write(
+        "analysis_results/SECURITY_REVIEW.md",
+        "# Security review\n\nResult: 0 unresolved critical findings.\n",
+    )?;
+    let last = (n as i64) * 10;
+    let mut state = serde_json::json!({
+        "schema": "https://deepworkplan.com/schema/plan-state/v5.json",
+        "plan": PLAN,
+        "updated_at": at(last + 1),
+        "status": "in_progress",
+        "completed_count": n - 1,
+        "task_count": n,
+        "format": "full",
+        "materialization": "ready",
+        "approval": "approved",
+        "promotion": null,
+        "checkpoint": { "task": n, "step": "start", "at": at(last + 1), "note": format!("Task {} closed. Next: Task {n}.", n - 1) },
+        "blocked": null,
+        "tasks": state_tasks,
+    });
+    write(
+        "state.json",
+        &(serde_json::to_string_pretty(&state)? + "\n"),
+    )?;
+    let done = at(last + 3);
+    state["tasks"][n - 1]["status"] = serde_json::json!("completed");
+    state["tasks"][n - 1]["completed_at"] = serde_json::json!(done);
+    state["tasks"][n - 1]["outcome"] = serde_json::json!({ "worked": "final review done" });
+    state["updated_at"] = serde_json::json!(done);
+    state["status"] = serde_json::json!("completed");
+    state["completed_count"] = serde_json::json!(n);
+    state["checkpoint"] =
+        serde_json::json!({ "task": n, "step": "done", "at": done, "note": "Plan completed." });
+    std::fs::write(
+        root.join("candidate.json"),
+        serde_json::to_string_pretty(&state)? + "\n",
+    )?;
+    Ok(())
 }

@@ -60,6 +60,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     } else {
         None
     };
+    req.candidate_path = args.candidate.as_ref().map(|p| ctx.cwd.join(p));
     let outcome = finalize::finalize(&req, &mut |_| {}).map_err(lift)?;
     print_published(&outcome, ctx);
     Ok(0)

@@ -1,13 +1,741 @@
-//! `planseal gsd …` (not built yet).
+//! `planseal gsd …`: statusline, status, sync, recover for GSD's `.planning/STATE.md`.
 
 use super::Context;
+use crate::print_out;
+use planseal::gsd::derive::{self, Derivation, Source};
+use planseal::gsd::document::{Document, FieldStyle, Value};
+use planseal::gsd::rules::{compute_progress_percent, normalize_status};
+use planseal::gsd::statusline::{self, Format, Located};
+use planseal::gsd::sync::{self, Baseline};
+use planseal::recovery::hash::sha256_hex;
+use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
+use planseal::report::{Refusal, Report, json as report_json, text as report_text};
+use serde_json::json;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
-    /// Show the state (not built yet)
-    Status,
+    /// Print the GSD state segment exactly as GSD's statusline hook does (no trailing newline)
+    Statusline(StatuslineArgs),
+    /// Every field, the normalised status, the derived percent, and where they disagree
+    Status(FileArgs),
+    /// The GSD checks of `planseal verify` for one STATE.md (exit 1 when NOT CONFORMANT)
+    Check(FileArgs),
+    /// Derive the frontmatter from the body and the phase folders; show the diff, --write applies
+    Sync(SyncArgs),
+    /// List what earlier committed versions had and the file lost; --write --pick ID… restores it
+    Recover(RecoverArgs),
 }
 
-pub fn run(_command: Command, _ctx: &Context) -> anyhow::Result<i32> {
-    super::not_yet("gsd")
+#[derive(clap::Args, Debug)]
+pub struct RecoverArgs {
+    /// The STATE.md (default: find .planning/STATE.md walking up from here)
+    pub file: Option<PathBuf>,
+    /// Compare with this revision only (default: every committed version, newest first)
+    #[arg(long, value_name = "REV")]
+    pub from: Option<String>,
+    /// Restore the picked pieces into the file (under GSD's lock, atomically)
+    #[arg(long, requires = "selection")]
+    pub write: bool,
+    /// A piece to restore, by the id the listing shows (section:…, key:…, decision:N, blocker:N)
+    #[arg(long, value_name = "ID", num_args = 1.., group = "selection")]
+    pub pick: Vec<String>,
+    /// Restore every lost piece
+    #[arg(long, group = "selection", conflicts_with = "pick")]
+    pub all: bool,
+    /// How long to wait for a live writer's lock before refusing
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub lock_wait: u64,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct FileArgs {
+    /// The STATE.md (default: find .planning/STATE.md walking up from here)
+    pub file: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SyncArgs {
+    /// The STATE.md (default: find .planning/STATE.md walking up from here)
+    pub file: Option<PathBuf>,
+    /// Write the change (under GSD's lock .planning/STATE.md.lock, atomically)
+    #[arg(long)]
+    pub write: bool,
+    /// How long to wait for a live writer's lock before refusing
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub lock_wait: u64,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct StatuslineArgs {
+    /// The STATE.md to render (default: find .planning/STATE.md walking up from here)
+    pub file: Option<PathBuf>,
+    /// GSD's compact form (default: `statusline.state_format` in .planning/config.json)
+    #[arg(long)]
+    pub compact: bool,
+    /// Read Claude Code's statusline JSON on stdin and start from its workspace directory
+    #[arg(long, conflicts_with = "file")]
+    pub stdin: bool,
+    /// Fail (exit 2) when there is no readable STATE.md instead of printing nothing
+    #[arg(long)]
+    pub strict: bool,
+}
+
+pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
+    match command {
+        Command::Statusline(args) => run_statusline(args, ctx),
+        Command::Status(args) => run_status(args, ctx),
+        Command::Check(args) => run_check(args, ctx),
+        Command::Sync(args) => run_sync(args, ctx),
+        Command::Recover(args) => run_recover(args, ctx),
+    }
+}
+
+fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
+    let home = home_dir();
+    let (text, config_start) = match &args.file {
+        Some(file) => {
+            let path = ctx.cwd.join(file);
+            let text = statusline::read_text(&path);
+            if text.is_none() && args.strict {
+                anyhow::bail!(
+                    "{}: cannot read the file (missing or unreadable)\n  hint: pass an existing \
+                     .planning/STATE.md",
+                    path.display()
+                );
+            }
+            let start = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            (text, start)
+        }
+        None => {
+            let start = if args.stdin {
+                let mut input = Vec::new();
+                std::io::stdin().read_to_end(&mut input)?;
+                statusline::workspace_dir_from_json(&input)
+                    .map(|d| ctx.cwd.join(d))
+                    .unwrap_or_else(|| ctx.cwd.clone())
+            } else {
+                ctx.cwd.clone()
+            };
+            let workstream = std::env::var("GSD_WORKSTREAM").ok();
+            match statusline::locate(&start, home.as_deref(), workstream.as_deref()) {
+                Located::File { text, .. } => (Some(text), start),
+                Located::NoActiveWorkstream { .. } => {
+                    print_out(statusline::NO_ACTIVE_WORKSTREAM);
+                    return Ok(0);
+                }
+                Located::MissingWorkstreamState(path) => {
+                    if args.strict {
+                        anyhow::bail!(
+                            "{}: the active workstream has no STATE.md yet\n  hint: run GSD's \
+                             workstream setup, or choose another workstream with GSD_WORKSTREAM",
+                            path.display()
+                        );
+                    }
+                    (None, start)
+                }
+                Located::NotFound => {
+                    if args.strict {
+                        anyhow::bail!(
+                            "no .planning/STATE.md found from {} upwards (10 levels, stopping at \
+                             the home directory)\n  hint: run inside a GSD project or pass FILE",
+                            start.display()
+                        );
+                    }
+                    (None, start)
+                }
+            }
+        }
+    };
+    let Some(text) = text else {
+        return Ok(0);
+    };
+    let format = if args.compact {
+        Format::Compact
+    } else {
+        statusline::configured_format(&config_start, home.as_deref())
+    };
+    let line = statusline::render_text(&text, format);
+    if !line.is_empty() {
+        print_out(&line);
+    }
+    Ok(0)
+}
+
+/// The STATE.md a command works on: FILE, else the one the statusline would render.
+fn resolve_file(file: Option<&Path>, ctx: &Context) -> anyhow::Result<PathBuf> {
+    if let Some(file) = file {
+        return Ok(ctx.cwd.join(file));
+    }
+    let workstream = std::env::var("GSD_WORKSTREAM").ok();
+    match statusline::locate(&ctx.cwd, home_dir().as_deref(), workstream.as_deref()) {
+        Located::File { path, .. } => Ok(path),
+        Located::NoActiveWorkstream { root } => Err(Refusal::new(
+            "no-active-workstream",
+            format!(
+                "{} is in workstream mode but no workstream is active",
+                root.join(".planning").display()
+            ),
+        )
+        .hint("set GSD_WORKSTREAM=<name>, or pass the workstream's STATE.md")
+        .into()),
+        Located::MissingWorkstreamState(path) => {
+            anyhow::bail!(
+                "{}: the active workstream has no STATE.md yet",
+                path.display()
+            )
+        }
+        Located::NotFound => anyhow::bail!(
+            "no .planning/STATE.md found from {} upwards\n  hint: run inside a GSD project or pass FILE",
+            ctx.cwd.display()
+        ),
+    }
+}
+
+/// The file's bytes and text (read once).
+fn read_state(path: &Path) -> anyhow::Result<(Vec<u8>, String)> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: cannot read STATE.md: {e}\n  hint: check the path and its permissions",
+            path.display()
+        )
+    })?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Ok((bytes, text))
+}
+
+/// The folder whose `phases/` and `ROADMAP.md` belong to this STATE.md.
+fn planning_dir(state: &Path) -> PathBuf {
+    state.parent().unwrap_or(Path::new(".")).to_path_buf()
+}
+
+fn derive_with_phases(doc: &Document, state: &Path) -> Derivation {
+    let phases = derive::count_phases(&planning_dir(state), doc.scalar("milestone"));
+    derive::derive(doc, phases)
+}
+
+fn shown(path: &Path, ctx: &Context) -> String {
+    path.strip_prefix(&ctx.cwd)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+fn value_json(value: &Value) -> serde_json::Value {
+    match value {
+        Value::Scalar(s) => s.as_str().map_or(serde_json::Value::Null, |v| json!(v)),
+        Value::Map(children) => serde_json::Value::Object(
+            children
+                .iter()
+                .map(|c| {
+                    (
+                        c.key.clone(),
+                        c.scalar
+                            .as_str()
+                            .map_or(serde_json::Value::Null, |v| json!(v)),
+                    )
+                })
+                .collect(),
+        ),
+        Value::FlowList(items) | Value::BlockList(items) => {
+            json!(items.iter().filter_map(|s| s.as_str()).collect::<Vec<_>>())
+        }
+        Value::Empty => serde_json::Value::Null,
+    }
+}
+
+/// Where the frontmatter and what the body (and phase folders) imply disagree.
+fn disagreements(doc: &Document, derivation: &Derivation) -> Vec<serde_json::Value> {
+    derivation
+        .values
+        .iter()
+        .filter_map(|d| {
+            let current = match d.key.split_once('.') {
+                Some((p, c)) => doc.child(p, c).and_then(|c| c.scalar.as_str()),
+                None => doc.scalar(&d.key),
+            };
+            if current.map(str::trim) == Some(d.value.as_str()) {
+                return None;
+            }
+            let source = match &d.source {
+                Source::Body { line, line_no } => format!("line {line_no}: {}", line.trim()),
+                Source::Phases => "phase folders".into(),
+            };
+            Some(json!({ "key": d.key, "frontmatter": current, "derived": d.value, "source": source }))
+        })
+        .collect()
+}
+
+fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
+    let path = resolve_file(args.file.as_deref(), ctx)?;
+    let (_, text) = read_state(&path)?;
+    let doc = Document::parse(text);
+    let derivation = derive_with_phases(&doc, &path);
+    let frontmatter: serde_json::Map<String, serde_json::Value> = doc
+        .frontmatter
+        .iter()
+        .flat_map(|f| f.entries.iter())
+        .map(|e| (e.key.clone(), value_json(&e.value)))
+        .collect();
+    let fields: Vec<serde_json::Value> = doc
+        .fields
+        .iter()
+        .map(|f| {
+            json!({
+                "name": f.name,
+                "value": f.value,
+                "style": match f.style { FieldStyle::Plain => "plain", FieldStyle::Bold => "bold", FieldStyle::Table => "table" },
+                "line": doc.line_number(f.line.start),
+            })
+        })
+        .collect();
+    let body_status = doc.field("Status", None).map(|f| f.value.clone());
+    let normalized = normalize_status(
+        body_status
+            .as_deref()
+            .or(doc.scalar("status"))
+            .unwrap_or(""),
+        doc.scalar("paused_at"),
+    );
+    let n = |k: &str| doc.child("progress", k).and_then(|c| c.scalar.as_u64());
+    let from_counters = compute_progress_percent(
+        n("completed_plans"),
+        n("total_plans"),
+        n("completed_phases"),
+        n("total_phases"),
+    );
+    let from_phases = derivation
+        .get("progress.percent")
+        .and_then(|v| v.value.parse::<u64>().ok());
+    let stated = doc
+        .child("progress", "percent")
+        .and_then(|c| c.scalar.as_str().map(str::to_string));
+    let drift = disagreements(&doc, &derivation);
+    let full = statusline::render_text(&doc.text, Format::Full);
+    let compact = statusline::render_text(&doc.text, Format::Compact);
+    let file = shown(&path, ctx);
+    if ctx.json {
+        let out = json!({
+            "file": file,
+            "frontmatter": frontmatter,
+            "body_fields": fields,
+            "status": {
+                "frontmatter": doc.scalar("status"),
+                "body": body_status,
+                "normalized": normalized,
+            },
+            "percent": {
+                "frontmatter": stated,
+                "from_counters": from_counters,
+                "from_phase_folders": from_phases,
+            },
+            "phases": derivation.phases,
+            "disagreements": drift,
+            "statusline": { "full": full, "compact": compact },
+        });
+        print_out(&format!("{out:#}\n"));
+        return Ok(0);
+    }
+    let mut out = format!("GSD: {file}\n");
+    out.push_str("frontmatter:\n");
+    if frontmatter.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    for (k, v) in &frontmatter {
+        out.push_str(&format!("  {k}: {v}\n"));
+    }
+    out.push_str("body fields:\n");
+    for f in &doc.fields {
+        out.push_str(&format!(
+            "  {}: {} (line {})\n",
+            f.name,
+            f.value,
+            doc.line_number(f.line.start)
+        ));
+    }
+    out.push_str(&format!(
+        "status: {normalized} (frontmatter {}, body {})\n",
+        doc.scalar("status").unwrap_or("-"),
+        body_status.as_deref().unwrap_or("-")
+    ));
+    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| format!("{v}%"));
+    out.push_str(&format!(
+        "percent: frontmatter {}, from counters {}, from phase folders {}\n",
+        stated.map_or("-".to_string(), |s| format!("{s}%")),
+        opt(from_counters),
+        opt(from_phases)
+    ));
+    if let Some(p) = &derivation.phases {
+        out.push_str(&format!(
+            "phase folders: {} phases ({} folders, {} in ROADMAP.md), {} complete; {}/{} plans done\n",
+            p.total_phases, p.phase_folders, p.roadmap_phases, p.completed_phases, p.completed_plans, p.total_plans
+        ));
+    }
+    if drift.is_empty() {
+        out.push_str("disagreements: none\n");
+    } else {
+        out.push_str("disagreements:\n");
+        for d in &drift {
+            out.push_str(&format!(
+                "  {}: frontmatter {} but {} gives {}\n",
+                d["key"].as_str().unwrap_or(""),
+                d["frontmatter"]
+                    .as_str()
+                    .map_or("(absent)".to_string(), |v| format!("`{v}`")),
+                d["source"].as_str().unwrap_or(""),
+                d["derived"]
+                    .as_str()
+                    .map_or(String::new(), |v| format!("`{v}`")),
+            ));
+        }
+    }
+    out.push_str(&format!("statusline: {full}\n"));
+    print_out(&out);
+    Ok(0)
+}
+
+fn run_check(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
+    let path = resolve_file(args.file.as_deref(), ctx)?;
+    let mut section = planseal::gsd::check(&path);
+    section.name = shown(&path, ctx);
+    let report = Report {
+        sections: vec![section],
+    };
+    if ctx.json {
+        print_out(&format!("{:#}\n", report_json::to_value(&report)));
+    } else {
+        print_out(&report_text::render(
+            &report,
+            report_text::Style { color: ctx.color },
+        ));
+    }
+    Ok(report.verdict().exit_code())
+}
+
+/// `<file>.journal.ndjson` beside the file (SPEC §1.8, formats other than DWP).
+fn journal_for(path: &Path) -> Journal {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".journal.ndjson");
+    Journal::new(PathBuf::from(name))
+}
+
+/// The baseline of the preservation rule: the body at the last journaled planseal write (its
+/// recorded source lines), when that write is what the file still holds or an ancestor of it.
+fn journal_baseline(path: &Path) -> Option<Baseline> {
+    let read = journal_for(path).read().ok()?;
+    let entry = read
+        .entries
+        .iter()
+        .rev()
+        .find(|e| e.get("sources").is_some_and(|s| s.is_object()))?;
+    let sources = entry["sources"]
+        .as_object()?
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect();
+    Some(Baseline {
+        origin: format!(
+            "planseal's last write ({})",
+            entry
+                .get("time")
+                .and_then(|t| t.as_str())
+                .unwrap_or("journal")
+        ),
+        sources,
+    })
+}
+
+/// The file at git HEAD as the baseline, when the file is tracked there.
+fn git_head_baseline(path: &Path) -> anyhow::Result<Option<Baseline>> {
+    let Some(repo) = planseal::recovery::git::Repo::discover(&planning_dir(path))? else {
+        return Ok(None);
+    };
+    let rel = repo.relative_to_work_tree(path)?;
+    if repo.head()?.id.is_none() {
+        return Ok(None);
+    }
+    Ok(repo
+        .file_at("HEAD", &rel)?
+        .map(|bytes| Baseline::from_text("git HEAD", &String::from_utf8_lossy(&bytes))))
+}
+
+/// GSD's timestamp spelling: JavaScript's `toISOString()` (milliseconds, `Z`).
+fn js_iso(t: jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+fn store_refusal(err: StoreError, path: &Path) -> anyhow::Error {
+    let kind = err.kind();
+    let hint = match &err {
+        StoreError::LockPresent { .. } => {
+            "another GSD writer holds .planning/STATE.md.lock; retry when it is done (a dead writer's lock is taken over automatically)"
+        }
+        StoreError::StateChanged { .. } => {
+            "the file changed while planseal worked; run the command again"
+        }
+        _ => "check the file and its folder's permissions",
+    };
+    Refusal::new(kind, format!("{}: {err}", path.display()))
+        .hint(hint)
+        .into()
+}
+
+fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
+    let path = resolve_file(args.file.as_deref(), ctx)?;
+    let (bytes, text) = read_state(&path)?;
+    if std::str::from_utf8(&bytes).is_err() {
+        return Err(Refusal::new(
+            "not-utf8",
+            format!(
+                "{}: STATE.md is not valid UTF-8; nothing was written",
+                path.display()
+            ),
+        )
+        .hint("re-save the file as UTF-8 first")
+        .into());
+    }
+    let doc = Document::parse(text);
+    let derivation = derive_with_phases(&doc, &path);
+    let baseline = match journal_baseline(&path) {
+        Some(b) => Some(b),
+        None => git_head_baseline(&path)?,
+    };
+    let mut clock = planseal::clock::Clock::from_env()?;
+    let now = js_iso(clock.now());
+    let plan = sync::plan(&doc, &derivation, baseline.as_ref(), &now).map_err(|e| {
+        anyhow::Error::from(
+            Refusal::new("shape-error", format!("{}: {e}", path.display()))
+                .hint("add the closing `---` line after the frontmatter, then run sync again"),
+        )
+    })?;
+    let file = shown(&path, ctx);
+    let diff = plan.new_text.as_ref().map(|new| {
+        similar::TextDiff::from_lines(doc.text.as_str(), new.as_str())
+            .unified_diff()
+            .context_radius(2)
+            .header(&format!("a/{file}"), &format!("b/{file}"))
+            .to_string()
+    });
+    let mut written = false;
+    if args.write
+        && let Some(new_text) = &plan.new_text
+    {
+        let entry = json!({
+            "time": planseal::clock::format_timestamp(clock.now()),
+            "tool": planseal::TOOL_VERSION,
+            "operation": "gsd sync",
+            "before_sha256": sha256_hex(&bytes),
+            "after_sha256": sha256_hex(new_text.as_bytes()),
+            "changes": plan.updates,
+            "sources": sync::source_lines(&derivation),
+        });
+        let journal = journal_for(&path);
+        store::commit(&CommitRequest {
+            target: &path,
+            lock: LockStyle::PidFile {
+                wait: Duration::from_secs(args.lock_wait),
+            },
+            operation: "gsd sync",
+            tool: planseal::TOOL_VERSION,
+            expected_bytes: Some(&bytes),
+            new_bytes: new_text.as_bytes(),
+            journal: Some((&journal, &entry)),
+            durability: Durability::Full,
+        })
+        .map_err(|e| store_refusal(e, &path))?;
+        written = true;
+    }
+    if ctx.json {
+        let out = json!({
+            "file": file,
+            "changed": plan.new_text.is_some(),
+            "written": written,
+            "updates": plan.updates,
+            "drift": plan.drift,
+            "baseline": baseline.as_ref().map(|b| b.origin.clone()),
+            "diff": diff,
+        });
+        print_out(&format!("{out:#}\n"));
+        return Ok(0);
+    }
+    let mut out = String::new();
+    match &diff {
+        None => out.push_str(&format!(
+            "{file}: frontmatter already matches the body; nothing to write\n"
+        )),
+        Some(d) => out.push_str(d),
+    }
+    for d in &plan.drift {
+        out.push_str(&format!(
+            "drift: {} is `{}` in the frontmatter but {} gives `{}`; kept: {}\n",
+            d.key, d.frontmatter, d.source, d.derived, d.kept_because
+        ));
+    }
+    if plan.new_text.is_some() {
+        out.push_str(&if written {
+            format!("written: {file} ({} key(s) updated)\n", plan.updates.len())
+        } else {
+            "not written (pass --write to apply)\n".to_string()
+        });
+    }
+    print_out(&out);
+    Ok(0)
+}
+
+fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
+    use planseal::gsd::recover::{self, Version};
+    use planseal::recovery::git::{HistoryOptions, Repo};
+    let path = resolve_file(args.file.as_deref(), ctx)?;
+    let (bytes, text) = read_state(&path)?;
+    let Some(repo) = Repo::discover(&planning_dir(&path))? else {
+        return Err(Refusal::new(
+            "no-git",
+            format!(
+                "{} is not inside a git repository: there is no history to recover from",
+                path.display()
+            ),
+        )
+        .hint("recover needs the file's committed versions")
+        .into());
+    };
+    let rel = repo.relative_to_work_tree(&path)?;
+    let to_version = |commit: &planseal::recovery::git::CommitInfo, content: &[u8]| Version {
+        commit: commit.short.clone(),
+        subject: commit.subject.clone(),
+        date: commit.committer_time.to_utc_iso(),
+        text: String::from_utf8_lossy(content).into_owned(),
+    };
+    let versions: Vec<Version> = match &args.from {
+        Some(rev) => {
+            let Some(id) = repo.resolve(rev)? else {
+                anyhow::bail!(
+                    "`{rev}` is not a revision of this repository\n  hint: pass a commit id, branch or tag"
+                );
+            };
+            let Some(commit) = repo.find_commit(&id)? else {
+                anyhow::bail!("`{rev}` does not name a commit");
+            };
+            let Some(content) = repo.file_at(&id, &rel)? else {
+                anyhow::bail!(
+                    "{rel} does not exist at {rev}\n  hint: pick a revision where the file exists"
+                );
+            };
+            vec![to_version(&commit, &content)]
+        }
+        None => repo
+            .file_versions(
+                &rel,
+                &HistoryOptions {
+                    with_content: true,
+                    ..HistoryOptions::default()
+                },
+            )?
+            .versions
+            .iter()
+            .filter_map(|v| v.content.as_ref().map(|c| to_version(&v.commit, c)))
+            .collect(),
+    };
+    let current = Document::parse(text);
+    let lost = recover::find_lost(&current, &versions);
+    let picks: Vec<String> = if args.all {
+        lost.iter().map(|l| l.id.clone()).collect()
+    } else {
+        args.pick.clone()
+    };
+    let mut written = false;
+    let mut restored_ids: Vec<String> = Vec::new();
+    if args.write {
+        let new_text = recover::restore(&current.text, &lost, &picks).map_err(|e| {
+            anyhow::Error::from(
+                Refusal::new(
+                    "unknown-piece",
+                    format!("{}: {e}; nothing was written", path.display()),
+                )
+                .hint("run `planseal gsd recover` without --write to list the ids"),
+            )
+        })?;
+        restored_ids = picks.clone();
+        if new_text != current.text {
+            let derivation = derive::derive(&Document::parse(new_text.clone()), None);
+            let mut clock = planseal::clock::Clock::from_env()?;
+            let entry = json!({
+                "time": planseal::clock::format_timestamp(clock.now()),
+                "tool": planseal::TOOL_VERSION,
+                "operation": "gsd recover",
+                "before_sha256": sha256_hex(&bytes),
+                "after_sha256": sha256_hex(new_text.as_bytes()),
+                "restored": picks,
+                "sources": sync::source_lines(&derivation),
+            });
+            let journal = journal_for(&path);
+            store::commit(&CommitRequest {
+                target: &path,
+                lock: LockStyle::PidFile {
+                    wait: Duration::from_secs(args.lock_wait),
+                },
+                operation: "gsd recover",
+                tool: planseal::TOOL_VERSION,
+                expected_bytes: Some(&bytes),
+                new_bytes: new_text.as_bytes(),
+                journal: Some((&journal, &entry)),
+                durability: Durability::Full,
+            })
+            .map_err(|e| store_refusal(e, &path))?;
+            written = true;
+        }
+    }
+    let file = shown(&path, ctx);
+    if ctx.json {
+        let out = json!({
+            "file": file,
+            "versions_read": versions.len(),
+            "lost": lost,
+            "restored": restored_ids,
+            "written": written,
+        });
+        print_out(&format!("{out:#}\n"));
+        return Ok(0);
+    }
+    let mut out = String::new();
+    if lost.is_empty() {
+        out.push_str(&format!(
+            "{file}: nothing lost ({} committed version(s) compared)\n",
+            versions.len()
+        ));
+    } else {
+        out.push_str(&format!(
+            "{file}: {} piece(s) found in earlier versions but missing now:\n",
+            lost.len()
+        ));
+        for l in &lost {
+            let label = if l.label.chars().count() > 60 {
+                format!("{}…", l.label.chars().take(60).collect::<String>())
+            } else {
+                l.label.clone()
+            };
+            out.push_str(&format!(
+                "  {}  {}  (last seen in {} {}, \"{}\")\n",
+                l.id, label, l.commit, l.date, l.subject
+            ));
+        }
+    }
+    if args.write {
+        out.push_str(&if written {
+            format!("restored into {file}: {}\n", restored_ids.join(", "))
+        } else {
+            "nothing to restore: the picked pieces are already present\n".to_string()
+        });
+    } else if !lost.is_empty() {
+        out.push_str("restore with: planseal gsd recover --write --pick ID… (or --all)\n");
+    }
+    print_out(&out);
+    Ok(0)
 }

@@ -65,7 +65,7 @@ pub enum Command {
     /// Read-only conformance check of every plan (and GSD, Reversa, checkpoint files) found here
     Verify(verify::Args),
     /// Apply one guarded transition to a DWP state.json (drop-in for the DWP helper)
-    Update(update::Args),
+    Update(Box<update::Args>),
     /// Show who holds a lock and remove it when its owner is provably gone
     Unlock(unlock::Args),
     /// Publish a plan's completed state through the verified finalization transaction
@@ -153,7 +153,7 @@ pub fn main() -> i32 {
     }
     let result = match cli.command {
         Command::Verify(a) => verify::run(a, &ctx),
-        Command::Update(a) => update::run(a, &ctx),
+        Command::Update(a) => update::run(*a, &ctx),
         Command::Unlock(a) => unlock::run(a, &ctx),
         Command::Finalize(a) => finalize::run(a, &ctx),
         Command::Recover(a) => recover::run(a, &ctx),
@@ -206,9 +206,4 @@ pub fn render_refusal(r: &Refusal) -> String {
         s.push_str(&format!("  hint: {h}\n"));
     }
     s
-}
-
-/// The shared body of a command that is not built yet: says so and exits 2.
-pub fn not_yet(what: &str) -> anyhow::Result<i32> {
-    anyhow::bail!("`planseal {what}` is not available in this build yet")
 }

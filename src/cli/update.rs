@@ -304,7 +304,9 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     let entry = transition.journal_entry(&req, &facts.plan_name, planseal::TOOL_VERSION);
     let journal = Journal::new(journal_path(&plan_dir));
     let operation = format!("update task {} → {}", transition.task, transition.to);
-    store::commit(&CommitRequest {
+    // Between validation and the lock: another writer may get in here (tests pause at it).
+    store::crash_point("update.before_lock");
+    let committed = store::commit(&CommitRequest {
         target: &state_path,
         lock: LockStyle::Directory,
         operation: &operation,
@@ -315,6 +317,11 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         durability: durability_from_env(),
     })
     .map_err(|e| store_refusal(e, &state_path))?;
+    if let Some(e) = committed.journal_error {
+        print_err(&format!(
+            "warning: state.json was written but its journal line was not: {e}\n"
+        ));
+    }
     report_applied(&transition, &transition.summary_line(), ctx);
     Ok(0)
 }
@@ -465,5 +472,26 @@ mod tests {
             expand(&["p", "update", "--", "--stat"]),
             ["p", "update", "--", "--stat"]
         );
+    }
+
+    /// Every prefix of every helper option: expanded exactly when no other option shares it.
+    #[test]
+    fn every_prefix_expands_iff_unambiguous() {
+        for (name, _) in super::HELPER_OPTIONS {
+            for len in 3..=name.len() {
+                let prefix = &name[..len];
+                let sharing = super::HELPER_OPTIONS
+                    .iter()
+                    .filter(|(other, _)| other.starts_with(prefix))
+                    .count();
+                let exact = super::HELPER_OPTIONS.iter().any(|(o, _)| *o == prefix);
+                let got = expand(&["p", "update", prefix]);
+                let want = if sharing == 1 || exact { *name } else { prefix };
+                if exact && prefix != *name {
+                    continue; // a prefix that is itself an option (`--gate` of `--gate-json`)
+                }
+                assert_eq!(got[2], want, "{prefix}");
+            }
+        }
     }
 }

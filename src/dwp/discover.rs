@@ -81,7 +81,7 @@ pub fn discover(opts: &DiscoverOptions) -> Result<Vec<PlanLocation>, DiscoverErr
         if !dwp.exists() {
             return Err(DiscoverError::PathMissing(dwp));
         }
-        plans_in(&dwp.join("plans"), None)?
+        plans_in(&dwp.join("plans"))?
     } else if let Some(path) = &opts.path {
         from_path(&opts.cwd.join(path))?
     } else if let Some(plan) = opts.plan.as_deref().filter(|p| p.contains('/')) {
@@ -163,16 +163,16 @@ fn from_path(path: &Path) -> Result<Vec<PlanLocation>, DiscoverError> {
         }]);
     }
     if name == ".dwp" {
-        return plans_in(&dir.join("plans"), hub_of(&dir));
+        return plans_in(&dir.join("plans"));
     }
     if name == "plans" && dir.parent().and_then(Path::file_name) == Some(".dwp".as_ref()) {
-        return plans_in(&dir, hub_of(&dir));
+        return plans_in(&dir);
     }
     from_root(&dir)
 }
 
 fn from_root(root: &Path) -> Result<Vec<PlanLocation>, DiscoverError> {
-    let mut plans = plans_in(&root.join(".dwp").join("plans"), None)?;
+    let mut plans = plans_in(&root.join(".dwp").join("plans"))?;
     let hub = root.join("repositories");
     if hub.is_dir() {
         let mut children = list_dir(&hub)?;
@@ -180,22 +180,16 @@ fn from_root(root: &Path) -> Result<Vec<PlanLocation>, DiscoverError> {
         for child in children {
             let plans_dir = child.join(".dwp").join("plans");
             if plans_dir.is_dir() {
-                let repo = format!(
-                    "repositories/{}",
-                    child.file_name().unwrap_or_default().to_string_lossy()
-                );
-                plans.extend(plans_in(&plans_dir, Some(repo))?);
+                plans.extend(plans_in(&plans_dir)?);
             }
         }
     }
     Ok(plans)
 }
 
-/// The plan folders directly under `plans_dir` (none when it does not exist).
-fn plans_in(
-    plans_dir: &Path,
-    hub_repository: Option<String>,
-) -> Result<Vec<PlanLocation>, DiscoverError> {
+/// The plan folders directly under `plans_dir` (none when it does not exist); a folder under
+/// `repositories/<repo>/.dwp/plans/` belongs to that hub child wherever the search started.
+fn plans_in(plans_dir: &Path) -> Result<Vec<PlanLocation>, DiscoverError> {
     if !plans_dir.exists() {
         return Ok(Vec::new());
     }
@@ -206,8 +200,8 @@ fn plans_in(
             let name = dir.file_name()?.to_str()?.to_string();
             is_plan_name(&name).then(|| PlanLocation {
                 name,
+                hub_repository: hub_of(&dir),
                 dir,
-                hub_repository: hub_repository.clone(),
             })
         })
         .collect();

@@ -87,7 +87,7 @@ pub enum RecoverOutcome {
         diagnosis: Diagnosis,
         state_sha256: String,
         state_written: bool,
-        receipt: Receipt,
+        receipt: Box<Receipt>,
         lock_removed: bool,
     },
     /// `--rollback`: marker removed, state.json left as it was.
@@ -241,7 +241,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
                 diagnosis,
                 state_sha256: marker.candidate_sha256.clone(),
                 state_written: relation != StateRelation::IsCandidate,
-                receipt,
+                receipt: Box::new(receipt),
                 lock_removed,
             })
         }

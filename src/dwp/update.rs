@@ -27,9 +27,11 @@
 
 use crate::clock::Clock;
 use crate::dwp::gates::{self, is_invalidated, latest_per_command, parse_gate_spec};
-use crate::dwp::model::{Approval, Era, PlanStatus, State, Task, TaskStatus, parse_json};
+use crate::dwp::model::{Era, PlanStatus, State, Task, TaskStatus, parse_json};
 use crate::dwp::schema::{self, validate_state};
-use crate::dwp::semantics::derive_status_of;
+use crate::dwp::semantics::{
+    ApprovalSource, CheckMode, approval_effective, check_state, derive_status_of,
+};
 use crate::jsonfmt::to_python_pretty;
 use crate::report::{Finding, Refusal};
 use planseal_recovery::hash::sha256_hex;
@@ -97,8 +99,9 @@ pub struct PlanFacts {
     pub plan_dir: Option<PathBuf>,
     /// A `.finalizing.json` exists in the plan folder.
     pub marker_present: bool,
-    /// The README's `Approval:` line, when it has one (used when the state has no `approval`).
-    pub readme_approval: Option<Approval>,
+    /// The value of the README's `Approval:` line as written, when it has one (used when a
+    /// v2/v5 state has no `approval`).
+    pub readme_approval: Option<String>,
     /// The dates (`YYYY-MM-DD`) of the `### Amendment <n> — <date>` records in each task's
     /// log, by task id (only needed for a reopen).
     pub amendment_dates: Vec<(u64, Vec<String>)>,
@@ -141,8 +144,6 @@ pub struct Transition {
     pub stamp: String,
     /// The candidate completes the plan: it must go through the finalization transaction.
     pub completes_plan: bool,
-    /// Nothing changed (never the case today: `updated_at` always moves).
-    pub unchanged: bool,
     /// Advisories met on the way (v1 reopen without amendment, approval defaulted, …).
     pub advisories: Vec<Finding>,
 }
@@ -556,7 +557,6 @@ pub fn plan_transition(
         completed_count,
         task_count: task_ids.len() as u64,
         plan_status,
-        unchanged: candidate_bytes == bytes,
         candidate: value,
         candidate_bytes,
         before_sha256,
@@ -614,6 +614,11 @@ fn refuse_findings(findings: Vec<Finding>, what: &str) -> Result<(), Refusal> {
 /// Schema, semantics and gate findings of a state; `completed_only` restricts the gate findings
 /// to completed tasks (the state as read: only those block every transition).
 fn state_findings(value: &Value, facts: &PlanFacts, completed_only: bool) -> Result<Era, Refusal> {
+    let mode = if completed_only {
+        CheckMode::AsRead
+    } else {
+        CheckMode::Strict
+    };
     let era = match crate::dwp::model::state_era(value) {
         Ok(era) => era,
         Err(e) => {
@@ -632,7 +637,11 @@ fn state_findings(value: &Value, facts: &PlanFacts, completed_only: bool) -> Res
         refuse_findings(findings, "state.json does not match its schema")?;
     }
     let state = State::from_value(value);
-    refuse_findings(semantic_findings(&state), "state.json is inconsistent")?;
+    let semantic: Vec<Finding> = check_state(&state, mode)
+        .into_iter()
+        .filter(|f| f.severity == crate::report::Severity::Fail)
+        .collect();
+    refuse_findings(semantic, "state.json is inconsistent")?;
     let plan_dir = facts.plan_dir.as_deref();
     let gate_findings: Vec<Finding> = state
         .tasks
@@ -653,90 +662,7 @@ fn validate_input(value: &Value, facts: &PlanFacts) -> Result<Era, Refusal> {
 }
 
 fn validate_candidate(value: &Value, facts: &PlanFacts) -> Result<(), Refusal> {
-    state_findings(value, facts, false)?;
-    // Blocker rules on what is about to be written (SPEC §1.6).
-    let state = State::from_value(value);
-    let any_blocked = state
-        .tasks
-        .iter()
-        .any(|t| t.status == Some(TaskStatus::Blocked));
-    match &state.blocked {
-        Some(b) => {
-            let named = b.task.and_then(|id| state.task(id));
-            if named.is_none_or(|t| t.status != Some(TaskStatus::Blocked)) {
-                return Err(refuse(
-                    "blocker-task-not-blocked",
-                    "the candidate's blocker record names a task that is not blocked",
-                    "resolve the blocker (--resolve-blocker) when the task resumes",
-                ));
-            }
-        }
-        None if any_blocked => {
-            return Err(refuse(
-                "blocker-record-missing",
-                "a task is blocked but the candidate has no blocker record",
-                "block the task with --status blocked --block-reason TEXT",
-            ));
-        }
-        None => {}
-    }
-    Ok(())
-}
-
-/// Cross-field rules of SPEC §1.3 / §1.6 that a writer needs on its input and candidate.
-fn semantic_findings(state: &State) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let n = state.tasks.len() as u64;
-    for (i, t) in state.tasks.iter().enumerate() {
-        if t.id != Some(i as u64 + 1) {
-            out.push(
-                Finding::fail(
-                    "task-ids-not-contiguous",
-                    format!("tasks[{i}] has id {:?}; ids must be 1..{n} in order", t.id),
-                )
-                .hint("renumber the tasks 1..n in order"),
-            );
-            break;
-        }
-    }
-    if let Some(tc) = state.task_count
-        && tc != n
-    {
-        out.push(
-            Finding::fail(
-                "task-count-mismatch",
-                format!("task_count is {tc} but the plan has {n} task(s)"),
-            )
-            .hint("set task_count to the number of tasks"),
-        );
-    }
-    let completed = state.tasks.iter().filter(|t| t.is_completed()).count() as u64;
-    if let Some(cc) = state.completed_count
-        && cc != completed
-    {
-        out.push(
-            Finding::fail(
-                "completed-count-mismatch",
-                format!("completed_count is {cc} but {completed} task(s) are completed"),
-            )
-            .hint("set completed_count to the number of completed tasks"),
-        );
-    }
-    for t in &state.tasks {
-        if t.is_completed() && t.completed_at.is_none() {
-            out.push(
-                Finding::fail(
-                    "completed-without-timestamp",
-                    format!(
-                        "task {} is completed but has no completed_at",
-                        t.id.unwrap_or(0)
-                    ),
-                )
-                .task(t.id.unwrap_or(0)),
-            );
-        }
-    }
-    out
+    state_findings(value, facts, false).map(|_| ())
 }
 
 fn check_ready(state: &State) -> Result<(), Refusal> {
@@ -768,18 +694,16 @@ fn check_approved(
     facts: &PlanFacts,
     advisories: &mut Vec<Finding>,
 ) -> Result<(), Refusal> {
-    let (approval, source) = match (state.approval, facts.readme_approval) {
-        (Some(a), _) => (a, "state.json `approval`"),
-        (None, Some(a)) => (
-            a,
-            "the README `Approval:` line (state.json has no `approval`)",
-        ),
-        (None, None) => (
-            Approval::Pending,
-            "default: state.json has no `approval` and the README no `Approval:` line, so the plan counts as pending (the DWP seed's rule; the Python helper would treat it as approved)",
-        ),
+    let effective = approval_effective(state, facts.readme_approval.as_deref());
+    let approval = effective.approval;
+    let source = match effective.source {
+        ApprovalSource::State | ApprovalSource::LegacyImplied => "state.json `approval`",
+        ApprovalSource::Readme => "the README `Approval:` line (state.json has no `approval`)",
+        ApprovalSource::DefaultPending => {
+            "default: state.json has no `approval` and the README no `Approval:` line, so the plan counts as pending (the DWP seed's rule; the Python helper would treat it as approved)"
+        }
     };
-    if state.approval.is_none() {
+    if effective.source == ApprovalSource::Readme {
         advisories.push(Finding::advisory(
             "approval-from-readme",
             format!("approval `{approval}` taken from {source}"),
@@ -975,8 +899,7 @@ pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64
     let readme_approval = readme
         .as_ref()
         .and_then(|r| r.approval.as_ref())
-        .and_then(|d| d.value.as_state_str())
-        .and_then(Approval::parse);
+        .map(|d| d.raw.clone());
     let mut amendment_dates = Vec::new();
     if let (Ok(id), Ok(value)) = (u64::try_from(task), parse_json(state_bytes)) {
         let state = State::from_value(&value);
@@ -1033,4 +956,121 @@ pub fn publish_terminal(
     req.expected_sha256 = Some(t.before_sha256.clone());
     req.operation = "update".to_string();
     finalize(&req, &mut |_| {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V1: &str = r#"{"schema": "https://deepworkplan.com/schema/plan-state/v1.json",
+      "plan": "PLAN_x", "updated_at": "2026-01-01T00:00:00Z", "status": "pending",
+      "completed_count": 0, "task_count": 2,
+      "tasks": [{"id": 1, "file": "1.task_a.md", "title": "A", "status": "pending"},
+                {"id": 2, "file": "2.task_b.md", "title": "B", "status": "pending"}]}"#;
+
+    fn clock() -> Clock {
+        Clock::fixed("2026-10-05T09:00:00Z".parse().unwrap(), 1_250_000)
+    }
+
+    fn apply(bytes: &[u8], req: &UpdateRequest) -> Result<Transition, Refusal> {
+        plan_transition(bytes, req, &PlanFacts::detached("PLAN_x"), &mut clock())
+    }
+
+    #[test]
+    fn block_takes_since_first_and_a_reblock_keeps_it() {
+        let mut req = UpdateRequest::new(1, TaskStatus::Blocked);
+        req.block_reason = Some("staging down".into());
+        let t = apply(V1.as_bytes(), &req).unwrap();
+        let v = &t.candidate;
+        assert_eq!(v["blocked"]["since"], "2026-10-05T09:00:00+00:00");
+        assert_eq!(v["updated_at"], "2026-10-05T09:00:01.250000+00:00");
+        assert_eq!(v["checkpoint"]["at"], "2026-10-05T09:00:02.500000+00:00");
+        assert_eq!(v["blocked"]["needs"], "");
+        assert_eq!(t.plan_status, PlanStatus::Blocked);
+        // Re-blocking the same task keeps `since` and takes no clock value for it.
+        req.block_reason = Some("still down".into());
+        let again = apply(&t.candidate_bytes, &req).unwrap();
+        assert_eq!(
+            again.candidate["blocked"]["since"],
+            "2026-10-05T09:00:00+00:00"
+        );
+        assert_eq!(again.candidate["blocked"]["reason"], "still down");
+        assert_eq!(again.candidate["updated_at"], "2026-10-05T09:00:00+00:00");
+    }
+
+    #[test]
+    fn gate_json_keeps_its_order_and_takes_no_clock_value() {
+        let mut req = UpdateRequest::new(1, TaskStatus::InProgress);
+        req.gate_jsons = vec![
+            r#"{"command": "make test", "exit_code": 0, "passes": true, "evidence": "ran=3/3", "last_run": "2026-10-01T00:00:00Z"}"#.into(),
+        ];
+        let t = apply(V1.as_bytes(), &req).unwrap();
+        let gate = &t.candidate["tasks"][0]["gates"][0];
+        let keys: Vec<&str> = gate
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["command", "exit_code", "passes", "evidence", "last_run"]
+        );
+        assert_eq!(
+            t.candidate["checkpoint"]["at"],
+            "2026-10-05T09:00:01.250000+00:00"
+        );
+    }
+
+    #[test]
+    fn identical_replay_is_not_appended_but_consumes_its_clock_value() {
+        let mut req = UpdateRequest::new(1, TaskStatus::InProgress);
+        req.gates = vec!["make test|0|ran=3/3".into()];
+        let first = apply(V1.as_bytes(), &req).unwrap();
+        let second = apply(&first.candidate_bytes, &req).unwrap();
+        assert_eq!(
+            second.candidate["tasks"][0]["gates"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            second.candidate["checkpoint"]["at"],
+            "2026-10-05T09:00:02.500000+00:00"
+        );
+    }
+
+    #[test]
+    fn completing_the_last_task_marks_the_plan_for_publication() {
+        let mut bytes = V1.as_bytes().to_vec();
+        for id in 1..=2 {
+            let mut req = UpdateRequest::new(id, TaskStatus::Completed);
+            req.gates = vec!["make test|0|ran=3/3".into()];
+            let t = apply(&bytes, &req).unwrap();
+            assert_eq!(t.completes_plan, id == 2);
+            bytes = t.candidate_bytes;
+        }
+        let v: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            v["checkpoint"],
+            json!({"task": 2, "step": "done", "at": "2026-10-05T09:00:02.500000+00:00", "note": "Plan completed."})
+        );
+        assert_eq!(v["completed_count"], 2);
+    }
+
+    #[test]
+    fn argument_checks_come_first() {
+        let mut req = UpdateRequest::new(1, TaskStatus::InProgress);
+        req.commit = Some("ABCDEF1".into());
+        assert_eq!(apply(b"not json", &req).unwrap_err().kind, "commit-not-hex");
+        req.commit = None;
+        req.worked = Some("é".repeat(WORKED_MAX + 1));
+        assert_eq!(apply(b"not json", &req).unwrap_err().kind, "field-too-long");
+        req.worked = Some("é".repeat(WORKED_MAX));
+        assert_eq!(
+            apply(b"not json", &req).unwrap_err().kind,
+            "state-unreadable"
+        );
+    }
 }

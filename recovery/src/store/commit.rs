@@ -32,6 +32,8 @@ pub struct Committed {
     /// SHA-256 of the bytes replaced (`None` when the file was created).
     pub before_sha256: Option<String>,
     pub after_sha256: String,
+    /// Why the journal line could not be appended (the write itself happened).
+    pub journal_error: Option<String>,
 }
 
 /// Performs the write. On any error the target holds the bytes it had (a crash point may leave
@@ -53,14 +55,18 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
     }
     crash_point("store.after_recheck");
     write_atomic(req.target, req.new_bytes, req.durability)?;
-    if let Some((journal, entry)) = req.journal {
-        journal.append(entry, req.durability)?;
-    }
+    // The new bytes are in place: a journal that cannot be written is reported, never turned
+    // into a failed write (the caller would retry a change that already happened).
+    let journal_error = req
+        .journal
+        .and_then(|(journal, entry)| journal.append(entry, req.durability).err())
+        .map(|e| e.to_string());
     crash_point("store.before_release");
     guard.release()?;
     Ok(Committed {
         before_sha256: current.as_deref().map(sha256_hex),
         after_sha256: sha256_hex(req.new_bytes),
+        journal_error,
     })
 }
 
@@ -110,5 +116,30 @@ mod tests {
         assert_eq!(done.before_sha256, None);
         assert_eq!(std::fs::read(&t).unwrap(), b"new");
         assert_eq!(j.read().unwrap().entries, vec![entry]);
+    }
+
+    #[test]
+    fn an_unwritable_journal_does_not_undo_the_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("s.json");
+        std::fs::write(&t, b"old").unwrap();
+        // The journal's folder is a file: the append fails.
+        std::fs::write(dir.path().join("blocked"), b"").unwrap();
+        let j = Journal::new(dir.path().join("blocked/j.ndjson"));
+        let entry = json!({"op": "x"});
+        let done = commit(&CommitRequest {
+            target: &t,
+            lock: LockStyle::Directory,
+            operation: "x",
+            tool: "t",
+            expected_bytes: Some(b"old"),
+            new_bytes: b"new",
+            journal: Some((&j, &entry)),
+            durability: Durability::Full,
+        })
+        .unwrap();
+        assert!(done.journal_error.is_some());
+        assert_eq!(std::fs::read(&t).unwrap(), b"new");
+        assert!(!dir.path().join("s.json.lock").exists());
     }
 }

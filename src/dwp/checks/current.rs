@@ -2,7 +2,8 @@
 
 use super::load::{FileRead, PlanFiles, is_task_file_name};
 use super::shape::{self, Era};
-use super::{CheckOptions, FindingExt, Out, gates, md, utf8_check, version_parts};
+use super::{CheckOptions, FindingExt, Out, md, seed, utf8_check, version_parts};
+use crate::dwp::model;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
@@ -83,6 +84,16 @@ pub(super) fn check(
     let mark = out.mark();
     let state_errors = shape::state_errors(state, era);
     for e in &state_errors {
+        if !e.error {
+            out.advisory(
+                "timestamp-not-iso8601",
+                format!("state.json {}: {}", e.path, e.problem),
+            )
+            .file("state.json")
+            .group(e.group_key())
+            .hint("write timestamps as ISO-8601, e.g. 2026-10-05T09:00:00+00:00");
+            continue;
+        }
         let f = out
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
             .file("state.json")
@@ -93,7 +104,7 @@ pub(super) fn check(
         }
     }
     let manifest_errors = shape::manifest_errors(&manifest, era);
-    for e in &manifest_errors {
+    for e in manifest_errors.iter().filter(|e| e.error) {
         out.fail(
             "manifest-shape-error",
             format!("manifest.json {}: {}", e.path, e.problem),
@@ -105,7 +116,7 @@ pub(super) fn check(
     let Some(tasks) = state.get("tasks").and_then(Value::as_array) else {
         return;
     };
-    if state_errors.is_empty() && manifest_errors.is_empty() {
+    if !state_errors.iter().chain(&manifest_errors).any(|e| e.error) {
         out.pass(
             "state-shape",
             "state.json and manifest.json have the closed schema shape",
@@ -158,6 +169,7 @@ pub(super) fn check(
         return;
     };
     utf8_check(files, "README.md", out);
+    let rf = md::ReadmeFacts::read(&readme);
 
     // 6. The other plan artifacts.
     for (rel, id) in [
@@ -184,7 +196,7 @@ pub(super) fn check(
     }
 
     // 7. Standard.
-    let declared = md::standard(&readme).or_else(|| {
+    let declared = rf.standard.clone().or_else(|| {
         manifest
             .get("spec_version")
             .and_then(Value::as_str)
@@ -193,10 +205,8 @@ pub(super) fn check(
     let standard_major = standard_check(declared.as_deref(), out);
 
     // 8. Still materializing?
-    let plan_status = md::plan_status(&readme);
-    if let Some(Err(v)) = &plan_status
-        && v.to_ascii_lowercase().starts_with("materializing")
-    {
+    let plan_status = rf.plan_status.clone();
+    if rf.materializing {
         out.fail(
             "readme-materializing",
             "README still says Plan Status: materializing",
@@ -225,8 +235,8 @@ pub(super) fn check(
 
     // 10. Goal and Context.
     let mut goal_ok = true;
-    for name in ["Goal", "Context"] {
-        if !md::section(&readme, name).is_some_and(|s| !s.trim().is_empty()) {
+    for (name, written) in [("Goal", rf.goal_written), ("Context", rf.context_written)] {
+        if !written {
             goal_ok = false;
             out.fail(
                 &format!("readme-{}-empty", name.to_ascii_lowercase()),
@@ -242,57 +252,28 @@ pub(super) fn check(
         out.pass("readme-goal-context", "README Goal and Context are written");
     }
 
-    // 11. Task ids and counts.
+    // 11. Task ids and counts (with the other state semantics of §1.6, reported at item 15).
     let ids: Vec<Option<u64>> = tasks
         .iter()
         .map(|t| t.get("id").and_then(Value::as_u64))
         .collect();
-    let contiguous = ids
-        .iter()
-        .enumerate()
-        .all(|(i, id)| *id == Some(i as u64 + 1));
-    let task_count = state.get("task_count").and_then(Value::as_u64);
-    if !contiguous {
-        out.fail(
-            "task-ids-not-contiguous",
-            "state.json task ids are not 1..n in order",
-        )
-        .file("state.json")
-        .hint("number the tasks 1, 2, … n in order");
-    }
+    let typed = model::State::from_value(state);
     if tasks.len() < 2 {
         out.fail(
             "too-few-tasks",
             "a plan needs at least two tasks (the work and the Final Review)",
         )
-        .file("state.json");
-    }
-    if task_count != Some(tasks.len() as u64) {
-        out.fail(
-            "task-count-mismatch",
-            format!(
-                "state.json task_count is {} but it lists {} task(s)",
-                task_count.map_or("missing".into(), |n| n.to_string()),
-                tasks.len()
-            ),
-        )
         .file("state.json")
-        .hint("set task_count to the number of tasks");
-    }
-    if contiguous && tasks.len() >= 2 && task_count == Some(tasks.len() as u64) {
-        out.pass(
-            "task-ids",
-            format!("task ids 1..{} contiguous, task_count matches", tasks.len()),
-        );
+        .hint("end every plan with a Final Review task");
     }
 
     // 12. README index against the state.
     fn status_of(t: &Value) -> &str {
         t.get("status").and_then(Value::as_str).unwrap_or("")
     }
-    let index = md::task_index(&readme);
+    let index = &rf.index;
     let mut by_task: HashMap<u64, &md::IndexEntry> = HashMap::new();
-    for e in &index {
+    for e in index {
         by_task.entry(e.task).or_insert(e);
     }
     let mut index_ok = true;
@@ -354,20 +335,17 @@ pub(super) fn check(
             "README task index agrees with state.json task by task",
         );
     }
-    let completed_n = tasks.iter().filter(|t| status_of(t) == "completed").count() as u64;
-    match state.get("completed_count").and_then(Value::as_u64) {
-        Some(c) if c == completed_n => {}
-        other => {
-            out.fail(
-                "completed-count-mismatch",
-                format!(
-                    "state.json completed_count is {} but {completed_n} task(s) are completed",
-                    other.map_or("missing".into(), |n| n.to_string())
-                ),
-            )
-            .file("state.json")
-            .hint("set completed_count to the number of completed tasks");
-        }
+    for (line, task, checked) in &rf.contradicting_elsewhere {
+        out.advisory(
+            "readme-checkbox-elsewhere-contradicts",
+            format!(
+                "README line {line} {} task {task} outside the task list, contradicting the index",
+                if *checked { "ticks" } else { "leaves unticked" }
+            ),
+        )
+        .task(*task)
+        .file("README.md")
+        .hint("only the Task List section is the index; reword or fix the stray checkbox");
     }
     let checked = index.iter().filter(|e| e.checked).count() as u64;
     match plan_status {
@@ -411,33 +389,37 @@ pub(super) fn check(
 
     // 13. Task records.
     let format = state.get("format").and_then(Value::as_str).unwrap_or("");
-    if format == "lite" {
-        lite_records(files, &readme, tasks, &ids, out);
+    let bodies = if format == "lite" {
+        lite_records(files, &rf, tasks, &ids, out);
+        rf.records
+            .iter()
+            .map(|r| (r.anchor, (r.body.clone(), "README.md".to_string())))
+            .collect()
     } else {
-        full_records(files, &readme, &index, tasks, &ids, out);
-    }
+        full_records(files, &rf, tasks, &ids, out)
+    };
 
     // 14. Gates.
     let mark = out.mark();
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
-        gate_checks(files, t, id, out);
+        gate_checks(files, typed_task(&typed, t, i).as_ref(), id, out);
     }
     if !out.failures_since(mark) {
         out.pass("gates", "gate records support every completed task");
     }
 
-    // 15. Status coherence.
-    status_checks(state, tasks, &ids, out);
+    // 15. Ids, counts, status, blocker, checkpoint, promotion and locators (SPEC §1.6).
+    semantic_checks(&typed, out);
 
     // 16. A completed plan: security review and receipt.
     if state.get("status").and_then(Value::as_str) == Some("completed") {
         super::security_review_check(files, out);
-        super::receipt_check(files, state_bytes, state, standard_major, opts, out);
+        super::receipt_check(files, state_bytes, &typed, standard_major, opts, out);
     }
 
     // 17. Approval.
-    let effective = approval.or_else(|| md::approval_from_readme(&readme).map(str::to_string));
+    let effective = approval.or_else(|| rf.approval.map(str::to_string));
     match effective.as_deref() {
         Some("approved") | Some("pre_approved") => {
             out.pass("approval", "plan is approved");
@@ -445,7 +427,7 @@ pub(super) fn check(
         _ => {
             out.advisory(
                 "approval-pending",
-                if approval_value.is_none() && md::approval_from_readme(&readme).is_none() {
+                if approval_value.is_none() && rf.approval.is_none() {
                     "valid proposal awaiting approval (no approval in state.json nor an Approval line in the README: pending by the seed's rule)"
                 } else {
                     "valid proposal awaiting approval"
@@ -456,7 +438,24 @@ pub(super) fn check(
     }
 
     // 18. planseal's own checks of the seed's rules.
-    extra_checks(state, &manifest, tasks, &ids, out);
+    extra_checks(&manifest, tasks, &ids, out);
+    let views: Vec<seed::TaskView<'_>> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let id = ids[i].unwrap_or(i as u64 + 1);
+            let body = bodies.get(&id);
+            seed::TaskView {
+                id,
+                status: t.get("status").and_then(Value::as_str).unwrap_or(""),
+                has_commit: seed::has_commit(t),
+                body: body.map(|(b, _)| b),
+                file: body.map_or_else(|| "state.json".to_string(), |(_, f)| f.clone()),
+            }
+        })
+        .collect();
+    let progress = files.text("PROGRESS.md");
+    seed::check(&views, progress.as_deref(), files.in_git_work_tree, out);
 }
 
 impl Out {
@@ -527,12 +526,12 @@ const TASK_FIELDS: [&str; 4] = [
 ];
 
 /// Field, log-status and close-out checks of one task body (file or inline record).
-fn body_checks(body: &str, id: u64, status: &str, file: &str, out: &mut Out) {
+fn body_checks(body: &md::TaskFacts, id: u64, status: &str, file: &str, out: &mut Out) {
     let mut missing: Vec<&str> = TASK_FIELDS
         .into_iter()
-        .filter(|f| !md::field_non_empty(body, f))
+        .filter(|f| !body.field_non_empty(f))
         .collect();
-    if status != "completed" && !md::field_non_empty(body, "Context") {
+    if status != "completed" && !body.field_non_empty("Context") {
         missing.push("Context");
     }
     if !missing.is_empty() {
@@ -545,28 +544,30 @@ fn body_checks(body: &str, id: u64, status: &str, file: &str, out: &mut Out) {
         .group(format!("task-field-empty {}", missing.join(",")))
         .hint("write each section under its heading (e.g. `## Goal`) or bold label");
     }
-    if status == "completed" {
-        let log = md::completion_log(body);
-        let log_status = log.as_deref().and_then(md::log_status);
-        if log_status.as_deref() == Some("pending") {
-            out.fail("task-log-still-pending", format!("task {id} is completed but its Completion & Log still says Status: pending"))
-                .task(id)
-                .file(file.to_string())
-                .hint("fill in the Completion & Log (Status: completed, summary, gate record) or reopen the task");
-        }
+    if status == "completed" && body.log_status.as_deref() == Some("pending") {
+        out.fail("task-log-still-pending", format!("task {id} is completed but its Completion & Log still says Status: pending"))
+            .task(id)
+            .file(file.to_string())
+            .hint("fill in the Completion & Log (Status: completed, summary, gate record) or reopen the task");
     }
 }
 
+/// Item 13 for a Full plan; returns each readable task file's facts by task id.
 fn full_records(
     files: &PlanFiles,
-    readme: &str,
-    index: &[md::IndexEntry],
+    rf: &md::ReadmeFacts,
     tasks: &[Value],
     ids: &[Option<u64>],
     out: &mut Out,
-) {
+) -> HashMap<u64, (md::TaskFacts, String)> {
+    let mut bodies = HashMap::new();
     let mark = out.mark();
     let mut inventory: BTreeSet<String> = BTreeSet::new();
+    // Every task file the README links, from the index lines or anywhere else.
+    let linked: std::collections::HashSet<&str> =
+        rf.index.iter().filter_map(|e| e.link.as_deref()).collect();
+    // Links outside the index lines, read only if some task file is not linked there.
+    let mut linked_elsewhere: Option<Vec<String>> = None;
     let n = tasks.len();
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
@@ -587,14 +588,6 @@ fn full_records(
             continue;
         }
         inventory.insert(value.to_string());
-        if !value.starts_with(&format!("{id}.task_")) {
-            out.fail(
-                "task-file-name-mismatch",
-                format!("task {id}: file {value} does not start with {id}.task_"),
-            )
-            .task(id)
-            .file(value.to_string());
-        }
         match files.get(value) {
             FileRead::Missing => {
                 out.fail(
@@ -611,8 +604,13 @@ fn full_records(
             _ => continue,
         }
         utf8_check(files, value, out);
-        let body = files.text(value).unwrap_or_default();
+        let needs = md::Needs {
+            context: status != "completed",
+            legacy: false,
+        };
+        let body = md::TaskFacts::read(&files.text(value).unwrap_or_default(), needs);
         body_checks(&body, id, status, value, out);
+        let body = &bodies.entry(id).or_insert((body, value.to_string())).0;
         let is_final = value.contains("task_final_review");
         if is_final && i + 1 != n {
             out.fail(
@@ -624,7 +622,7 @@ fn full_records(
             .hint("the Final Review closes the plan: make it the last task");
         }
         if i + 1 == n {
-            let missing = md::final_review_missing_parts(&body);
+            let missing = &body.missing_final_terms;
             if !is_final || !missing.is_empty() {
                 out.fail(
                     "final-review-not-final-task",
@@ -639,9 +637,13 @@ fn full_records(
                 .hint("end the plan with N.task_final_review.md covering the security pass, final-state validation and skills reconciliation");
             }
         }
-        if !index.iter().any(|e| e.link.as_deref() == Some(value))
-            && !readme.contains(&format!("]({value})"))
-            && !readme.contains(&format!("](./{value})"))
+        if !linked.contains(value)
+            && !linked_elsewhere
+                .get_or_insert_with(|| {
+                    md::linked_task_files(&files.text("README.md").unwrap_or_default())
+                })
+                .iter()
+                .any(|l| l == value)
         {
             out.fail(
                 "readme-task-link-missing",
@@ -685,17 +687,22 @@ fn full_records(
             format!("{n} task file(s) present, complete and linked; Final Review last"),
         );
     }
+    bodies
 }
 
 fn lite_records(
     files: &PlanFiles,
-    readme: &str,
+    rf: &md::ReadmeFacts,
     tasks: &[Value],
     ids: &[Option<u64>],
     out: &mut Out,
 ) {
     let mark = out.mark();
-    let records = md::lite_records(readme);
+    let records = &rf.records;
+    let mut by_anchor: HashMap<u64, &md::LiteRecord> = HashMap::new();
+    for r in records {
+        by_anchor.entry(r.anchor).or_insert(r);
+    }
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
         let status = t.get("status").and_then(Value::as_str).unwrap_or("");
@@ -704,25 +711,14 @@ fn lite_records(
             .and_then(|l| l.get("kind"))
             .and_then(Value::as_str)
             .unwrap_or("");
-        let value = loc
-            .and_then(|l| l.get("value"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
         if kind != "inline" {
             out.fail("locator-format-mismatch", format!("task {id}: locator kind {kind:?} in a Lite plan (expected \"inline\")"))
                 .task(id)
                 .file("state.json")
                 .hint("Lite plans locate each task by its README anchor: {\"kind\": \"inline\", \"value\": \"#task-N\"}");
-        } else if value != format!("#task-{id}") {
-            out.fail(
-                "locator-format-mismatch",
-                format!("task {id}: locator {value:?} (expected \"#task-{id}\")"),
-            )
-            .task(id)
-            .file("state.json");
         }
-        let anchors = md::anchor_count(readme, id);
-        let record = records.iter().find(|r| r.anchor == id);
+        let anchors = rf.anchor_count(id);
+        let record = by_anchor.get(&id).copied();
         match (anchors, record) {
             (1, Some(r)) if r.task == id => {
                 body_checks(&r.body, id, status, "README.md", out);
@@ -764,7 +760,7 @@ fn lite_records(
             .file("README.md")
             .hint("the Final Review is the last task record of the plan");
         } else {
-            let missing = md::final_review_missing_parts(&last.body);
+            let missing = &last.body.missing_final_terms;
             if !missing.is_empty() {
                 out.fail("final-review-not-final-task", format!("the Final Review record does not name {}", missing.join(", ")))
                     .task(last.task)
@@ -803,215 +799,72 @@ fn lite_records(
     }
 }
 
-/// Item 14 for one task (also used by the legacy path).
-pub(crate) fn gate_checks(files: &PlanFiles, t: &Value, id: u64, out: &mut Out) {
-    let status = t.get("status").and_then(Value::as_str).unwrap_or("");
-    let completed = status == "completed";
-    let empty = Vec::new();
-    let records = t.get("gates").and_then(Value::as_array).unwrap_or(&empty);
-    // Log pointers of every record.
-    for (j, g) in records.iter().enumerate() {
-        let Some(evidence) = g.get("evidence").and_then(Value::as_str) else {
-            continue;
-        };
-        for ptr in gates::log_pointers(evidence) {
-            match planseal_recovery::paths::check_relative(ptr) {
-                Err(e) => {
-                    out.fail("log-pointer-outside-plan", format!("task {id} gate {}: log={ptr} is outside the plan ({e})", j + 1))
-                        .task(id)
-                        .file("state.json")
-                        .hint("log= must name a file inside the plan folder, e.g. analysis_results/gates/t1.log");
-                    continue;
-                }
-                Ok(()) => {}
-            }
-            match files.path_status(ptr) {
-                super::load::PathStatus::File => {}
-                super::load::PathStatus::Outside(why) => {
-                    out.fail(
-                        "log-pointer-outside-plan",
-                        format!(
-                            "task {id} gate {}: log={ptr} leaves the plan ({why})",
-                            j + 1
-                        ),
-                    )
-                    .task(id)
-                    .file("state.json")
-                    .hint("log= must name a file inside the plan folder");
-                }
-                super::load::PathStatus::Missing | super::load::PathStatus::NotAFile(_) => {
-                    out.fail(
-                        "log-pointer-missing",
-                        format!(
-                            "task {id} gate {}: log={ptr} does not exist in the plan",
-                            j + 1
-                        ),
-                    )
-                    .task(id)
-                    .file(ptr.to_string())
-                    .hint("restore the gate log, or rerun the gate and record it again");
-                }
-            }
-        }
+/// The typed view of task `i` (built once with the state), or built now when the lists differ.
+pub(crate) fn typed_task<'a>(
+    typed: &'a model::State,
+    t: &Value,
+    i: usize,
+) -> std::borrow::Cow<'a, model::Task> {
+    match typed.tasks.get(i).filter(|x| x.index == i) {
+        Some(task) => std::borrow::Cow::Borrowed(task),
+        None => std::borrow::Cow::Owned(model::Task::from_value(i, t)),
     }
-    let latest = gates::latest_per_command(records);
-    for (j, g) in &latest {
-        let passes = g.get("passes") == Some(&Value::Bool(true));
-        let evidence = g.get("evidence").and_then(Value::as_str).unwrap_or("");
-        let command = g.get("command").and_then(Value::as_str).unwrap_or("");
-        if passes {
-            match gates::evidence_problem(evidence) {
-                Some(gates::EvidenceProblem::ZeroSelection) => {
-                    out.fail("zero-selection-evidence", format!("task {id} gate {}: passing evidence shows an empty selection: {evidence}", j + 1))
-                        .task(id)
-                        .file("state.json")
-                        .hint("run a gate that selects tests and record its real count");
-                }
-                Some(gates::EvidenceProblem::NonExecution) => {
-                    out.fail("non-execution-evidence", format!("task {id} gate {}: passing evidence concedes the check did not execute: {evidence}", j + 1))
-                        .task(id)
-                        .file("state.json")
-                        .hint("a check that did not run is not passing evidence; record an amendment instead");
-                }
-                Some(gates::EvidenceProblem::Invalidated) if completed => {
-                    out.fail(
-                        "evidence-invalidated-by-refine",
-                        format!(
-                            "task {id} is completed on evidence invalidated by refine (`{command}`)"
-                        ),
-                    )
-                    .task(id)
-                    .file("state.json")
-                    .hint("rerun the gate after the refinement and record the new result");
-                }
-                _ => {}
-            }
-        }
-        if completed && !passes {
-            out.fail(
-                "failing-gate-without-later-pass",
-                format!("task {id} is completed but the latest run of `{command}` failed"),
-            )
-            .task(id)
-            .file("state.json")
-            .hint("rerun the same command until it passes and record it, or reopen the task");
-        } else if completed && !gates::record_succeeds(g) {
-            out.fail("completion-gates-unsuccessful", format!("task {id} is completed but the latest record of `{command}` lacks exit code 0 or evidence"))
-                .task(id)
-                .file("state.json")
-                .hint("record the gate with exit code 0 and a one-line evidence summary");
-        }
+}
+
+/// Item 14 for one task (also used by the legacy path): the evidence rules of SPEC §1.5 from
+/// `dwp::gates`, plus what a completed task needs on read: a latest passing record with exit
+/// code 0 and evidence (`completed_at` is one of the state semantics of item 15).
+pub(crate) fn gate_checks(files: &PlanFiles, task: &model::Task, id: u64, out: &mut Out) {
+    for mut f in crate::dwp::gates::task_gate_findings(task, Some(&files.dir)) {
+        f.file.get_or_insert_with(|| "state.json".to_string());
+        out.findings.push(f);
     }
-    if completed {
-        if records.is_empty() {
+    if !task.is_completed() {
+        return;
+    }
+    for g in crate::dwp::gates::latest_per_command(&task.gates) {
+        let empty = |s: &Option<String>| s.as_deref().is_none_or(|x| x.trim().is_empty());
+        if g.passes == Some(true)
+            && (g.exit_code != Some(0) || empty(&g.evidence) || empty(&g.command))
+        {
             out.fail(
                 "completion-gates-unsuccessful",
-                format!("task {id} is completed without any gate record"),
+                format!(
+                    "task {id} is completed but the latest record of `{}` lacks exit code 0 or evidence",
+                    g.command.as_deref().unwrap_or("")
+                ),
             )
             .task(id)
             .file("state.json")
-            .hint("record the validation command that proves the task");
-        }
-        if t.get("completed_at").is_none_or(Value::is_null) {
-            out.fail(
-                "completed-at-missing",
-                format!("task {id} is completed but has no completed_at"),
-            )
-            .task(id)
-            .file("state.json")
-            .hint("completed_at is set when the task is completed");
+            .hint("record the gate with exit code 0 and a one-line evidence summary");
         }
     }
 }
 
-/// Item 15: the derived status, the blocker and the checkpoint.
-pub(crate) fn status_checks(state: &Value, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
+/// Item 15 (and the id/count part of item 11): the state rules of `dwp::semantics`, judged
+/// strictly as verify does. The approval value was reported at item 4.
+pub(crate) fn semantic_checks(state: &model::State, out: &mut Out) {
     let mark = out.mark();
-    let st = |t: &Value| {
-        t.get("status")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let statuses: Vec<String> = tasks.iter().map(st).collect();
-    let blocker = state.get("blocked").filter(|b| !b.is_null());
-    let derived = if blocker.is_some() || statuses.iter().any(|s| s == "blocked") {
-        "blocked"
-    } else if !statuses.is_empty() && statuses.iter().all(|s| s == "completed") {
-        "completed"
-    } else if statuses.iter().any(|s| s != "pending") {
-        "in_progress"
-    } else {
-        "pending"
-    };
-    let declared = state.get("status").and_then(Value::as_str).unwrap_or("");
-    if declared != derived {
-        out.fail("status-incoherent", format!("state.json status is {declared:?} but the tasks make it {derived:?}"))
-            .file("state.json")
-            .hint("status is derived: blocked, completed when every task is, in_progress once any task started, else pending");
-    }
-    if let Some(b) = blocker {
-        let task = b.get("task").and_then(Value::as_u64);
-        let ok = task
-            .and_then(|t| ids.iter().position(|id| *id == Some(t)))
-            .is_some_and(|i| statuses[i] == "blocked");
-        if !ok {
-            out.fail(
-                "blocker-incoherent",
-                "the blocked record does not name an existing task whose status is blocked",
-            )
-            .file("state.json")
-            .hint("clear the record, or block the task it names");
+    for mut f in crate::dwp::semantics::check_state(state, crate::dwp::semantics::CheckMode::Strict)
+    {
+        if f.id == "unknown-approval" {
+            continue;
         }
-    } else if statuses.iter().any(|s| s == "blocked") {
-        out.fail(
-            "blocker-missing",
-            "a task is blocked but state.json has no blocked record",
-        )
-        .file("state.json")
-        .hint("record the blocker: task, reason, since, needs");
-    }
-    if let Some(cp) = state.get("checkpoint").filter(|c| !c.is_null()) {
-        let task = cp.get("task").and_then(Value::as_u64);
-        if !task.is_some_and(|t| ids.contains(&Some(t))) {
-            out.fail(
-                "checkpoint-task-unknown",
-                "checkpoint.task names no task of the plan",
-            )
-            .file("state.json");
-        }
-    }
-    if declared == "completed" {
-        let last = ids.last().copied().flatten();
-        let cp = state.get("checkpoint");
-        let ok = cp.and_then(|c| c.get("task")).and_then(Value::as_u64) == last
-            && cp.and_then(|c| c.get("step")).and_then(Value::as_str) == Some("done");
-        if !ok {
-            out.fail(
-                "terminal-checkpoint-missing",
-                "a completed plan's checkpoint must be {task: <last>, step: \"done\"}",
-            )
-            .file("state.json")
-            .hint(
-                "the terminal close writes the done checkpoint; re-publish through the finalizer",
-            );
-        }
+        f.file.get_or_insert_with(|| "state.json".to_string());
+        out.findings.push(f);
     }
     if !out.failures_since(mark) {
         out.pass(
-            "status-coherent",
-            format!("status {declared} agrees with the tasks and the blocker"),
+            "state-coherent",
+            format!(
+                "task ids 1..{n}, counts, status, blocker and checkpoint agree",
+                n = state.tasks.len()
+            ),
         );
     }
 }
 
-fn extra_checks(
-    state: &Value,
-    manifest: &Value,
-    tasks: &[Value],
-    ids: &[Option<u64>],
-    out: &mut Out,
-) {
+fn extra_checks(manifest: &Value, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
         if t.get("status").and_then(Value::as_str) == Some("completed")
@@ -1028,66 +881,7 @@ fn extra_checks(
             .hint("record --worked/--notes when completing a task");
         }
     }
-    if let Some(by) = manifest.get("created_by").and_then(Value::as_object) {
-        for (k, v) in by {
-            if let Some(s) = v.as_str()
-                && token_shaped(s)
-            {
-                out.fail(
-                    "created-by-secret",
-                    format!(
-                        "manifest.json created_by.{k} holds something token- or address-shaped"
-                    ),
-                )
-                .file("manifest.json")
-                .hint("created_by holds a display name only: remove the token or address");
-            }
-        }
+    for f in crate::dwp::semantics::check_manifest(&model::Manifest::from_value(manifest)) {
+        out.findings.push(f);
     }
-    let promoting = state.get("materialization").and_then(Value::as_str) == Some("promoting");
-    let has_promotion = state.get("promotion").is_some_and(|p| !p.is_null());
-    if promoting != has_promotion {
-        out.fail(
-            "promotion-incoherent",
-            "a promotion object must be present exactly while materialization is promoting",
-        )
-        .file("state.json");
-    }
-    if let Some(pp) = manifest.get("parent_plan").and_then(Value::as_str) {
-        let ok = pp.split_once(':').is_some_and(|(repo, plan)| {
-            !repo.is_empty() && super::super::discover::is_plan_name(plan)
-        });
-        if !ok {
-            out.fail(
-                "parent-plan-invalid",
-                format!("manifest.json parent_plan {pp:?} is not <repo>:<PLAN_name>"),
-            )
-            .file("manifest.json");
-        }
-    }
-}
-
-/// Long high-entropy strings, `sk-…`, `ghp_…`, e-mail addresses.
-fn token_shaped(s: &str) -> bool {
-    let t = s.trim();
-    if t.starts_with("sk-")
-        || t.starts_with("ghp_")
-        || t.starts_with("github_pat_")
-        || t.starts_with("xox")
-    {
-        return true;
-    }
-    if t.split_whitespace().any(|w| {
-        let (user, domain) = w.split_once('@').unwrap_or(("", ""));
-        !user.is_empty() && domain.contains('.')
-    }) {
-        return true;
-    }
-    t.split_whitespace().any(|w| {
-        w.len() >= 32
-            && w.chars().any(|c| c.is_ascii_digit())
-            && w.chars().any(|c| c.is_ascii_alphabetic())
-            && w.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_+/=".contains(c))
-    })
 }

@@ -2,10 +2,11 @@
 //! plus planseal's stricter checks there — the log Status line of completed tasks and the v1
 //! state's closed shape (SPEC §5).
 
-use super::current::{gate_checks, standard_check, status_checks};
+use super::current::{gate_checks, semantic_checks, standard_check, typed_task};
 use super::load::{FileRead, PlanFiles, is_task_file_name};
 use super::shape::{self, Era};
 use super::{CheckOptions, FindingExt, Out, md, utf8_check, version_parts};
+use crate::dwp::model;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -23,6 +24,7 @@ pub(super) fn check(
         return;
     };
     utf8_check(files, "README.md", out);
+    let rf = md::ReadmeFacts::read(&readme);
     for (rel, id) in [
         ("PROGRESS.md", "progress-missing"),
         ("PROMPTS.md", "prompts-missing"),
@@ -39,10 +41,8 @@ pub(super) fn check(
                 .hint(format!("restore {rel}"));
         }
     }
-    let plan_status = md::plan_status(&readme);
-    if let Some(Err(v)) = &plan_status
-        && v.to_ascii_lowercase().starts_with("materializing")
-    {
+    let plan_status = rf.plan_status.clone();
+    if rf.materializing {
         out.fail(
             "readme-materializing",
             "README still says Plan Status: materializing",
@@ -83,7 +83,10 @@ pub(super) fn check(
                 return;
             }
             Some(Era::V1) => {
-                for e in shape::manifest_errors(m, Era::V1) {
+                for e in shape::manifest_errors(m, Era::V1)
+                    .into_iter()
+                    .filter(|e| e.error)
+                {
                     out.fail(
                         "manifest-shape-error",
                         format!("manifest.json {}: {}", e.path, e.problem),
@@ -106,7 +109,7 @@ pub(super) fn check(
             Some(_) => {}
         }
     }
-    let declared = md::standard(&readme).or_else(|| {
+    let declared = rf.standard.clone().or_else(|| {
         manifest
             .as_ref()?
             .get("spec_version")?
@@ -174,8 +177,8 @@ pub(super) fn check(
         .file(file.to_string())
         .hint("the Final Review closes the plan: make it the last task");
     } else if let Some((num, file)) = finals.first() {
-        let body = files.text(file).unwrap_or_default();
-        let missing = md::final_review_missing_parts(&body);
+        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default(), md::Needs::ALL);
+        let missing = &body.missing_final_terms;
         if missing.is_empty() {
             out.pass(
                 "final-review",
@@ -204,7 +207,7 @@ pub(super) fn check(
     }
 
     // README index, links and Plan Status against the files.
-    let index = md::task_index(&readme);
+    let index = &rf.index;
     let index_tasks: BTreeSet<u64> = index.iter().map(|e| e.task).collect();
     if index_tasks != unique {
         out.fail(
@@ -265,9 +268,9 @@ pub(super) fn check(
         None => index.iter().filter(|e| e.checked).map(|e| e.task).collect(),
     };
     for (num, file) in &task_files {
-        let body = files.text(file).unwrap_or_default();
+        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default(), md::Needs::ALL);
         utf8_check(files, file, out);
-        if !md::field(&body, "Validation").is_some() {
+        if !body.has_validation_heading {
             out.fail(
                 "task-validation-missing",
                 format!("task {num}: no Validation section"),
@@ -276,7 +279,24 @@ pub(super) fn check(
             .file(file.to_string())
             .hint("add a `## Validation` section with the runnable commands");
         }
-        if !md::field_non_empty(&body, "Touched Surface") && !file.contains("final_review") {
+        let dangling: Vec<String> = body
+            .read_before
+            .iter()
+            .filter(|r| !unique.contains(r))
+            .map(|r| r.to_string())
+            .collect();
+        if !dangling.is_empty() {
+            out.advisory(
+                "read-before-unknown-task",
+                format!(
+                    "task {num}: Read Before Starting names task(s) {} that do not exist",
+                    dangling.join(", ")
+                ),
+            )
+            .task(*num)
+            .file(file.to_string());
+        }
+        if !body.field_non_empty("Touched Surface") && !file.contains("final_review") {
             out.advisory(
                 "touched-surface-missing",
                 format!("task {num}: no Touched Surface section"),
@@ -285,13 +305,7 @@ pub(super) fn check(
             .file(file.to_string());
         }
         // planseal, stricter than the helper's legacy path (SPEC §5).
-        if completed_tasks.contains(num)
-            && md::completion_log(&body)
-                .as_deref()
-                .and_then(md::log_status)
-                .as_deref()
-                == Some("pending")
-        {
+        if completed_tasks.contains(num) && body.log_status.as_deref() == Some("pending") {
             out.fail("task-log-still-pending", format!("task {num} is completed but its Completion & Log still says Status: pending (planseal checks this on v1 plans too)"))
                 .task(*num)
                 .file(file.to_string())
@@ -309,15 +323,31 @@ pub(super) fn check(
     // The v1 state's cross-checks.
     let plan_completed = match state {
         Some((bytes, s)) => {
-            state_cross_checks(files, s, &index, &task_files, out);
+            state_cross_checks(files, s, index, &task_files, out);
             let completed = s.get("status").and_then(Value::as_str) == Some("completed");
             if completed {
                 super::security_review_check(files, out);
-                super::receipt_check(files, bytes, s, standard_major, opts, out);
+                super::receipt_check(
+                    files,
+                    bytes,
+                    &model::State::from_value(s),
+                    standard_major,
+                    opts,
+                    out,
+                );
             }
             completed
         }
         None => {
+            // Without git, state.json replaces the git log: the state layer is required.
+            if !files.in_git_work_tree {
+                out.fail(
+                    "state-layer-required",
+                    "the plan has no state.json and does not live in a git work tree: without git the state layer is required",
+                )
+                .file("state.json")
+                .hint("create state.json for the plan (`planseal rebuild --write`), or keep the plan in a git repository");
+            }
             let completed = !index.is_empty() && index.iter().all(|e| e.checked);
             if completed {
                 super::security_review_check(files, out);
@@ -340,7 +370,10 @@ fn state_cross_checks(
     out: &mut Out,
 ) {
     let mark = out.mark();
-    for e in shape::state_errors(state, Era::V1) {
+    for e in shape::state_errors(state, Era::V1)
+        .into_iter()
+        .filter(|e| e.error)
+    {
         let f = out
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
             .file("state.json")
@@ -402,6 +435,11 @@ fn state_cross_checks(
         .file("state.json")
         .hint("one state entry per task file, naming it in `file`");
     }
+    let typed = model::State::from_value(state);
+    let mut index_by_task: std::collections::HashMap<u64, &md::IndexEntry> = Default::default();
+    for e in index {
+        index_by_task.entry(e.task).or_insert(e);
+    }
     let ids: Vec<Option<u64>> = tasks
         .iter()
         .map(|t| t.get("id").and_then(Value::as_u64))
@@ -409,7 +447,7 @@ fn state_cross_checks(
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
         let completed = t.get("status").and_then(Value::as_str) == Some("completed");
-        if let Some(e) = index.iter().find(|e| e.task == id)
+        if let Some(e) = index_by_task.get(&id)
             && e.checked != completed
         {
             out.fail(
@@ -424,9 +462,9 @@ fn state_cross_checks(
             .file("README.md")
             .hint("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild`");
         }
-        gate_checks(files, t, id, out);
+        gate_checks(files, typed_task(&typed, t, i).as_ref(), id, out);
     }
-    status_checks(state, tasks, &ids, out);
+    semantic_checks(&typed, out);
     if !out.failures_since(mark) {
         out.pass(
             "legacy-state",

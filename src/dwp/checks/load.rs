@@ -57,6 +57,8 @@ pub struct PlanFiles {
     /// Names directly in the plan folder.
     pub listing: Vec<String>,
     pub analysis_results_dir: bool,
+    /// The plan lives in a git work tree (an ancestor folder holds `.git`).
+    pub in_git_work_tree: bool,
 }
 
 /// The fixed names read for every plan.
@@ -96,6 +98,7 @@ impl PlanFiles {
             display: dir.display().to_string(),
             files,
             analysis_results_dir: dir.join("analysis_results").is_dir(),
+            in_git_work_tree: dir.ancestors().any(|a| a.join(".git").exists()),
             listing,
         })
     }
@@ -162,19 +165,56 @@ pub fn is_task_file_name(name: &str) -> bool {
 
 /// Reads `rel` inside `dir` without following anything out of it and without opening anything
 /// that is not a regular file.
+///
+/// Fast path: when no component of `rel` is a symlink (one `lstat` per component), the file is
+/// inside the plan by construction and is read directly; only a symlink on the way takes the
+/// canonicalising check of `resolve_inside`.
 pub fn read_inside(dir: &Path, rel: &str) -> FileRead {
-    use planseal_recovery::paths::{PathError, resolve_inside};
-    let path = match resolve_inside(dir, rel, true) {
-        Ok(p) => p,
-        Err(PathError::Missing) => return FileRead::Missing,
-        Err(PathError::Io(why)) => return FileRead::Unreadable(why),
-        Err(e) => return FileRead::Outside(e.to_string()),
-    };
-    let meta = match std::fs::metadata(&path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return FileRead::Missing,
-        Err(e) => return FileRead::Unreadable(e.to_string()),
-    };
+    use planseal_recovery::paths::{PathError, check_relative, resolve_inside};
+    if let Err(e) = check_relative(rel) {
+        return FileRead::Outside(e.to_string());
+    }
+    let mut path = dir.to_path_buf();
+    let parts: Vec<&str> = rel
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let mut meta = None;
+    for (i, part) in parts.iter().enumerate() {
+        path.push(part);
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return FileRead::Missing,
+            Err(e) if e.raw_os_error() == Some(20) => return FileRead::Missing, // ENOTDIR
+            Err(e) => return FileRead::Unreadable(e.to_string()),
+            Ok(m) if m.file_type().is_symlink() => {
+                // Slow path: resolve the link and make sure it stays inside.
+                let resolved = match resolve_inside(dir, rel, true) {
+                    Ok(p) => p,
+                    Err(PathError::Missing) => return FileRead::Missing,
+                    Err(PathError::Io(why)) => return FileRead::Unreadable(why),
+                    Err(e) => return FileRead::Outside(e.to_string()),
+                };
+                return match std::fs::metadata(&resolved) {
+                    Ok(m) => read_regular(&resolved, &m),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileRead::Missing,
+                    Err(e) => FileRead::Unreadable(e.to_string()),
+                };
+            }
+            Ok(m) => {
+                if i + 1 < parts.len() && !m.is_dir() {
+                    return FileRead::Missing;
+                }
+                meta = Some(m);
+            }
+        }
+    }
+    match meta {
+        Some(m) => read_regular(&path, &m),
+        None => FileRead::Missing,
+    }
+}
+
+fn read_regular(path: &Path, meta: &std::fs::Metadata) -> FileRead {
     if meta.is_dir() {
         return FileRead::Unreadable("is a directory, not a file".into());
     }
@@ -188,8 +228,7 @@ pub fn read_inside(dir: &Path, rel: &str) -> FileRead {
         ));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    match std::fs::File::open(&path)
-        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+    match std::fs::File::open(path).and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
     {
         Ok(_) => FileRead::Bytes(bytes),
         Err(e) => FileRead::Unreadable(e.to_string()),

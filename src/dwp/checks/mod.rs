@@ -9,11 +9,11 @@
 //! …). `docs/verify.md` lists them.
 
 mod current;
-pub mod gates;
 mod legacy;
 pub mod load;
 pub mod md;
 pub mod receipt;
+mod seed;
 pub mod shape;
 
 use crate::report::{Finding, Section, Severity, System};
@@ -138,7 +138,7 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
 /// The findings of one plan as they are produced.
 #[derive(Default)]
 pub(crate) struct Out {
-    findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 impl Out {
@@ -213,20 +213,29 @@ pub(crate) fn version_parts(v: &str) -> Option<(u64, u64, u64)> {
     Some((a, b, c))
 }
 
-/// Reports a file that is not valid UTF-8 (the checks go on with replacement characters).
+/// Reports a markdown file that is not valid UTF-8 text or holds NUL bytes (the checks go on with
+/// replacement characters).
 pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
-    if let Some(b) = files.bytes(rel)
-        && let Err(e) = std::str::from_utf8(b)
-    {
+    let Some(b) = files.bytes(rel) else {
+        return;
+    };
+    if let Err(e) = crate::dwp::markdown::decode(b) {
         out.fail(
             "file-not-utf8",
             format!(
                 "{rel} is not valid UTF-8 (first bad byte at offset {})",
-                e.valid_up_to()
+                e.offset
             ),
         )
         .file(rel.to_string())
         .hint("save the file as UTF-8");
+    } else if let Some(at) = b.iter().position(|&c| c == 0) {
+        out.fail(
+            "file-has-nul-byte",
+            format!("{rel} holds a NUL byte at offset {at}; it is not a text file"),
+        )
+        .file(rel.to_string())
+        .hint("remove the NUL byte(s); plan files are plain UTF-8 text");
     }
 }
 
@@ -234,7 +243,7 @@ pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
 pub(crate) fn receipt_check(
     files: &PlanFiles,
     state_bytes: &[u8],
-    state: &serde_json::Value,
+    state: &crate::dwp::model::State,
     standard_major: Option<u64>,
     opts: &CheckOptions,
     out: &mut Out,

@@ -1,54 +1,20 @@
 //! The publication receipt `analysis_results/FINALIZATION.json` (SPEC §1.9, §1.10 item 16):
-//! recompute the artifact fingerprint and the state hash from the bytes already read and compare.
+//! recompute the artifact fingerprint and the state hash from the bytes already read and compare
+//! them through `dwp::fingerprint`'s receipt reader (which also reads planseal's per-file maps).
 //!
 //! The fingerprint byte layout is pinned by `fixtures/vectors/dwp/*/fingerprint/`.
 
-use super::load::{FileRead, PlanFiles};
+use super::load::{FileRead, PlanFiles, read_inside};
+use crate::dwp::fingerprint::{
+    FileHashes, Fingerprint, RECEIPT_PATH, compare_file_hashes, parse_receipt, receipt_matches,
+};
+use crate::dwp::model::State;
 use planseal_recovery::hash::{Sha256Stream, sha256_hex};
-use serde_json::Value;
-use std::collections::BTreeMap;
 
-/// The six names every fingerprint covers.
-pub const FIXED_FINGERPRINT_NAMES: [&str; 6] = [
-    "README.md",
-    "PROGRESS.md",
-    "PROMPTS.md",
-    "manifest.json",
-    "analysis_results/SECURITY_REVIEW.md",
-    "analysis_results/SKILLS_CANDIDATES.md",
-];
-
-/// The fingerprinted names of a plan whose state is `state`: the six fixed names plus every
-/// `file` locator (v2/v5) or v1 `file` entry, sorted by their bytes.
-pub fn fingerprint_names(state: &Value) -> Vec<String> {
-    let mut names: Vec<String> = FIXED_FINGERPRINT_NAMES
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    for t in state
-        .get("tasks")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        match t.get("locator") {
-            Some(loc) => {
-                if loc.get("kind").and_then(Value::as_str) == Some("file")
-                    && let Some(v) = loc.get("value").and_then(Value::as_str)
-                {
-                    names.push(v.to_string());
-                }
-            }
-            None => {
-                if let Some(f) = t.get("file").and_then(Value::as_str) {
-                    names.push(f.to_string());
-                }
-            }
-        }
-    }
-    names.sort();
-    names.dedup();
-    names
+/// The fingerprinted names of a plan whose state is the JSON value `state`
+/// (`dwp::fingerprint::artifact_names`).
+pub fn fingerprint_names(state: &serde_json::Value) -> Vec<String> {
+    crate::dwp::fingerprint::artifact_names(&State::from_value(state))
 }
 
 /// `artifacts_sha256` over `names`, taking each file's bytes from `files` (absent ⇒ `<absent>`).
@@ -74,6 +40,27 @@ pub fn file_hash(files: &PlanFiles, name: &str) -> String {
     }
 }
 
+/// The current fingerprint of the plan computed from the bytes already read, in the form
+/// `dwp::fingerprint` compares receipts with; the per-file hashes only when asked for (a receipt
+/// with planseal's `files` map), since they double the hashing.
+pub fn current_fingerprint(files: &PlanFiles, names: &[String], per_file: bool) -> Fingerprint {
+    Fingerprint {
+        hex: fingerprint(files, names),
+        files: if per_file {
+            names
+                .iter()
+                .map(|n| {
+                    let h = file_hash(files, n);
+                    (n.clone(), (h != "<absent>").then_some(h))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+        refused: Vec::new(),
+    }
+}
+
 /// What comparing the receipt with the plan gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReceiptCheck {
@@ -84,61 +71,61 @@ pub enum ReceiptCheck {
     Mismatch(Vec<String>),
 }
 
-/// Compares the receipt bytes with the state bytes and the plan's files.
-pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &Value) -> ReceiptCheck {
-    let Some(bytes) = files.bytes("analysis_results/FINALIZATION.json") else {
+/// Compares the receipt (parsed by `dwp::fingerprint`) with the state bytes and the plan's files.
+/// With planseal's per-file maps the changed files are named: `files` for the fingerprinted ones,
+/// `evidence_files` for the others it covers (gate logs, PLAN_ANALYSIS.md), read here for that
+/// purpose only.
+pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> ReceiptCheck {
+    let Some(bytes) = files.bytes(RECEIPT_PATH) else {
         return ReceiptCheck::Missing;
     };
-    let receipt: Value = match serde_json::from_slice(bytes) {
-        Ok(v @ Value::Object(_)) => v,
-        Ok(_) => return ReceiptCheck::Unparseable("not a JSON object".into()),
+    let receipt = match parse_receipt(bytes) {
+        Ok(r) => r,
         Err(e) => return ReceiptCheck::Unparseable(e.to_string()),
     };
-    let field = |k: &str| receipt.get(k).and_then(Value::as_str);
-    let (Some(state_sha), Some(artifacts_sha)) = (field("state_sha256"), field("artifacts_sha256"))
-    else {
+    if receipt.state_sha256.is_none() || receipt.artifacts_sha256.is_none() {
         return ReceiptCheck::Unparseable("state_sha256 or artifacts_sha256 missing".into());
-    };
+    }
+    let names = crate::dwp::fingerprint::artifact_names(state);
+    let current = current_fingerprint(files, &names, receipt.files.is_some());
+    let cmp = receipt_matches(&receipt, &sha256_hex(state_bytes), &current);
     let mut diffs = Vec::new();
-    if field("result") != Some("verified") {
+    if !cmp.result_verified {
         diffs.push("result is not \"verified\"".to_string());
     }
-    if sha256_hex(state_bytes) != state_sha {
+    if !cmp.state_matches {
         diffs.push("state.json changed".to_string());
     }
-    let names = fingerprint_names(state);
-    if fingerprint(files, &names) != artifacts_sha {
-        match receipt.get("files").and_then(Value::as_object) {
-            Some(recorded) => {
-                let recorded: BTreeMap<&str, &str> = recorded
-                    .iter()
-                    .filter_map(|(k, v)| v.as_str().map(|v| (k.as_str(), v)))
-                    .collect();
-                for name in &names {
-                    let now = file_hash(files, name);
-                    match recorded.get(name.as_str()) {
-                        Some(was) if *was == now => {}
-                        Some(&"<absent>") => diffs.push(format!("{name} appeared")),
-                        Some(_) if now == "<absent>" => diffs.push(format!("{name} vanished")),
-                        Some(_) => diffs.push(format!("{name} changed")),
-                        None if now == "<absent>" => {}
-                        None => diffs.push(format!("{name} appeared")),
-                    }
-                }
-                for name in recorded.keys() {
-                    if !names.iter().any(|n| n == name) && *recorded.get(name).unwrap_or(&"") != "<absent>" {
-                        diffs.push(format!("{name} is no longer part of the plan"));
-                    }
-                }
-                if diffs.is_empty() {
-                    diffs.push("the fingerprinted plan files changed".to_string());
-                }
-            }
-            None => diffs.push(
-                "the fingerprinted plan files changed (README.md, PROGRESS.md, PROMPTS.md, manifest.json, SECURITY_REVIEW.md, SKILLS_CANDIDATES.md or a task file)"
-                    .to_string(),
-            ),
-        }
+    diffs.extend(cmp.changed.iter().map(|n| format!("{n} changed")));
+    diffs.extend(cmp.appeared.iter().map(|n| format!("{n} appeared")));
+    diffs.extend(cmp.vanished.iter().map(|n| format!("{n} vanished")));
+    if !cmp.artifacts_match && receipt.files.is_none() {
+        diffs.push(
+            "the fingerprinted plan files changed (README.md, PROGRESS.md, PROMPTS.md, manifest.json, SECURITY_REVIEW.md, SKILLS_CANDIDATES.md or a task file)"
+                .to_string(),
+        );
+    } else if !cmp.artifacts_match
+        && cmp.changed.is_empty()
+        && cmp.appeared.is_empty()
+        && cmp.vanished.is_empty()
+    {
+        diffs.push("the fingerprinted plan files changed".to_string());
+    }
+    if let Some(recorded) = &receipt.evidence_files {
+        let now: FileHashes = recorded
+            .keys()
+            .map(|name| {
+                let digest = match read_inside(&files.dir, name) {
+                    FileRead::Bytes(b) => Some(sha256_hex(&b)),
+                    _ => None,
+                };
+                (name.clone(), digest)
+            })
+            .collect();
+        let changes = compare_file_hashes(recorded, &now);
+        diffs.extend(changes.changed.iter().map(|n| format!("{n} changed")));
+        diffs.extend(changes.appeared.iter().map(|n| format!("{n} appeared")));
+        diffs.extend(changes.vanished.iter().map(|n| format!("{n} vanished")));
     }
     if diffs.is_empty() {
         ReceiptCheck::Matches

@@ -23,8 +23,8 @@ pub use receipt::{
     AcceptedException, FileChange, GitSeal, RECEIPT_FILE, Receipt, ReceiptError, ReceiptExtension,
 };
 pub use validate::{
-    Fingerprint, Validation, ValidationInput, covered_files, fingerprint, fingerprint_names,
-    validate_candidate,
+    Covered, Fingerprint, Validation, ValidationInput, covered_files, fingerprint,
+    fingerprint_names, validate_candidate,
 };
 
 use crate::report::{Finding, Refusal};
@@ -41,10 +41,12 @@ pub enum Step {
     AfterReverify,
     AfterReceipt,
     BeforeMarkerRemoval,
+    /// Published and sealed; only the lock is still held.
+    AfterMarkerRemoval,
 }
 
 impl Step {
-    pub const ALL: [Step; 7] = [
+    pub const ALL: [Step; 8] = [
         Step::AfterLock,
         Step::AfterValidation,
         Step::AfterMarker,
@@ -52,6 +54,7 @@ impl Step {
         Step::AfterReverify,
         Step::AfterReceipt,
         Step::BeforeMarkerRemoval,
+        Step::AfterMarkerRemoval,
     ];
 
     /// The failpoint name (`finalize.after_marker`, …).
@@ -64,12 +67,16 @@ impl Step {
             Step::AfterReverify => "finalize.after_reverify",
             Step::AfterReceipt => "finalize.after_receipt",
             Step::BeforeMarkerRemoval => "finalize.before_marker_removal",
+            Step::AfterMarkerRemoval => "finalize.after_marker_removal",
         }
     }
 
     /// True for the steps at which a marker is on disk (a crash there needs `recover`).
     pub fn marker_written(self) -> bool {
-        !matches!(self, Step::AfterLock | Step::AfterValidation)
+        !matches!(
+            self,
+            Step::AfterLock | Step::AfterValidation | Step::AfterMarkerRemoval
+        )
     }
 }
 
@@ -175,7 +182,7 @@ pub(crate) fn reach(step: Step, hook: &mut dyn FnMut(Step)) {
     crash_point(step.name());
 }
 
-/// In builds with the `failpoints` feature, `PLANSEAL_FAILPOINTS="finalize.after_marker=return"`
+/// In builds with the `failpoints` feature, `FAILPOINTS="finalize.after_marker=return"`
 /// ends the process at that point the way `kill -9` would (the store's crash points): no
 /// unwinding, no cleanup, the lock and every half-done file stay as they are.
 pub fn crash_point(name: &str) {
@@ -238,7 +245,6 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
             resealed,
             false,
             true,
-            req,
         ));
     }
 
@@ -317,7 +323,6 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         resealed,
         !resealed,
         false,
-        req,
     );
     outcome.marker_bytes = marker_bytes;
     Ok(outcome)
@@ -383,6 +388,7 @@ pub(crate) fn publish_from_marker(
     );
     reach(Step::BeforeMarkerRemoval, hook);
     store::remove_file(&plan_dir.join(MARKER_FILE))?;
+    reach(Step::AfterMarkerRemoval, hook);
     Ok(())
 }
 
@@ -478,7 +484,6 @@ fn precheck_candidate(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn published(
     plan_dir: &Path,
     state_sha: &str,
@@ -487,7 +492,6 @@ fn published(
     resealed: bool,
     state_written: bool,
     dry_run: bool,
-    _req: &FinalizeRequest,
 ) -> Published {
     let candidate_sha = sha256_hex(candidate_bytes);
     let receipt = validation.receipt(&candidate_sha);

@@ -121,13 +121,18 @@ pub fn fingerprint(plan_dir: &Path, candidate: &[u8]) -> Result<Fingerprint, Fin
     })
 }
 
-/// The files the receipt covers: `(artifacts_sha256, fingerprinted files, evidence files)`;
-/// evidence = `PLAN_ANALYSIS.md` and every gate log cited by a `log=` pointer that resolves
-/// inside the plan folder.
-pub fn covered_files(
-    plan_dir: &Path,
-    candidate: &[u8],
-) -> Result<(String, BTreeMap<String, String>, BTreeMap<String, String>), FinalizeError> {
+/// The files a receipt covers.
+pub struct Covered {
+    pub artifacts_sha256: String,
+    /// Fingerprinted files → SHA-256 or `<absent>`.
+    pub files: BTreeMap<String, String>,
+    /// `PLAN_ANALYSIS.md` and every gate log cited by a `log=` pointer that resolves inside the
+    /// plan folder → SHA-256.
+    pub evidence_files: BTreeMap<String, String>,
+}
+
+/// The files the receipt covers for this candidate.
+pub fn covered_files(plan_dir: &Path, candidate: &[u8]) -> Result<Covered, FinalizeError> {
     let fp = fingerprint(plan_dir, candidate)?;
     let files: BTreeMap<String, String> = fp.entries.into_iter().collect();
     let mut evidence = BTreeMap::new();
@@ -144,7 +149,11 @@ pub fn covered_files(
             evidence.insert(log, sha256_hex(&bytes));
         }
     }
-    Ok((fp.artifacts_sha256, files, evidence))
+    Ok(Covered {
+        artifacts_sha256: fp.artifacts_sha256,
+        files,
+        evidence_files: evidence,
+    })
 }
 
 /// Every `log=` pointer in the gate evidence of the candidate (SPEC §1.5: `\blog=([^\s;]+)`).
@@ -180,10 +189,10 @@ fn log_pointers(candidate: &Value) -> Vec<String> {
 /// with all of them, the first naming the refusal.
 pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, FinalizeError> {
     let mut v = Validation::default();
-    let (artifacts_sha256, files, evidence) = covered_files(input.plan_dir, input.candidate)?;
-    v.artifacts_sha256 = artifacts_sha256;
-    v.files = files;
-    v.evidence_files = evidence;
+    let covered = covered_files(input.plan_dir, input.candidate)?;
+    v.artifacts_sha256 = covered.artifacts_sha256;
+    v.files = covered.files;
+    v.evidence_files = covered.evidence_files;
 
     // 1. strict state rules
     let value = match crate::dwp::checks::shape::parse_strict(input.candidate) {

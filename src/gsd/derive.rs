@@ -1,0 +1,401 @@
+//! What the frontmatter should say according to the body and the phase folders (SPEC §2,
+//! "Deriving the frontmatter from the body"): the field mapping, phase-folder counting and the
+//! key order GSD writes.
+
+use super::document::Document;
+use super::rules::{compute_progress_percent, leading_date, normalize_status};
+use std::path::Path;
+
+/// The order GSD writes its keys in; every other key follows in its original order.
+pub const KEY_ORDER: [&str; 13] = [
+    "gsd_state_version",
+    "milestone",
+    "milestone_name",
+    "current_phase",
+    "current_phase_name",
+    "current_plan",
+    "status",
+    "stopped_at",
+    "paused_at",
+    "last_updated",
+    "last_activity",
+    "last_activity_desc",
+    "progress",
+];
+
+/// The order of the children of `progress` GSD writes.
+pub const PROGRESS_ORDER: [&str; 5] = [
+    "total_phases",
+    "completed_phases",
+    "total_plans",
+    "completed_plans",
+    "percent",
+];
+
+/// Where a derived value comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A body line: its exact text and 1-based line number.
+    Body { line: String, line_no: usize },
+    /// The `.planning/phases/` folders (and ROADMAP.md).
+    Phases,
+}
+
+/// One frontmatter value the body (or the phase folders) implies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DerivedValue {
+    /// `status`, or `progress.percent` for a child of `progress`.
+    pub key: String,
+    pub value: String,
+    /// Numbers are written unquoted (progress counters).
+    pub numeric: bool,
+    pub source: Source,
+}
+
+/// The counts read from `.planning/phases/` and ROADMAP.md.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PhaseCounts {
+    pub phase_folders: u64,
+    pub roadmap_phases: u64,
+    pub total_phases: u64,
+    pub completed_phases: u64,
+    pub total_plans: u64,
+    pub completed_plans: u64,
+}
+
+/// Everything derived, in GSD's key order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Derivation {
+    pub values: Vec<DerivedValue>,
+    pub phases: Option<PhaseCounts>,
+}
+
+impl Derivation {
+    pub fn get(&self, key: &str) -> Option<&DerivedValue> {
+        self.values.iter().find(|v| v.key == key)
+    }
+}
+
+/// `4.5 of 7 (Name)` ⇒ ("4.5", Some("Name")); `None` for prose such as `none active`.
+pub fn parse_position(value: &str) -> Option<(&str, Option<&str>)> {
+    let (number, rest) = value.trim().split_once(char::is_whitespace)?;
+    let rest = rest.trim_start();
+    let rest = rest.strip_prefix("of")?;
+    if !number.starts_with(|c: char| c.is_ascii_digit())
+        || !number
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+    {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let total_len = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    if total_len == 0 {
+        return None;
+    }
+    let after = rest[total_len..].trim_start();
+    let name = after
+        .strip_prefix('(')
+        .and_then(|r| r.rfind(')').map(|close| r[..close].trim()))
+        .filter(|n| !n.is_empty());
+    Some((number, name))
+}
+
+fn absent_marker(v: &str) -> bool {
+    let v = v.trim();
+    v.is_empty() || v.eq_ignore_ascii_case("none") || v == "-" || v == "—"
+}
+
+/// Derives the frontmatter values from the body of `doc` (and the phase counts when given).
+pub fn derive(doc: &Document, phases: Option<PhaseCounts>) -> Derivation {
+    let mut values = Vec::new();
+    let position = doc
+        .heading("Current Position", &[2, 3])
+        .map(|h| h.section.clone());
+    let scope = position.as_ref();
+    let body_range = doc.body_start..doc.text.len();
+    let field = |name: &str| {
+        doc.field(name, scope)
+            .or_else(|| doc.field(name, Some(&body_range)))
+    };
+    let mut push = |key: &str, value: &str, numeric: bool, source: Source| {
+        values.push(DerivedValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            numeric,
+            source,
+        });
+    };
+    let body_source = |f: &super::document::BodyField| Source::Body {
+        line: doc.slice(&f.line).to_string(),
+        line_no: doc.line_number(f.line.start),
+    };
+
+    let session = doc
+        .heading("Session", &[2])
+        .or_else(|| doc.heading("Session Continuity", &[2]))
+        .map(|h| h.section.clone());
+    let session_field = |name: &str| {
+        session
+            .as_ref()
+            .and_then(|s| doc.field(name, Some(s)))
+            .filter(|f| !absent_marker(&f.value))
+    };
+
+    if let Some(f) = field("Phase")
+        && let Some((number, name)) = parse_position(&f.value)
+    {
+        push("current_phase", number, false, body_source(f));
+        if let Some(name) = name {
+            push("current_phase_name", name, false, body_source(f));
+        }
+    } else {
+        if let Some(f) = field("Current Phase").filter(|f| !absent_marker(&f.value)) {
+            push("current_phase", &f.value, false, body_source(f));
+        }
+        if let Some(f) = field("Current Phase Name").filter(|f| !absent_marker(&f.value)) {
+            push("current_phase_name", &f.value, false, body_source(f));
+        }
+    }
+    if let Some(f) = field("Plan")
+        && let Some((number, _)) = parse_position(&f.value)
+    {
+        push("current_plan", number, false, body_source(f));
+    } else if let Some(f) = field("Current Plan").filter(|f| !absent_marker(&f.value)) {
+        push("current_plan", &f.value, false, body_source(f));
+    }
+    let paused = session_field("Paused at");
+    if let Some(f) = field("Status").filter(|f| !f.value.is_empty()) {
+        let status = normalize_status(&f.value, paused.map(|p| p.value.as_str()));
+        push("status", &status, false, body_source(f));
+    }
+    if let Some(f) = session_field("Stopped at") {
+        push("stopped_at", &f.value, false, body_source(f));
+    }
+    if let Some(f) = paused {
+        push("paused_at", &f.value, false, body_source(f));
+    }
+    if let Some(f) = field("Last activity")
+        && let Some(date) = leading_date(&f.value)
+    {
+        push("last_activity", date, false, body_source(f));
+    }
+    if let Some(p) = &phases {
+        push(
+            "progress.total_phases",
+            &p.total_phases.to_string(),
+            true,
+            Source::Phases,
+        );
+        push(
+            "progress.completed_phases",
+            &p.completed_phases.to_string(),
+            true,
+            Source::Phases,
+        );
+        push(
+            "progress.total_plans",
+            &p.total_plans.to_string(),
+            true,
+            Source::Phases,
+        );
+        push(
+            "progress.completed_plans",
+            &p.completed_plans.to_string(),
+            true,
+            Source::Phases,
+        );
+        if let Some(pct) = compute_progress_percent(
+            Some(p.completed_plans),
+            Some(p.total_plans),
+            Some(p.completed_phases),
+            Some(p.total_phases),
+        ) {
+            push("progress.percent", &pct.to_string(), true, Source::Phases);
+        }
+    }
+    Derivation { values, phases }
+}
+
+/// Counts plans, summaries and phases under `<planning>/phases/` (SPEC §2): plans are
+/// `*-PLAN.md` / `PLAN.md` in a phase folder plus the files of its `plans/`, minus those marked
+/// `status: superseded`; a summary counts only when paired with a plan (same stem); a phase is
+/// complete with ≥ 1 plan and summaries ≥ plans; `total_phases` is the larger of the folder
+/// count and the `## Phase N:` headings of the current milestone in ROADMAP.md (struck-through
+/// phases excluded). `None` when there is no `phases/` folder.
+pub fn count_phases(planning: &Path, milestone: Option<&str>) -> Option<PhaseCounts> {
+    let phases_dir = planning.join("phases");
+    let mut folders: Vec<_> = std::fs::read_dir(&phases_dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    folders.sort();
+    let mut counts = PhaseCounts {
+        phase_folders: folders.len() as u64,
+        ..PhaseCounts::default()
+    };
+    for folder in &folders {
+        let (plans, summaries) = plans_and_summaries(folder);
+        let done = plans
+            .iter()
+            .filter(|stem| summaries.contains(*stem))
+            .count() as u64;
+        let total = plans.len() as u64;
+        counts.total_plans += total;
+        counts.completed_plans += done;
+        if total > 0 && done >= total {
+            counts.completed_phases += 1;
+        }
+    }
+    counts.roadmap_phases = std::fs::read_to_string(planning.join("ROADMAP.md"))
+        .map(|text| roadmap_phase_count(&text, milestone))
+        .unwrap_or(0);
+    counts.total_phases = counts.phase_folders.max(counts.roadmap_phases);
+    Some(counts)
+}
+
+/// The plan stems and summary stems of one phase folder.
+fn plans_and_summaries(folder: &Path) -> (Vec<String>, Vec<String>) {
+    let mut plans = Vec::new();
+    let mut summaries = Vec::new();
+    let mut visit = |dir: &Path, every_file_is_a_plan: bool| {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut names: Vec<_> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+            .collect();
+        names.sort();
+        for (name, path) in names {
+            if let Some(stem) = summary_stem(&name) {
+                summaries.push(stem.to_string());
+            } else if let Some(stem) = plan_stem(&name)
+                .or(every_file_is_a_plan.then(|| name.strip_suffix(".md").unwrap_or(&name)))
+                && !is_superseded(&path)
+            {
+                plans.push(stem.to_string());
+            }
+        }
+    };
+    visit(folder, false);
+    visit(&folder.join("plans"), true);
+    visit(&folder.join("summaries"), false);
+    (plans, summaries)
+}
+
+fn plan_stem(name: &str) -> Option<&str> {
+    if name == "PLAN.md" {
+        return Some("");
+    }
+    name.strip_suffix("-PLAN.md")
+}
+
+fn summary_stem(name: &str) -> Option<&str> {
+    if name == "SUMMARY.md" {
+        return Some("");
+    }
+    name.strip_suffix("-SUMMARY.md")
+}
+
+/// A plan file whose frontmatter says `status: superseded`.
+fn is_superseded(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let Some(rest) = text.strip_prefix("---") else {
+        return false;
+    };
+    rest.lines()
+        .skip(1)
+        .take_while(|l| l.trim_end() != "---")
+        .any(|l| {
+            l.split_once(':').is_some_and(|(k, v)| {
+                k.trim() == "status"
+                    && v.trim()
+                        .trim_matches(['"', '\''])
+                        .eq_ignore_ascii_case("superseded")
+            })
+        })
+}
+
+/// `## Phase N:` headings (levels 2–4) of the milestone section naming `milestone` (all of them
+/// when no heading names it), struck-through ones excluded.
+pub fn roadmap_phase_count(text: &str, milestone: Option<&str>) -> u64 {
+    let lines: Vec<&str> = text.lines().collect();
+    let names_milestone = |title: &str| {
+        milestone.is_some_and(|m| {
+            !m.is_empty()
+                && title
+                    .split_whitespace()
+                    .any(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.') == m)
+        })
+    };
+    let milestone_heading = |line: &str| -> Option<usize> {
+        let (level, title) = super::document::heading(line)?;
+        names_milestone(title).then_some(level)
+    };
+    let (from, to) = match lines.iter().position(|l| milestone_heading(l).is_some()) {
+        Some(start) => {
+            let level = milestone_heading(lines[start]).unwrap_or(1);
+            let end = lines[start + 1..]
+                .iter()
+                .position(|l| {
+                    super::document::heading(l).is_some_and(|(lvl, title)| {
+                        lvl <= level && !title.to_ascii_lowercase().starts_with("phase ")
+                    })
+                })
+                .map_or(lines.len(), |i| start + 1 + i);
+            (start + 1, end)
+        }
+        None => (0, lines.len()),
+    };
+    lines[from..to]
+        .iter()
+        .filter(|l| {
+            super::document::heading(l)
+                .is_some_and(|(lvl, title)| (2..=4).contains(&lvl) && is_phase_title(title))
+        })
+        .count() as u64
+}
+
+fn is_phase_title(title: &str) -> bool {
+    if title.starts_with("~~") {
+        return false;
+    }
+    let Some(rest) = title.strip_prefix("Phase ") else {
+        return false;
+    };
+    let number_len = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    number_len > 0 && rest[number_len..].starts_with(':')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions() {
+        assert_eq!(
+            parse_position("4 of 17 (Observability)"),
+            Some(("4", Some("Observability")))
+        );
+        assert_eq!(parse_position("4.5 of 7"), Some(("4.5", None)));
+        assert_eq!(parse_position("none active (waiting)"), None);
+        assert_eq!(parse_position("2 of 3 in current phase"), Some(("2", None)));
+    }
+
+    #[test]
+    fn roadmap_counts_current_milestone_without_struck_phases() {
+        let text = "# Roadmap\n## v1.0 Old\n## Phase 1: a\n## v2.0 New\n### Phase 1: x\n### Phase 2: y\n### ~~Phase 3: z~~\n### Phase 3.5: w\n## v3.0 Later\n### Phase 9: q\n";
+        assert_eq!(roadmap_phase_count(text, Some("v2.0")), 3);
+        assert_eq!(roadmap_phase_count(text, None), 5);
+    }
+}

@@ -1,0 +1,334 @@
+//! The GSD state segment of the statusline, byte for byte as GSD's hook renders it (SPEC §2), and
+//! the way the hook finds the STATE.md to render (walk up, workstreams, `config.json`).
+//!
+//! Everything here is cheap on purpose: the statusline runs on every prompt.
+
+use super::compat::{self, HookState, truthy};
+use super::rules::{CANONICAL_STATUSES, normalize_status};
+use std::path::{Path, PathBuf};
+
+/// What the hook prints when workstream mode is on and no workstream resolves.
+pub const NO_ACTIVE_WORKSTREAM: &str = "no active workstream";
+
+/// Which of GSD's two renderings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Full,
+    Compact,
+}
+
+/// Renders STATE.md text; "" means print nothing.
+pub fn render_text(content: &str, format: Format) -> String {
+    let state = compat::parse(content);
+    match format {
+        Format::Full => render_full(&state),
+        Format::Compact => render_compact(&state),
+    }
+}
+
+fn non_empty(v: &Option<String>) -> Option<&str> {
+    v.as_deref().filter(|s| !s.is_empty())
+}
+
+/// `[█████░░░░░] 59%`, or `None` when the hook draws no bar.
+fn progress_bar(percent: Option<&str>) -> Option<String> {
+    let digits = percent?;
+    let pct = digit_value(digits).min(100);
+    let filled = (pct / 10) as usize;
+    Some(format!(
+        "[{}{}] {pct}%",
+        "█".repeat(filled),
+        "░".repeat(10 - filled)
+    ))
+}
+
+/// The value of a digit run, saturating (anything over 100 is clamped by the callers anyway).
+fn digit_value(digits: &str) -> u64 {
+    digits.bytes().fold(0u64, |acc, b| {
+        acc.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+    })
+}
+
+/// `Number(percent) === 100`.
+fn percent_is_100(percent: Option<&str>) -> bool {
+    percent.is_some_and(|d| digit_value(d) == 100)
+}
+
+/// Scene 3's phase test: both counters present and equal as strings (`05` ≠ `5`; `0` = `0`).
+fn phases_all_done(s: &HookState) -> bool {
+    match (non_empty(&s.completed_phases), non_empty(&s.total_phases)) {
+        (Some(c), Some(t)) => c == t,
+        _ => false,
+    }
+}
+
+fn phases_joined(s: &HookState) -> Option<String> {
+    s.next_phases
+        .as_ref()
+        .filter(|p| !p.is_empty())
+        .map(|p| p.join("/"))
+}
+
+/// GSD's default rendering (`formatGsdState`).
+pub fn render_full(s: &HookState) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if truthy(&s.milestone) || truthy(&s.milestone_name) {
+        let mut pieces: Vec<String> = Vec::new();
+        if let Some(m) = non_empty(&s.milestone) {
+            pieces.push(m.to_string());
+        }
+        if let Some(name) = non_empty(&s.milestone_name).filter(|n| *n != "milestone") {
+            pieces.push(name.to_string());
+        }
+        if let Some(bar) = progress_bar(s.percent.as_deref()) {
+            pieces.push(bar);
+        }
+        if !pieces.is_empty() {
+            parts.push(pieces.join(" "));
+        }
+    }
+    if let Some(active) = non_empty(&s.active_phase) {
+        parts.push(match non_empty(&s.status) {
+            Some(stage) => format!("Phase {active} {stage}"),
+            None => format!("Phase {active}"),
+        });
+    } else if let (Some(action), Some(phases)) = (non_empty(&s.next_action), phases_joined(s)) {
+        parts.push(format!("next {action} {phases}"));
+    } else if percent_is_100(s.percent.as_deref()) || phases_all_done(s) {
+        parts.push("milestone complete".into());
+    } else {
+        if let Some(status) = non_empty(&s.status) {
+            parts.push(status.to_string());
+        }
+        if let (Some(n), Some(t)) = (non_empty(&s.phase_num), non_empty(&s.phase_total)) {
+            parts.push(match non_empty(&s.phase_name) {
+                Some(name) => format!("{name} ({n}/{t})"),
+                None => format!("ph {n}/{t}"),
+            });
+        }
+    }
+    parts.join(" · ")
+}
+
+/// GSD's compact rendering (`formatGsdStateCompact`).
+pub fn render_compact(s: &HookState) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(m) = non_empty(&s.milestone) {
+        parts.push(m.to_string());
+    }
+    let phase_id = non_empty(&s.active_phase).or(non_empty(&s.phase_num));
+    if let Some(id) = phase_id {
+        parts.push(match non_empty(&s.phase_total) {
+            Some(total) => format!("P{id}/{total}"),
+            None => format!("P{id}"),
+        });
+    }
+    let done = non_empty(&s.active_phase).is_none()
+        && (percent_is_100(s.percent.as_deref()) || phases_all_done(s));
+    if done {
+        parts.push("complete".into());
+    } else if let Some(short) = non_empty(&s.status).and_then(short_status) {
+        parts.push(short);
+    } else if phase_id.is_none()
+        && let Some(action) = non_empty(&s.next_action)
+    {
+        parts.push(match phases_joined(s) {
+            Some(p) => format!("next {action} {p}"),
+            None => format!("next {action}"),
+        });
+    }
+    parts.join(" · ")
+}
+
+/// One keyword for a free-text status: the canonical value (`PAUSED` shouted), else the first
+/// word of the text, at most 16 UTF-16 code units as in JavaScript's `slice`.
+fn short_status(status: &str) -> Option<String> {
+    let norm = normalize_status(status, None);
+    if CANONICAL_STATUSES.contains(&norm.as_str()) {
+        return Some(if norm == "paused" {
+            "PAUSED".into()
+        } else {
+            norm
+        });
+    }
+    let trimmed = compat::js_trim(&norm);
+    let is_separator =
+        |c: char| compat::is_js_space(c) || matches!(c, '\u{2014}' | '\u{2013}' | '-');
+    let first = trimmed.split(is_separator).next().unwrap_or("");
+    (!first.is_empty()).then(|| utf16_prefix(first, 16))
+}
+
+/// The first `units` UTF-16 code units of `s`. A surrogate pair cut in half leaves a lone
+/// surrogate in JavaScript, which Node writes to stdout as U+FFFD.
+fn utf16_prefix(s: &str, units: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let width = c.len_utf16();
+        if used + width <= units {
+            out.push(c);
+            used += width;
+        } else {
+            if used < units {
+                out.push('\u{FFFD}');
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// Where the state segment comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Located {
+    /// A readable STATE.md and its text.
+    File { path: PathBuf, text: String },
+    /// Workstream mode is on at `root` but no workstream resolves.
+    NoActiveWorkstream { root: PathBuf },
+    /// A workstream resolved but its STATE.md does not exist yet.
+    MissingWorkstreamState(PathBuf),
+    /// No `.planning/STATE.md` within reach.
+    NotFound,
+}
+
+/// The hook's search: from `start`, at most 10 levels up, stopping after the home directory. At
+/// each level a readable `.planning/STATE.md` wins (one that cannot be read is passed over, as
+/// the hook does); else, when `.planning/workstreams/` holds a
+/// workstream, the active one (`GSD_WORKSTREAM`, else `.planning/active-workstream`) is used.
+pub fn locate(start: &Path, home: Option<&Path>, env_workstream: Option<&str>) -> Located {
+    let mut current = start.to_path_buf();
+    for _ in 0..10 {
+        let planning = current.join(".planning");
+        let flat = planning.join("STATE.md");
+        if let Some(text) = read_text(&flat) {
+            return Located::File { path: flat, text };
+        }
+        if has_workstreams(&planning) {
+            return match active_workstream(&planning, env_workstream) {
+                None => Located::NoActiveWorkstream { root: current },
+                Some(ws) => {
+                    let path = planning.join("workstreams").join(ws).join("STATE.md");
+                    match read_text(&path) {
+                        Some(text) => Located::File { path, text },
+                        None => Located::MissingWorkstreamState(path),
+                    }
+                }
+            };
+        }
+        let at_home = home.is_some_and(|h| h == current);
+        match current.parent() {
+            Some(parent) if !at_home && parent != current => current = parent.to_path_buf(),
+            _ => break,
+        }
+    }
+    Located::NotFound
+}
+
+/// A file's text as Node reads it with `'utf8'`: invalid sequences become U+FFFD.
+pub fn read_text(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+/// Workstream mode: `.planning/workstreams/` holds at least one folder.
+pub fn has_workstreams(planning: &Path) -> bool {
+    std::fs::read_dir(planning.join("workstreams")).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+    })
+}
+
+/// GSD's rule for a workstream name: letters, digits, `.`, `-`, `_`, and not a path step.
+pub fn valid_workstream_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+}
+
+/// The workstream that resolves: the environment first, else the shared pointer file; a name
+/// counts only when it is valid and its folder exists.
+pub fn active_workstream(planning: &Path, env_workstream: Option<&str>) -> Option<String> {
+    let resolves = |name: &str| {
+        valid_workstream_name(name) && planning.join("workstreams").join(name).is_dir()
+    };
+    if let Some(name) = env_workstream.map(str::trim).filter(|n| !n.is_empty()) {
+        return resolves(name).then(|| name.to_string());
+    }
+    let stored = std::fs::read_to_string(planning.join("active-workstream")).ok()?;
+    let name = stored.trim();
+    resolves(name).then(|| name.to_string())
+}
+
+/// GSD's `statusline.state_format` setting: the first `.planning/config.json` walking up from
+/// `start` (same bounds as the STATE.md search), read as a flat or nested key.
+pub fn configured_format(start: &Path, home: Option<&Path>) -> Format {
+    let mut current = start.to_path_buf();
+    for _ in 0..10 {
+        let candidate = current.join(".planning").join("config.json");
+        if candidate.exists() {
+            let compact = std::fs::read(&candidate)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+                .is_some_and(|cfg| {
+                    let flat = cfg.get("statusline.state_format");
+                    let nested = || cfg.get("statusline")?.get("state_format");
+                    flat.or_else(nested).and_then(|v| v.as_str()) == Some("compact")
+                });
+            return if compact {
+                Format::Compact
+            } else {
+                Format::Full
+            };
+        }
+        let at_home = home.is_some_and(|h| h == current);
+        match current.parent() {
+            Some(parent) if !at_home && parent != current => current = parent.to_path_buf(),
+            _ => break,
+        }
+    }
+    Format::Full
+}
+
+/// The working directory Claude Code names in the JSON it passes to statusline commands.
+pub fn workspace_dir_from_json(input: &[u8]) -> Option<PathBuf> {
+    let v: serde_json::Value = serde_json::from_slice(input).ok()?;
+    let dir = v
+        .get("workspace")
+        .and_then(|w| w.get("current_dir"))
+        .and_then(|d| d.as_str())
+        .filter(|d| !d.is_empty())
+        .or_else(|| {
+            v.get("cwd")
+                .and_then(|d| d.as_str())
+                .filter(|d| !d.is_empty())
+        })?;
+    Some(PathBuf::from(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_cut_of_a_pair_becomes_replacement() {
+        assert_eq!(
+            utf16_prefix("abcdefghijklmno😀x", 16),
+            "abcdefghijklmno\u{FFFD}"
+        );
+        assert_eq!(utf16_prefix("abc", 16), "abc");
+    }
+
+    #[test]
+    fn short_status_first_word() {
+        assert_eq!(short_status("Awaiting—next"), Some("Awaiting".into()));
+        assert_eq!(short_status("— x"), None);
+        assert_eq!(short_status("Stopped"), Some("PAUSED".into()));
+    }
+}
