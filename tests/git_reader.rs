@@ -239,6 +239,8 @@ fn file_histories_equal_git_log_with_merges() {
         .expect("history");
     assert_eq!(history.versions.len(), 2);
     assert_eq!(history.versions[0].blob_id, None);
+    // Versions carry their commit's parents (the deletion is an ordinary commit on main).
+    assert_eq!(history.versions[0].commit.parents.len(), 1);
     assert_eq!(history.versions[0].content, None);
     assert_eq!(history.versions[1].content.as_deref(), Some(&b"o\n"[..]));
     // Early exit.

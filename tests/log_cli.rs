@@ -211,3 +211,44 @@ fn a_folder_that_is_no_plan_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(support::stderr(&out).contains("neither README.md nor state.json"));
 }
+
+#[test]
+fn file_history_of_a_file_equals_git_log() {
+    let case = plans::merges();
+    for file in ["src/client.py", "README.md", "CHANGELOG.md"] {
+        let out = planseal(&case.root, &["log", &case.plan_rel(), "--file", file]);
+        assert_eq!(out.status.code(), Some(0));
+        let ours: Vec<String> = stdout(&out)
+            .lines()
+            .map(|l| l.split(' ').next().expect("hash").to_string())
+            .collect();
+        assert_eq!(
+            ours,
+            support::gitrepo::git_log_path(&case.root, file, false),
+            "{file}"
+        );
+    }
+    let out = planseal(
+        &case.root,
+        &[
+            "--json",
+            "log",
+            &case.plan_rel(),
+            "--file",
+            "src/client.py",
+            "--max-count",
+            "1",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["path"], "src/client.py");
+    assert_eq!(v["versions"].as_array().expect("list").len(), 1);
+    assert_eq!(
+        v["versions"][0]["subject"],
+        "feat(client): pacing - Task 2 of PLAN_http_rate_limit"
+    );
+    let case = plans::no_git();
+    let out = planseal(&case.root, &["log", &case.plan_rel(), "--file", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(support::stderr(&out).contains("not in a git repository"));
+}

@@ -331,3 +331,25 @@ fn a_clean_plan_needs_nothing() {
     assert_eq!(plans::snapshot_files(&case.plan), bytes);
     assert_eq!(run(&case, &["--exit-code"]).status.code(), Some(0));
 }
+
+#[test]
+fn an_interrupted_publication_or_a_missing_readme_refuses() {
+    let case = plans::clean();
+    std::fs::write(case.plan.join(".finalizing.json"), b"{}").expect("marker");
+    let before = plans::snapshot_files(&case.plan);
+    let out = run(&case, &["--write"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("marker-present: "),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("hint: run `planseal recover"));
+    assert_eq!(plans::snapshot_files(&case.plan), before);
+    std::fs::remove_file(case.plan.join(".finalizing.json")).expect("rm");
+    std::fs::remove_file(case.plan.join("README.md")).expect("rm");
+    let out = run(&case, &["--write"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("README.md"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the README is the source of truth"));
+}

@@ -79,24 +79,27 @@ median_ms() { # median of N runs of "$@", in milliseconds
   printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.2f", m / 1000}'
 }
 
-hf_median_ms() { # hyperfine median of one command (string), in milliseconds
+hf_median_ms() { # hyperfine median wall time and mean user+system CPU of one command, in ms
   hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/hf.json" "$1" >/dev/null 2>&1
-  python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["results"][0]["median"] * 1000))' "$work/hf.json"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.2f/%.2f" % (r["median"] * 1000, (r["user"] + r["system"]) * 1000))' "$work/hf.json"
 }
 
 measure() { # label planseal-cmd git-cmd
   local label=$1 ours=$2 theirs=$3 a b
   if command -v hyperfine >/dev/null; then
     a=$(hf_median_ms "$ours"); b=$(hf_median_ms "$theirs")
+    printf '%-34s planseal %7s ms (cpu %7s)   git %7s ms (cpu %7s)   ratio %s (cpu %s)\n' "$label" \
+      "${a%/*}" "${a#*/}" "${b%/*}" "${b#*/}" \
+      "$(python3 -c "print('%.2f' % (${a%/*} / ${b%/*}))")" "$(python3 -c "print('%.2f' % (${a#*/} / ${b#*/}))")"
   else
     a=$(median_ms bash -c "$ours"); b=$(median_ms bash -c "$theirs")
+    printf '%-34s planseal %8s ms   git %8s ms   ratio %s\n' "$label" "$a" "$b" \
+      "$(python3 -c "print('%.2f' % ($a / $b))")"
   fi
-  printf '%-34s planseal %8s ms   git %8s ms   ratio %s\n' "$label" "$a" "$b" \
-    "$(python3 -c "print('%.2f' % ($a / $b))")"
 }
 
-tool=$(command -v hyperfine >/dev/null && echo "hyperfine, $runs runs" || echo "$runs runs, date +%s%N")
-echo "medians ($tool):"
+tool=$(command -v hyperfine >/dev/null && echo "hyperfine, $runs runs; cpu = mean user+system" || echo "$runs runs, date +%s%N")
+echo "medians ($tool; load average $(cut -d' ' -f1 /proc/loadavg)):"
 for graph in no yes; do
   if [ $graph = yes ]; then git -C "$repo" commit-graph write --reachable --no-changed-paths 2>/dev/null; fi
   measure "message scan (commit-graph: $graph)" \

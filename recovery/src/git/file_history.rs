@@ -180,7 +180,8 @@ impl Repo {
                 changed = here.is_some();
             }
             if changed {
-                let parsed = walker.commit(&mut node)?;
+                let mut parsed = walker.commit(&mut node)?;
+                parsed.parents = parents.clone();
                 let commit = self.info_from_parsed(&parsed);
                 let content = match (options.with_content, here) {
                     (true, Some(blob)) => Some(

@@ -150,10 +150,13 @@ impl Repo {
         if !start.ancestors().any(|dir| dir.join(".git").exists()) {
             return Ok(None);
         }
-        let repo = gix::discover(&start).map_err(|e| GitError::Open {
+        let mut repo = gix::discover(&start).map_err(|e| GitError::Open {
             path: start.clone(),
             source: Box::new(e),
         })?;
+        // One command reads one snapshot of the object database: without this, every prefix
+        // lookup (short ids) re-checks the pack folder for new packs.
+        repo.objects.refresh_never();
         // No object cache: every commit is read once per walk, and the file-history lookup keeps
         // its own per-tree answers — copying each object into a cache only costs time.
         let git_dir = repo.git_dir().to_path_buf();

@@ -5,7 +5,6 @@
 
 use super::{CommitInfo, CommitTime, GitError, Repo};
 use gix::ObjectId;
-use gix::objs::commit::ref_iter::Token;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
@@ -44,37 +43,42 @@ pub(crate) struct ParsedCommit<'a> {
 }
 
 impl<'a> ParsedCommit<'a> {
+    /// Reads the headers git needs here (tree, parents, committer time) and finds the message.
+    /// A hand-written reader: the walk parses every commit, and the generic tokenizer also
+    /// decodes author signatures nobody asked for. Continuation lines of multi-line headers
+    /// (`gpgsig`, `mergetag`) start with a space and are skipped.
     pub fn parse(id: ObjectId, data: &'a [u8]) -> Result<ParsedCommit<'a>, GitError> {
+        let bad = |what: &str| GitError::Read {
+            what: format!("commit {id}"),
+            source: format!("malformed commit: {what}").into(),
+        };
         let mut tree = None;
-        let mut parents = Vec::new();
+        let mut parents = Vec::with_capacity(1);
         let mut time = None;
         let mut message: &[u8] = &[];
-        for token in gix::objs::CommitRefIter::from_bytes(data, gix::hash::Kind::Sha1) {
-            let token = token.map_err(|e| GitError::read(format!("commit {id}"), e))?;
-            match token {
-                Token::Tree { id } => tree = Some(id),
-                Token::Parent { id } => parents.push(id),
-                Token::Committer { signature } => {
-                    let t = signature
-                        .time()
-                        .map_err(|e| GitError::read(format!("committer time of {id}"), e))?;
-                    time = Some(CommitTime {
-                        seconds: t.seconds,
-                        offset_seconds: t.offset,
-                    });
-                }
-                Token::Message(m) => message = m,
-                _ => {}
+        let mut rest = data;
+        while !rest.is_empty() {
+            let (line, after) = match rest.iter().position(|b| *b == b'\n') {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, &rest[rest.len()..]),
+            };
+            if line.is_empty() {
+                message = after;
+                break;
             }
+            if let Some(hex) = line.strip_prefix(b"tree ") {
+                tree = Some(ObjectId::from_hex(hex).map_err(|_| bad("tree id"))?);
+            } else if let Some(hex) = line.strip_prefix(b"parent ") {
+                parents.push(ObjectId::from_hex(hex).map_err(|_| bad("parent id"))?);
+            } else if let Some(sig) = line.strip_prefix(b"committer ") {
+                time = Some(signature_time(sig).ok_or_else(|| bad("committer time"))?);
+            }
+            rest = after;
         }
-        let missing = |what: &str| GitError::Read {
-            what: format!("commit {id}"),
-            source: format!("the commit has no {what}").into(),
-        };
         Ok(ParsedCommit {
-            tree: tree.ok_or_else(|| missing("tree"))?,
+            tree: tree.ok_or_else(|| bad("no tree"))?,
             parents,
-            time: time.ok_or_else(|| missing("committer"))?,
+            time: time.ok_or_else(|| bad("no committer"))?,
             message,
             id,
         })
@@ -92,6 +96,31 @@ impl<'a> ParsedCommit<'a> {
     }
 }
 
+/// `<seconds> <+hhmm>` after the last `>` of a signature line.
+fn signature_time(sig: &[u8]) -> Option<CommitTime> {
+    let gt = sig.iter().rposition(|b| *b == b'>')?;
+    let text = std::str::from_utf8(&sig[gt + 1..]).ok()?;
+    let mut parts = text.split_ascii_whitespace();
+    let seconds: i64 = parts.next()?.parse().ok()?;
+    let tz = parts.next().unwrap_or("+0000");
+    let (sign, digits) = match tz.as_bytes().first() {
+        Some(b'-') => (-1, &tz[1..]),
+        Some(b'+') => (1, &tz[1..]),
+        _ => (1, tz),
+    };
+    let offset_seconds = if digits.len() == 4 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let hh: i32 = digits[..2].parse().ok()?;
+        let mm: i32 = digits[2..].parse().ok()?;
+        sign * (hh * 3600 + mm * 60)
+    } else {
+        0
+    };
+    Some(CommitTime {
+        seconds,
+        offset_seconds,
+    })
+}
+
 /// One commit as the walker holds it.
 pub(crate) struct Node {
     pub id: ObjectId,
@@ -104,13 +133,19 @@ pub(crate) struct Node {
     pub parsed: Option<(usize, CommitTime)>,
 }
 
-#[derive(PartialEq, Eq)]
+/// A queued commit, ordered by committer time (newest first), then by queueing order.
 struct Queued {
     seconds: i64,
     order: Reverse<u64>,
-    id: ObjectId,
+    node: Node,
 }
 
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        (self.seconds, self.order) == (other.seconds, other.order)
+    }
+}
+impl Eq for Queued {}
 impl Ord for Queued {
     fn cmp(&self, other: &Self) -> Ordering {
         (self.seconds, self.order).cmp(&(other.seconds, other.order))
@@ -127,12 +162,13 @@ pub(crate) struct Walker<'r> {
     graph: Option<gix::commitgraph::Graph>,
     heap: BinaryHeap<Queued>,
     seen: gix::hashtable::HashSet<ObjectId>,
-    pending: gix::hashtable::HashMap<ObjectId, Node>,
     /// Root trees of commits loaded so far (parents inspected but not followed included).
     trees: gix::hashtable::HashMap<ObjectId, ObjectId>,
     /// Commits an earlier walk already read (their parents, time and tree), so that a second
     /// walk over them reads no commit object again.
     preloaded: gix::hashtable::HashMap<ObjectId, Node>,
+    /// Remember root trees of queued commits (file histories ask for parents' trees).
+    pub track_trees: bool,
     seq: u64,
     pub first_parent: bool,
     pub truncated: bool,
@@ -144,16 +180,26 @@ const PROGRESS_EVERY: u64 = 512;
 
 impl<'r> Walker<'r> {
     pub fn new(repo: &'r Repo, task: &'static str) -> Self {
+        Self::with_graph(repo, task, true)
+    }
+
+    /// `use_graph: false` for walks that read every commit object anyway (message scans): the
+    /// graph would only add lookups.
+    pub fn with_graph(repo: &'r Repo, task: &'static str, use_graph: bool) -> Self {
         // A broken or absent commit-graph is only a missed speed-up.
-        let graph = repo.gix().commit_graph_if_enabled().ok().flatten();
+        let graph = if use_graph {
+            repo.gix().commit_graph_if_enabled().ok().flatten()
+        } else {
+            None
+        };
         Walker {
             repo,
             graph,
             heap: BinaryHeap::new(),
             seen: Default::default(),
-            pending: Default::default(),
             trees: Default::default(),
             preloaded: Default::default(),
+            track_trees: use_graph,
             seq: 0,
             first_parent: false,
             truncated: false,
@@ -223,13 +269,14 @@ impl<'r> Walker<'r> {
             }
         };
         self.seq += 1;
+        if self.track_trees {
+            self.trees.insert(id, node.tree);
+        }
         self.heap.push(Queued {
             seconds: node.seconds,
             order: Reverse(self.seq),
-            id,
+            node,
         });
-        self.trees.insert(id, node.tree);
-        self.pending.insert(id, node);
         Ok(())
     }
 
@@ -273,7 +320,7 @@ impl<'r> Walker<'r> {
         if self.walked.is_multiple_of(PROGRESS_EVERY) {
             self.repo.report(self.task, self.walked, false);
         }
-        self.pending.remove(&queued.id)
+        Some(queued.node)
     }
 
     /// `node`'s commit decoded: read now if the graph supplied the node, parsed only once.
@@ -339,13 +386,14 @@ impl Repo {
         let Some(head) = self.head_commit_id()? else {
             return Ok(scan);
         };
-        let mut walker = Walker::new(self, "commits");
+        let mut walker = Walker::with_graph(self, "commits", false);
         walker.push(head)?;
         while let Some(mut node) = walker.next_node() {
-            let parents = node.parents.clone();
-            let parsed = walker.commit(&mut node)?;
+            let parents = std::mem::take(&mut node.parents);
+            let mut parsed = walker.commit(&mut node)?;
             let verdict = predicate(&parsed.subject(), parsed.message);
             if matches!(verdict, Scan::Take | Scan::TakeAndStop) {
+                parsed.parents = parents.clone();
                 scan.commits.push(self.info_from_parsed(&parsed));
             }
             if matches!(verdict, Scan::TakeAndStop | Scan::Stop) {
@@ -432,5 +480,46 @@ impl Repo {
                 .map(|found| found.and_then(|c| ObjectId::from_hex(c.id.as_bytes()).ok()));
         }
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id() -> ObjectId {
+        ObjectId::from_hex(b"8ec9422f017f8d1f00e2dc88ac4b2367b3fc5801").expect("hex")
+    }
+
+    /// The hand-written reader agrees with gix's tokenizer.
+    fn same_as_gix(data: &[u8]) {
+        let ours = ParsedCommit::parse(id(), data).expect("parses");
+        let theirs =
+            gix::objs::CommitRef::from_bytes(data, gix::hash::Kind::Sha1).expect("gix parses");
+        assert_eq!(ours.tree, theirs.tree());
+        assert_eq!(ours.parents, theirs.parents().collect::<Vec<_>>());
+        let t = theirs.committer().expect("committer").time().expect("time");
+        assert_eq!(
+            (ours.time.seconds, ours.time.offset_seconds),
+            (t.seconds, t.offset)
+        );
+        assert_eq!(ours.message, theirs.message.as_ref() as &[u8]);
+    }
+
+    #[test]
+    fn plain_merge_and_signed_commits() {
+        same_as_gix(b"tree 0684d9243279d0b1599a7fc80aa427b40a85634e\nparent 49a4d7ebed977a49892c2a4ccd8c9e5a784e4422\nauthor A <a@x> 1791190440 +0000\ncommitter C <c@x> 1791190500 +0130\n\nfeat: x - Task 1 of PLAN_a\n\nbody\n");
+        same_as_gix(b"tree 0684d9243279d0b1599a7fc80aa427b40a85634e\nparent 49a4d7ebed977a49892c2a4ccd8c9e5a784e4422\nparent f52b629ec708782157c42c86d85a817ead37d649\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 2 -0800\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQ\n -----END PGP SIGNATURE-----\n\nMerge branch 'side'\n");
+        same_as_gix(b"tree 0684d9243279d0b1599a7fc80aa427b40a85634e\nauthor A <a@x> 1 +0000\ncommitter Odd > Name <c@x> 1791190500 +0000\nencoding ISO-8859-1\n\nroot");
+        let p = ParsedCommit::parse(id(), b"tree 0684d9243279d0b1599a7fc80aa427b40a85634e\ncommitter C <c@x> 5 +0000\n\n  Subject  \r\nbody").expect("parses");
+        assert_eq!(p.subject(), "  Subject  ");
+        assert!(ParsedCommit::parse(id(), b"parent x\n\n").is_err());
+        assert!(
+            ParsedCommit::parse(
+                id(),
+                b"tree 0684d9243279d0b1599a7fc80aa427b40a85634e\n\nno committer"
+            )
+            .is_err()
+        );
     }
 }
