@@ -28,6 +28,8 @@ pub struct CheckOptions {
     pub skip_receipt: bool,
     /// Check these bytes in place of state.json (a finalization candidate).
     pub state_override: Option<Vec<u8>>,
+    /// Leave out the git drift advisories (finalize and recover run their own git cross-checks).
+    pub skip_git_drift: bool,
 }
 
 /// Reads and checks one plan folder. `display_name` heads the section (`PLAN_x`, or
@@ -63,6 +65,15 @@ pub fn check_plan(
         return section;
     }
     section.findings = check_files(&files, opts);
+    // Drift against the git log (SPEC §1.11): only for a plan in a work tree, on state.json itself.
+    if files.in_git_work_tree && !opts.skip_git_drift && opts.state_override.is_none() {
+        let state = files
+            .bytes("state.json")
+            .and_then(|b| serde_json::from_slice(b).ok());
+        if let Some(state) = state.as_ref().map(crate::dwp::model::State::from_value) {
+            crate::dwp::history::merge_drift(dir, display_path, &state, &mut section.findings);
+        }
+    }
     for f in &mut section.findings {
         f.plan.get_or_insert_with(|| display_name.to_string());
     }
@@ -135,6 +146,8 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
     out.done()
 }
 
+pub(crate) const SEMANTIC_REVIEW: &str = "semantic review required: whether each acceptance criterion is really satisfied, affected-test coverage and the actual security review are beyond a file check";
+
 /// The findings of one plan as they are produced.
 #[derive(Default)]
 pub(crate) struct Out {
@@ -168,10 +181,7 @@ impl Out {
     }
     fn done(mut self) -> Vec<Finding> {
         if !self.failed() && !self.findings.is_empty() {
-            self.advisory(
-                "semantic-review-required",
-                "semantic review required: whether each acceptance criterion is really satisfied, affected-test coverage and the actual security review are beyond a file check",
-            );
+            self.advisory("semantic-review-required", SEMANTIC_REVIEW);
         }
         self.findings
     }

@@ -242,6 +242,7 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
             skip_marker: true,
             skip_receipt: true,
             state_override: Some(input.candidate.to_vec()),
+            skip_git_drift: true,
         },
     );
     if let Some(why) = &section.unverified {
