@@ -353,3 +353,286 @@ fn an_interrupted_publication_or_a_missing_readme_refuses() {
     assert!(stderr(&out).contains("README.md"), "{}", stderr(&out));
     assert!(stderr(&out).contains("the README is the source of truth"));
 }
+
+// ---- Issue 5 "Done when": every fixture repository, damaged, rebuilt, re-sealed and verified.
+
+/// How the state is damaged before the rebuild.
+enum Damage {
+    Delete,
+    Corrupt,
+    /// The fixture's state is already wrong (stale, or ahead of the markdown).
+    AsBuilt,
+}
+
+fn damage(case: &Case, how: Damage) {
+    let path = case.plan.join("state.json");
+    match how {
+        Damage::Delete => std::fs::remove_file(path).expect("delete state"),
+        Damage::Corrupt => std::fs::write(path, b"{\"schema\": \"https://deepworkplan.com/sch")
+            .expect("corrupt state"),
+        Damage::AsBuilt => {}
+    }
+}
+
+/// The reference answer from the git CLI: the most recent commit reachable from HEAD naming
+/// task `n`, with its committer time.
+fn git_task_commit(case: &Case, n: u64) -> Option<(String, String)> {
+    let plan = case
+        .plan
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let out = support::gitrepo::git(
+        &case.root,
+        &[
+            "log",
+            "-1",
+            "--format=%H %cI",
+            &format!("--grep=- Task {n} of {plan}$"),
+        ],
+    );
+    let (hash, time) = out.trim().split_once(' ')?;
+    Some((hash.to_string(), time.replace('Z', "+00:00")))
+}
+
+/// Every completed task carries the commit git gives for it, and its completion time — unless
+/// the old state (`old`, when it was readable) recorded one for that task: the old state's
+/// non-empty values win and git only fills what is missing (SPEC §1.11). Returns the number of
+/// completion times git supplied.
+fn assert_commits_from_git(case: &Case, old: Option<&serde_json::Value>) -> usize {
+    let s = state(case);
+    let mut from_git = 0;
+    for t in s["tasks"].as_array().expect("tasks") {
+        if t["status"] != "completed" {
+            assert!(t.get("commit").is_none(), "{t}");
+            continue;
+        }
+        let n = t["id"].as_u64().expect("id");
+        let (hash, time) = git_task_commit(case, n).expect("git names the task");
+        assert_eq!(t["commit"], hash.as_str(), "task {n}");
+        let recorded = old
+            .and_then(|o| o["tasks"].as_array())
+            .and_then(|tasks| tasks.iter().find(|o| o["id"] == n))
+            .and_then(|o| o["completed_at"].as_str());
+        match recorded {
+            Some(kept) => assert_eq!(t["completed_at"], kept, "task {n}"),
+            None => {
+                assert_eq!(t["completed_at"], time.as_str(), "task {n}");
+                from_git += 1;
+            }
+        }
+    }
+    from_git
+}
+
+/// rebuild --write, then finalize when the plan is completed, then verify: CONFORMANT. Returns
+/// the verify text and the number of completion times taken from git.
+fn restore_and_verify(case: &Case) -> (String, usize) {
+    let old: Option<serde_json::Value> = std::fs::read(case.plan.join("state.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let wrote = run(case, &["--write"]);
+    assert_eq!(wrote.status.code(), Some(0), "{}", stderr(&wrote));
+    let from_git = assert_commits_from_git(case, old.as_ref());
+    if state(case)["status"] == "completed" {
+        let seal = planseal(&case.root, &["finalize", &case.plan_rel()]);
+        assert_eq!(seal.status.code(), Some(0), "{}", stderr(&seal));
+    }
+    let (code, text) = verify(case);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("Verdict: CONFORMANT"), "{text}");
+    (text, from_git)
+}
+
+#[test]
+fn done_when_clean_plan_with_a_corrupt_state() {
+    let case = plans::clean();
+    damage(&case, Damage::Corrupt);
+    assert_eq!(restore_and_verify(&case).1, 4);
+}
+
+#[test]
+fn done_when_deleted_state() {
+    let case = plans::deleted_state();
+    damage(&case, Damage::AsBuilt);
+    assert_eq!(restore_and_verify(&case).1, 4);
+}
+
+#[test]
+fn done_when_stale_state() {
+    let case = plans::stale_state();
+    damage(&case, Damage::AsBuilt);
+    // Tasks 1 and 2 keep the stale state's times; tasks 3 and 4 get git's.
+    assert_eq!(restore_and_verify(&case).1, 2);
+}
+
+#[test]
+fn done_when_state_ahead_of_the_markdown() {
+    // An in-progress plan: no publication, so no finalize; task 1 keeps its commit from git.
+    let case = plans::state_ahead();
+    damage(&case, Damage::AsBuilt);
+    let (text, from_git) = restore_and_verify(&case);
+    // Task 1's recorded time is kept (the old state wins where it has a value); task 2's
+    // commit and time are dropped, the README leaves it unticked.
+    assert_eq!(from_git, 0);
+    assert_eq!(state(&case)["status"], "in_progress");
+    // The repository also holds tasks 2 and 3's commits: drift advisories, never failures.
+    assert!(
+        text.contains("commit 0684d92 names task 2, but state.json says it is pending"),
+        "{text}"
+    );
+}
+
+#[test]
+fn done_when_renamed_task_numbers() {
+    let case = plans::renamed_task_numbers();
+    damage(&case, Damage::Delete);
+    let (text, from_git) = restore_and_verify(&case);
+    assert_eq!(from_git, 3);
+    // The commit with the old number names no task of the plan; rebuild gave it to none.
+    assert_eq!(state(&case)["tasks"].as_array().expect("tasks").len(), 3);
+    assert!(
+        text.contains("names task 4, which the plan does not have (3 task(s))"),
+        "{text}"
+    );
+}
+
+#[test]
+fn done_when_merges() {
+    let case = plans::merges();
+    damage(&case, Damage::AsBuilt);
+    assert_eq!(restore_and_verify(&case).1, 3);
+}
+
+#[test]
+fn done_when_shallow_clone_cannot_recover_what_lies_beyond_the_boundary() {
+    // Only task 3's commit is in the clone. Tasks 1 and 2 get no commit, no completion time and
+    // no gates (a recovered gate is dated at its task commit): nothing is invented, so the plan
+    // cannot be re-published here — finalize refuses and verify stays NOT CONFORMANT until the
+    // history is fetched (`git fetch --unshallow`) and rebuild runs again.
+    let case = plans::shallow();
+    damage(&case, Damage::Delete);
+    let wrote = run(&case, &["--write"]);
+    assert_eq!(wrote.status.code(), Some(0), "{}", stderr(&wrote));
+    let s = state(&case);
+    for i in [0, 1] {
+        let t = &s["tasks"][i];
+        assert_eq!(t["status"], "completed");
+        assert!(
+            t.get("commit").is_none() && t.get("completed_at").is_none(),
+            "{t}"
+        );
+        assert_eq!(t["gates"], serde_json::json!([]));
+    }
+    let (hash, time) = git_task_commit(&case, 3).expect("task 3 is in the clone");
+    assert_eq!(s["tasks"][2]["commit"], hash.as_str());
+    assert_eq!(s["tasks"][2]["completed_at"], time.as_str());
+
+    let before = plans::snapshot_files(&case.plan);
+    let seal = planseal(&case.root, &["finalize", &case.plan_rel()]);
+    assert_eq!(seal.status.code(), Some(1), "{}", stdout(&seal));
+    assert_eq!(
+        plans::snapshot_files(&case.plan),
+        before,
+        "a refusal writes nothing"
+    );
+
+    let (code, findings) = verify_json(&case);
+    assert_eq!(code, Some(1));
+    let failures = failures_of(&findings);
+    // What fails is the missing completion time and gate evidence of tasks 1 and 2 (the values
+    // only git could give) and the stale receipt — never the commits beyond the boundary, which
+    // are `history-truncated` advisories.
+    let expected = [
+        ("completion-gates-unsuccessful", 1),
+        ("completion-gates-unsuccessful", 2),
+        ("completed-at-missing", 1),
+        ("completed-at-missing", 2),
+        ("receipt-mismatch", 0),
+    ]
+    .map(|(id, t)| (id.to_string(), t));
+    assert_eq!(failures, expected);
+    let truncated: Vec<u64> = findings
+        .iter()
+        .filter(|f| f["id"] == "history-truncated")
+        .map(|f| f["task"].as_u64().expect("task"))
+        .collect();
+    assert_eq!(truncated, [1, 2]);
+}
+
+/// `verify --json` on the case: the exit code and the findings of its plan.
+fn verify_json(case: &Case) -> (Option<i32>, Vec<serde_json::Value>) {
+    let out = planseal(&case.root, &["--json", "verify", &case.plan_rel()]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let findings = doc["sections"][0]["findings"].as_array().expect("findings");
+    (out.status.code(), findings.clone())
+}
+
+/// The failures as (id, task or 0).
+fn failures_of(findings: &[serde_json::Value]) -> Vec<(String, u64)> {
+    findings
+        .iter()
+        .filter(|f| f["severity"] == "fail")
+        .map(|f| {
+            (
+                f["id"].as_str().expect("id").to_string(),
+                f["task"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn done_when_no_git_cannot_recover_commits_times_or_gates() {
+    // Without git there is no commit, no completion time and so no datable gate for any task,
+    // and no time for the terminal checkpoint (the last task's commit time): rebuild writes the
+    // markdown's statuses and leaves those fields absent ("unrecoverable"), finalize refuses, and
+    // verify reports exactly what is missing. A value is never invented.
+    let case = plans::no_git();
+    damage(&case, Damage::Delete);
+    let wrote = run(&case, &["--write"]);
+    assert_eq!(wrote.status.code(), Some(0), "{}", stderr(&wrote));
+    let s = state(&case);
+    for t in s["tasks"].as_array().expect("tasks") {
+        assert_eq!(t["status"], "completed");
+        assert!(
+            t.get("commit").is_none() && t.get("completed_at").is_none(),
+            "{t}"
+        );
+        assert_eq!(t["gates"], serde_json::json!([]));
+    }
+    let before = plans::snapshot_files(&case.plan);
+    let seal = planseal(&case.root, &["finalize", &case.plan_rel()]);
+    assert_eq!(seal.status.code(), Some(1), "{}", stdout(&seal));
+    assert!(
+        stderr(&seal).contains("the candidate cannot be published — 7 check(s) failed"),
+        "{}",
+        stderr(&seal)
+    );
+    assert_eq!(
+        plans::snapshot_files(&case.plan),
+        before,
+        "a refusal writes nothing"
+    );
+    let (code, findings) = verify_json(&case);
+    assert_eq!(code, Some(1));
+    let expected = [
+        ("completion-gates-unsuccessful", 1),
+        ("completion-gates-unsuccessful", 2),
+        ("completion-gates-unsuccessful", 3),
+        ("terminal-checkpoint-missing", 0),
+        ("completed-at-missing", 1),
+        ("completed-at-missing", 2),
+        ("completed-at-missing", 3),
+        ("receipt-mismatch", 0),
+    ]
+    .map(|(id, t)| (id.to_string(), t));
+    assert_eq!(failures_of(&findings), expected);
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["id"] != "history-truncated" && f["id"] != "commit-drift"),
+        "no git finding without git"
+    );
+}

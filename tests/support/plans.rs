@@ -115,17 +115,18 @@ pub fn renamed_task_numbers() -> Case {
 
 /// A's published plan, its tasks committed on a side branch merged into main (with a commit on
 /// main in between), task 3 after the merge; state.json deleted so that git must supply the
-/// commits.
+/// commits. The gate records' `fp=` revisions name this repository's commits (the base, task 1,
+/// task 2 — as the vector's name the vector repository's), so the plan can be re-published here.
 pub fn merges() -> Case {
     let mut r = FixtureRepo::new();
     r.write(".gitignore", ".dwp/\n");
     r.write("src/lib.py", "base\n");
-    r.commit("chore: base");
+    let base = r.commit("chore: base");
     r.git(&["checkout", "-q", "-b", "feature"]);
     r.write("src/ratelimit.py", "bucket\n");
-    r.commit("feat(ratelimit): token bucket - Task 1 of PLAN_http_rate_limit");
+    let task1 = r.commit("feat(ratelimit): token bucket - Task 1 of PLAN_http_rate_limit");
     r.write("src/client.py", "client\n");
-    r.commit("feat(client): pacing - Task 2 of PLAN_http_rate_limit");
+    let task2 = r.commit("feat(client): pacing - Task 2 of PLAN_http_rate_limit");
     r.git(&["checkout", "-q", "main"]);
     r.write("README.md", "readme\n");
     r.commit("docs: unrelated change on main");
@@ -136,6 +137,18 @@ pub fn merges() -> Case {
     let plan = root.join(".dwp/plans").join(PLAN_A);
     copy_dir(&snapshot("A_lite_v2", PLAN_A, "final"), &plan);
     std::fs::remove_file(plan.join("state.json")).expect("delete state");
+    let readme = plan.join("README.md");
+    let mut text = std::fs::read_to_string(&readme).expect("README");
+    for (vector_rev, here) in [("f52b629", &base), ("49a4d7e", &task1), ("0684d92", &task2)] {
+        let from = format!("fp={vector_rev}+");
+        assert_eq!(
+            text.matches(&from).count(),
+            1,
+            "{from} in the vector README"
+        );
+        text = text.replace(&from, &format!("fp={}+", &here[..7]));
+    }
+    std::fs::write(&readme, text).expect("write README");
     Case {
         tmp: r.dir,
         root,
