@@ -252,3 +252,51 @@ fn file_history_of_a_file_equals_git_log() {
     assert_eq!(out.status.code(), Some(2));
     assert!(support::stderr(&out).contains("not in a git repository"));
 }
+
+#[test]
+fn tasks_ticked_in_the_readme_without_a_commit_are_listed() {
+    // A's published markdown in its repository built through task 1 only: the README ticks
+    // tasks 2 and 3 but no commit names them.
+    let (tmp, root) = support::gitrepo::vector_repo(
+        "A_lite_v2",
+        Some(1),
+        Some(&plans::snapshot("A_lite_v2", plans::PLAN_A, "final")),
+    );
+    let case = Case {
+        tmp,
+        plan: root.join(".dwp/plans").join(plans::PLAN_A),
+        root,
+    };
+    let (code, text) = log(&case, &["--exit-code"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("  [x] task 1  completed  49a4d7e  "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "Differences (2):
+  ! completed-without-commit: task 2 is completed in README.md but no commit names it
+  ! completed-without-commit: task 3 is completed in README.md but no commit names it
+"
+        ),
+        "{text}"
+    );
+    let v = json(&case);
+    assert_eq!(
+        difference_kinds(&v),
+        vec![
+            ("completed-without-commit".to_string(), 2),
+            ("completed-without-commit".to_string(), 3)
+        ]
+    );
+    assert_eq!(v["differences"][0]["commit"], serde_json::Value::Null);
+    // The state still records the vector's commits for tasks 2 and 3; git has none of them.
+    assert_eq!(
+        v["tasks"][1]["recorded_commit"],
+        "0684d9243279d0b1599a7fc80aa427b40a85634e"
+    );
+    assert_eq!(v["tasks"][1]["commit"], serde_json::Value::Null);
+    // Without --exit-code a report command exits 0 even with differences.
+    assert_eq!(log(&case, &[]).0, Some(0));
+}
