@@ -127,13 +127,16 @@ impl Context {
 pub fn main() -> i32 {
     // `update` accepts the DWP helper's abbreviated long options (argparse's allow_abbrev).
     let argv = update::expand_abbreviations(std::env::args_os().collect());
+    // `--json` is matched only when written in full, so a raw scan finds it even when parsing fails.
+    let json_requested = argv.iter().skip(1).any(|a| a == "--json");
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+        Err(e) if !e.use_stderr() => {
+            // --help and --version: not errors.
             let _ = e.print();
-            return code;
+            return 0;
         }
+        Err(e) => return report_usage_error(&e, json_requested),
     };
     let ctx = match Context::from_global(&cli.global) {
         Ok(ctx) => ctx,
@@ -190,6 +193,25 @@ fn report_error(err: &anyhow::Error, ctx: &Context) -> i32 {
     print_err(&text);
     if ctx.json {
         let doc = serde_json::json!({ "result": "error", "message": format!("{err:#}") });
+        print_out(&format!("{doc:#}\n"));
+    }
+    2
+}
+
+/// A usage error is exit 2 with the stable kind `usage-error` leading stderr (SPEC §6) and, with
+/// `--json`, a JSON document on stdout, so scripts can tell it from a refusal without parsing prose.
+fn report_usage_error(e: &clap::Error, json: bool) -> i32 {
+    let rendered = e.render().to_string();
+    let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
+    print_err(&format!("usage-error: {body}"));
+    if json {
+        let first = body.lines().next().unwrap_or_default();
+        let doc = serde_json::json!({
+            "result": "error",
+            "kind": "usage-error",
+            "message": first,
+            "hint": "run the command with --help for its options and examples",
+        });
         print_out(&format!("{doc:#}\n"));
     }
     2

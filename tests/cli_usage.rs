@@ -1,0 +1,50 @@
+//! Usage errors: exit 2, the stable kind `usage-error` leading stderr, and a JSON document on
+//! stdout with `--json` (SPEC §6) — while `--help` and `--version` stay successful.
+
+use std::process::Command;
+
+fn planseal(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_planseal"))
+        .args(args)
+        .output()
+        .expect("the planseal binary runs")
+}
+
+#[test]
+fn a_bad_value_is_a_usage_error_with_its_kind_first() {
+    let out = planseal(&["update", "state.json", "--task", "1", "--status", "done"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("usage-error: invalid value 'done'"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no data on stdout without --json");
+}
+
+#[test]
+fn json_usage_error_is_a_document_on_stdout() {
+    let out = planseal(&["--json", "unlock", "some/state.json", "--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(doc["result"], "error");
+    assert_eq!(doc["kind"], "usage-error");
+    assert!(
+        doc["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("required arguments"),
+        "{doc}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--reason <TEXT>"));
+}
+
+#[test]
+fn help_and_version_are_not_errors() {
+    let help = planseal(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Examples:"));
+    let version = planseal(&["--version"]);
+    assert_eq!(version.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("planseal "));
+}
