@@ -78,6 +78,9 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
                 .into(),
         );
     }
+    // Read the clock before anything is removed: a bad PLANSEAL_FAKE_NOW must not leave a lock
+    // removed without its journal line.
+    let mut clock = planseal::clock::Clock::from_env()?;
     let outcome = match store::unlock(&target, &style, args.force) {
         Ok(o) => o,
         Err(StoreError::NotLocked { lock_path }) => {
@@ -119,7 +122,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         Err(e) => return Err(anyhow::Error::new(e)),
     };
     let entry = serde_json::json!({
-        "time": planseal::clock::Clock::from_env()?.now_iso(),
+        "time": clock.now_iso(),
         "tool": planseal::TOOL_VERSION,
         "operation": "unlock",
         "target": target.file_name().map(|n| n.to_string_lossy().into_owned()),
