@@ -538,7 +538,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "sources": sync::source_lines(&derivation),
         });
         let journal = journal_for(&path);
-        store::commit(&CommitRequest {
+        let committed = store::commit(&CommitRequest {
             target: &path,
             lock: LockStyle::PidFile {
                 wait: Duration::from_secs(args.lock_wait),
@@ -551,6 +551,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             durability: Durability::Full,
         })
         .map_err(|e| store_refusal(e, &path))?;
+        super::warn_if_unjournaled(&file, &committed);
         written = true;
     }
     if ctx.json {
@@ -676,7 +677,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
                 "sources": sync::source_lines(&derivation),
             });
             let journal = journal_for(&path);
-            store::commit(&CommitRequest {
+            let committed = store::commit(&CommitRequest {
                 target: &path,
                 lock: LockStyle::PidFile {
                     wait: Duration::from_secs(args.lock_wait),
@@ -689,6 +690,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
                 durability: Durability::Full,
             })
             .map_err(|e| store_refusal(e, &path))?;
+            super::warn_if_unjournaled(&path.display().to_string(), &committed);
             written = true;
         }
     }

@@ -195,6 +195,16 @@ fn report_error(err: &anyhow::Error, ctx: &Context) -> i32 {
     2
 }
 
+/// A write that happened although its journal line could not be appended: the change stays (a
+/// retry would apply it twice), so the missing line is only reported, on stderr.
+pub(crate) fn warn_if_unjournaled(what: &str, committed: &planseal::recovery::store::Committed) {
+    if let Some(e) = &committed.journal_error {
+        print_err(&format!(
+            "warning: {what} was written but its journal line was not: {e}\n"
+        ));
+    }
+}
+
 /// `kind: message`, each detail on its own line, then `  hint: …`.
 pub fn render_refusal(r: &Refusal) -> String {
     let mut s = format!("{}: {}\n", r.kind, r.message);

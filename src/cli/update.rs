@@ -317,11 +317,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         durability: durability_from_env(),
     })
     .map_err(|e| store_refusal(e, &state_path))?;
-    if let Some(e) = committed.journal_error {
-        print_err(&format!(
-            "warning: state.json was written but its journal line was not: {e}\n"
-        ));
-    }
+    super::warn_if_unjournaled("state.json", &committed);
     report_applied(&transition, &transition.summary_line(), ctx);
     Ok(0)
 }
