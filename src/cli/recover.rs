@@ -55,14 +55,14 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         RecoverOutcome::NothingToRecover(d) => {
             let mut s = format!(
                 "{}: no interrupted publication (no {})\n",
-                d.plan, ".finalizing.json"
+                d.plan,
+                planseal::dwp::finalize::MARKER_FILE
             );
-            if let Some(lock) = &d.lock {
+            if d.lock.is_some() {
                 s.push_str(&format!(
                     "  a lock is present — run `planseal unlock {}` to clear it when its owner is gone\n",
                     d.plan_dir.join("state.json").display()
                 ));
-                let _ = lock;
             }
             s
         }

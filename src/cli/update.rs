@@ -299,7 +299,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         ));
     }
     if transition.completes_plan {
-        return publish(&transition, &req, &plan_dir, ctx);
+        return publish(&transition, &plan_dir, ctx);
     }
     let entry = transition.journal_entry(&req, &facts.plan_name, planseal::TOOL_VERSION);
     let journal = Journal::new(journal_path(&plan_dir));
@@ -345,13 +345,7 @@ fn report_applied(t: &Transition, line: &str, ctx: &Context) {
 
 /// Check 18: a candidate that completes the plan is published by the finalization transaction
 /// (SPEC §1.9), never written plainly.
-fn publish(
-    t: &Transition,
-    req: &UpdateRequest,
-    plan_dir: &Path,
-    ctx: &Context,
-) -> anyhow::Result<i32> {
-    let _ = req;
+fn publish(t: &Transition, plan_dir: &Path, ctx: &Context) -> anyhow::Result<i32> {
     match planseal::dwp::update::publish_terminal(t, plan_dir) {
         Ok(_) => {}
         Err(FinalizeError::Refused(r)) => return Err(r.into()),

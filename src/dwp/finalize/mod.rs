@@ -550,15 +550,5 @@ pub(crate) fn state_changed(state_path: &Path) -> FinalizeError {
 
 /// UTC now as ISO-8601 with `+00:00` and 0 or 6 fractional digits (SPEC §1.9 byte facts).
 pub(crate) fn now_iso() -> String {
-    let now = jiff::Timestamp::now();
-    let secs = now.as_second();
-    let micros = now.subsec_microsecond();
-    let base = jiff::Timestamp::from_second(secs)
-        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%S").to_string())
-        .unwrap_or_default();
-    if micros == 0 {
-        format!("{base}+00:00")
-    } else {
-        format!("{base}.{micros:06}+00:00")
-    }
+    crate::clock::format_timestamp(jiff::Timestamp::now())
 }
