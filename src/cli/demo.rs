@@ -12,6 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Examples:\n  planseal demo            the narrated walk; the scratch repository is removed afterwards\n  \
+planseal demo --keep     keep it, to look around (run `planseal verify` or `git log` inside)\n\n\
+Needs no git, no network and no other program; nothing outside the scratch folder is touched."
+)]
 pub struct Args {
     /// Keep the scratch folder afterwards (its path is printed)
     #[arg(long)]

@@ -78,14 +78,23 @@ pub enum Command {
     Diff(diff::Args),
     /// The plan's timeline from git: which commit completed which task
     Log(log::Args),
-    /// GSD .planning/STATE.md: statusline, status, sync, recover
-    #[command(subcommand)]
+    /// GSD .planning/STATE.md: statusline, status, check, sync, recover
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal gsd statusline\n  planseal gsd check --json\n  planseal gsd sync --write\n\nRun `planseal gsd <COMMAND> --help` for each command's examples."
+    )]
     Gsd(gsd::Command),
     /// Reversa .reversa/state.json: status, advance, set, history
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal reversa status\n  planseal reversa advance --phase-done reconhecimento\n  planseal reversa history --exit-code\n\nRun `planseal reversa <COMMAND> --help` for each command's examples."
+    )]
     Reversa(reversa::Command),
     /// Checkpoint protocol PROJECT-CHECKPOINT.md: status, init, refresh, diff
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal checkpoint status\n  planseal checkpoint refresh --write\n  planseal checkpoint diff --against HEAD~5\n\nRun `planseal checkpoint <COMMAND> --help` for each command's examples."
+    )]
     Checkpoint(checkpoint::Command),
     /// Walk a small plan's whole life cycle in a throw-away repository, with narration
     Demo(demo::Args),

@@ -11,7 +11,10 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Recovery is bound to the candidate named by the marker: a --candidate \
+    after_help = "Examples:\n  planseal recover .dwp/plans/PLAN_x                    finish the interrupted publication\n  \
+planseal recover .dwp/plans/PLAN_x --candidate c.json  a marker left by the DWP helper\n  \
+planseal recover .dwp/plans/PLAN_x --rollback          keep the state before instead\n\n\
+Recovery is bound to the candidate named by the marker: a --candidate \
 whose SHA-256 differs is refused. A lock left by a killed writer is removed only when its owner \
 is provably dead; an unknown owner (an empty lock directory) needs `planseal unlock --force \
 --reason TEXT` first."

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "PATH may be the state file (state.json, STATE.md, …), its lock \
+    after_help = "Examples:\n  planseal unlock .dwp/plans/PLAN_x                   show the owner; remove the lock if it is dead\n  \
+planseal unlock .planning/STATE.md                  GSD's pid-file lock\n  \
+planseal unlock .dwp/plans/PLAN_x --force --reason \"helper crashed, checked with ps\"\n\n\
+PATH may be the state file (state.json, STATE.md, …), its lock \
 (state.json.lock) or a DWP plan folder.\nExit codes: 0 removed (or nothing to remove), 1 refused \
 (owner alive or unknown), 2 usage error."
 )]

@@ -157,7 +157,13 @@ impl From<StatusArg> for TaskStatus {
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Exit codes: 0 applied, 1 refused (nothing written; the refusal kind \
+    after_help = "Examples:\n  planseal update .dwp/plans/PLAN_x/state.json --task 1 --status in_progress\n  \
+planseal update STATE --task 1 --status completed --commit 3f2a9c1 \\\n      \
+--gate \"cargo test|0|analysis_results/logs/task1.log\" --worked \"limiter in place\"\n  \
+planseal update STATE --task 2 --status blocked --block-reason \"needs an API key\"\n  \
+planseal update STATE --task 2 --status in_progress --resolve-blocker --expected-sha256 HEX\n\n\
+Completing the last task publishes the plan through the finalization transaction.\n\
+Exit codes: 0 applied, 1 refused (nothing written; the refusal kind \
 leads stderr), 2 usage error.\nLong options may be abbreviated to any unambiguous prefix \
 (--stat = --status), as with the DWP helper update-state.py.\nTest clock: \
 PLANSEAL_FAKE_NOW=2026-10-05T09:00:00+00:00 (step PLANSEAL_FAKE_NOW_STEP_US, default 1250000)."
