@@ -12,7 +12,9 @@ use crate::{print_err, print_out};
 use planseal::clock::Clock;
 use planseal::dwp::finalize::FinalizeError;
 use planseal::dwp::model::TaskStatus;
-use planseal::dwp::update::{Transition, UpdateRequest, check_arguments, plan_transition};
+use planseal::dwp::update::{
+    PlanFacts, Transition, UpdateRequest, check_arguments, plan_transition,
+};
 use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
 use planseal::report::Refusal;
 use std::ffi::OsString;
@@ -305,7 +307,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         ));
     }
     if transition.completes_plan {
-        return publish(&transition, &plan_dir, ctx);
+        return publish(&transition, &req, &facts, &plan_dir, ctx);
     }
     let entry = transition.journal_entry(&req, &facts.plan_name, planseal::TOOL_VERSION);
     let journal = Journal::new(journal_path(&plan_dir));
@@ -351,8 +353,14 @@ fn report_applied(t: &Transition, line: &str, ctx: &Context) {
 
 /// Check 18: a candidate that completes the plan is published by the finalization transaction
 /// (SPEC §1.9), never written plainly.
-fn publish(t: &Transition, plan_dir: &Path, ctx: &Context) -> anyhow::Result<i32> {
-    match planseal::dwp::update::publish_terminal(t, plan_dir) {
+fn publish(
+    t: &Transition,
+    req: &UpdateRequest,
+    facts: &PlanFacts,
+    plan_dir: &Path,
+    ctx: &Context,
+) -> anyhow::Result<i32> {
+    match planseal::dwp::update::publish_terminal(t, req, facts, plan_dir) {
         Ok(_) => {}
         Err(FinalizeError::Refused(r)) => return Err(r.into()),
         Err(other) => return Err(anyhow::Error::new(other)),

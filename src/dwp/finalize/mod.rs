@@ -105,6 +105,9 @@ pub struct FinalizeRequest {
     pub candidate_path: Option<PathBuf>,
     /// The command that asked (`finalize`, `update`): journaled and written into the lock.
     pub operation: String,
+    /// The journal line to write for the publication instead of the generic one: `update`
+    /// journals its transition (task, from → to, agent, …) like every other transition.
+    pub journal_entry: Option<serde_json::Value>,
 }
 
 impl FinalizeRequest {
@@ -117,6 +120,7 @@ impl FinalizeRequest {
             allow_dirty_reason: None,
             candidate_path: None,
             operation: "finalize".into(),
+            journal_entry: None,
         }
     }
 }
@@ -380,12 +384,15 @@ pub(crate) fn publish_from_marker(
     reach(Step::AfterReceipt, hook);
 
     // 11. journal, marker, lock
-    lock.journal(
-        plan_dir,
-        &req.operation,
-        &sha256_hex(&before),
-        &sha256_hex(candidate_bytes),
-    );
+    match &req.journal_entry {
+        Some(entry) => lock.append_journal(plan_dir, entry.clone()),
+        None => lock.journal(
+            plan_dir,
+            &req.operation,
+            &sha256_hex(&before),
+            &sha256_hex(candidate_bytes),
+        ),
+    }
     reach(Step::BeforeMarkerRemoval, hook);
     store::remove_file(&plan_dir.join(MARKER_FILE))?;
     reach(Step::AfterMarkerRemoval, hook);
