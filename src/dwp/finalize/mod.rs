@@ -262,6 +262,11 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         lock.release()?;
         return Err(state_changed(&state_path));
     }
+    // A publication interrupted between our first look and the lock left its marker.
+    if marker_path.exists() {
+        lock.release()?;
+        return Err(marker_present(&plan_dir));
+    }
     let validation = match run_validation(&plan_dir, &candidate_bytes, req) {
         Ok(v) => v,
         Err(e) => {
