@@ -4,9 +4,12 @@
 
 #[path = "support/gitrepo.rs"]
 mod gitrepo;
+#[path = "support/fs.rs"]
+mod shared_fs;
 
 use assert_cmd::Command;
 use serde_json::Value;
+use shared_fs::copy_dir;
 use std::path::{Path, PathBuf};
 
 const STATE: &str = ".reversa/state.json";
@@ -15,19 +18,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/reversa")
         .join(name)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read_dir") {
-        let e = e.expect("entry");
-        let target = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// A scratch copy of a fixture project.

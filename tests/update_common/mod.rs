@@ -14,24 +14,12 @@ pub fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
-pub fn sha256(bytes: &[u8]) -> String {
-    planseal::recovery::hash::sha256_hex(bytes)
-}
-
-/// Copies a folder tree (files and folders; no symlinks in the fixtures).
-pub fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
+#[path = "../support/fs.rs"]
+mod shared_fs;
+#[allow(unused_imports)] // not every test that includes this module uses it
+pub use shared_fs::copy_dir as copy_tree;
+#[allow(unused_imports)] // not every test that includes this module uses it
+pub use shared_fs::sha256;
 /// A scratch repository root holding `.dwp/plans/<plan>/` copied from `base`.
 pub struct Scratch {
     pub dir: tempfile::TempDir,
