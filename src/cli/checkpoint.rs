@@ -273,14 +273,6 @@ fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-fn unified(old: &str, new: &str, name: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(2)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
-        .to_string()
-}
-
 fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
     let target = locate(&args.target, ctx)?;
     let name = shown(&target.checkpoint, ctx);
@@ -323,7 +315,7 @@ fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
             .hint("give every `### Sessão` heading a date, then prune again")
     })?;
     let changed = new != old;
-    let patch = redactor.clean(&unified(old, &new, &name));
+    let patch = redactor.clean(&super::unified_diff(old, &new, &name));
     let mut after = None;
     if changed && args.write {
         let journal = serde_json::json!({

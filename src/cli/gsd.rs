@@ -512,6 +512,33 @@ fn store_refusal(err: StoreError, path: &Path) -> anyhow::Error {
         .into()
 }
 
+/// Replaces STATE.md under GSD's pid-file lock (waiting up to `lock_wait` seconds for a live
+/// writer) if it still holds `before`, and journals `entry` beside it.
+fn write_locked(
+    path: &Path,
+    before: &[u8],
+    new_text: &str,
+    entry: &serde_json::Value,
+    lock_wait: u64,
+) -> anyhow::Result<()> {
+    let operation = entry["operation"].as_str().unwrap_or("gsd write");
+    let committed = store::commit(&CommitRequest {
+        target: path,
+        lock: LockStyle::PidFile {
+            wait: Duration::from_secs(lock_wait),
+        },
+        operation,
+        tool: planseal::TOOL_VERSION,
+        expected_bytes: Some(before),
+        new_bytes: new_text.as_bytes(),
+        journal: Some((&journal_for(path), entry)),
+        durability: Durability::Full,
+    })
+    .map_err(|e| store_refusal(e, path))?;
+    super::warn_if_unjournaled(&path.display().to_string(), &committed);
+    Ok(())
+}
+
 fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (bytes, text) = read_state(&path)?;
@@ -541,13 +568,10 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
         )
     })?;
     let file = shown(&path, ctx);
-    let diff = plan.new_text.as_ref().map(|new| {
-        similar::TextDiff::from_lines(doc.text.as_str(), new.as_str())
-            .unified_diff()
-            .context_radius(2)
-            .header(&format!("a/{file}"), &format!("b/{file}"))
-            .to_string()
-    });
+    let diff = plan
+        .new_text
+        .as_ref()
+        .map(|new| super::unified_diff(&doc.text, new, &file));
     let mut written = false;
     if args.write
         && let Some(new_text) = &plan.new_text
@@ -561,21 +585,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "changes": plan.updates,
             "sources": sync::source_lines(&derivation),
         });
-        let journal = journal_for(&path);
-        let committed = store::commit(&CommitRequest {
-            target: &path,
-            lock: LockStyle::PidFile {
-                wait: Duration::from_secs(args.lock_wait),
-            },
-            operation: "gsd sync",
-            tool: planseal::TOOL_VERSION,
-            expected_bytes: Some(&bytes),
-            new_bytes: new_text.as_bytes(),
-            journal: Some((&journal, &entry)),
-            durability: Durability::Full,
-        })
-        .map_err(|e| store_refusal(e, &path))?;
-        super::warn_if_unjournaled(&file, &committed);
+        write_locked(&path, &bytes, new_text, &entry, args.lock_wait)?;
         written = true;
     }
     if ctx.json {
@@ -700,21 +710,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
                 "restored": picks,
                 "sources": sync::source_lines(&derivation),
             });
-            let journal = journal_for(&path);
-            let committed = store::commit(&CommitRequest {
-                target: &path,
-                lock: LockStyle::PidFile {
-                    wait: Duration::from_secs(args.lock_wait),
-                },
-                operation: "gsd recover",
-                tool: planseal::TOOL_VERSION,
-                expected_bytes: Some(&bytes),
-                new_bytes: new_text.as_bytes(),
-                journal: Some((&journal, &entry)),
-                durability: Durability::Full,
-            })
-            .map_err(|e| store_refusal(e, &path))?;
-            super::warn_if_unjournaled(&path.display().to_string(), &committed);
+            write_locked(&path, &bytes, &new_text, &entry, args.lock_wait)?;
             written = true;
         }
     }
