@@ -161,18 +161,7 @@ fn update_explains_a_dead_owners_leftover_lock() {
     let mut owner = LockOwner::for_this_process("update task 1 → in_progress", "planseal test");
     owner.pid = dead_pid();
     write_owner(&s, &owner);
-    let out = planseal()
-        .args([
-            "update",
-            ".dwp/plans/PLAN_http_rate_limit/state.json",
-            "--task",
-            "1",
-            "--status",
-            "in_progress",
-        ])
-        .current_dir(s.root())
-        .output()
-        .unwrap();
+    let out = s.update(&["--task", "1", "--status", "in_progress"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.starts_with("lock-present:"), "{err}");

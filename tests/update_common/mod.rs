@@ -33,6 +33,31 @@ impl Scratch {
         copy_tree(base, &dir.path().join(".dwp/plans").join(&plan));
         Scratch { dir, plan }
     }
+
+    /// Fixture A's plan with its final markdown but no receipt, and state.json at step 01 of
+    /// the recorded lifecycle: task 1 in progress, no gates yet.
+    pub fn a_task1_in_progress() -> Scratch {
+        let lifecycle = vectors().join("A_lite_v2/lifecycle");
+        let s = Scratch::new(&lifecycle.join("snapshots/final/PLAN_http_rate_limit"));
+        let _ = std::fs::remove_file(s.plan_dir().join("analysis_results/FINALIZATION.json"));
+        std::fs::write(
+            s.state_path(),
+            std::fs::read(lifecycle.join("states/01-start-task1.state.json")).unwrap(),
+        )
+        .unwrap();
+        s
+    }
+
+    /// `planseal update <this plan's state.json> ARGS…` run from the root.
+    pub fn update(&self, args: &[&str]) -> std::process::Output {
+        planseal()
+            .arg("update")
+            .arg(format!(".dwp/plans/{}/state.json", self.plan))
+            .args(args)
+            .current_dir(self.root())
+            .output()
+            .unwrap()
+    }
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
