@@ -4,8 +4,8 @@
 //! Nothing printed here ever holds a `.env` value: generated text carries keys only, and every
 //! piece of text taken from the checkpoint passes through [`Redactor`] before it is shown.
 
-use super::Context;
-use super::reversa::{persist, shown};
+use super::reversa::persist;
+use super::{Context, shown};
 use crate::print_out;
 use planseal::checkpoint::redact::EnvRedactor;
 use planseal::checkpoint::{self, diff, generate, resolve};

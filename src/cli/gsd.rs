@@ -1,6 +1,6 @@
 //! `planseal gsd …`: statusline, status, sync, recover for GSD's `.planning/STATE.md`.
 
-use super::Context;
+use super::{Context, shown};
 use crate::print_out;
 use planseal::gsd::derive::{self, Derivation, Source};
 use planseal::gsd::document::{Document, FieldStyle, Value};
@@ -244,13 +244,6 @@ fn planning_dir(state: &Path) -> PathBuf {
 fn derive_with_phases(doc: &Document, state: &Path) -> Derivation {
     let phases = derive::count_phases(&planning_dir(state), doc.scalar("milestone"));
     derive::derive(doc, phases)
-}
-
-fn shown(path: &Path, ctx: &Context) -> String {
-    path.strip_prefix(&ctx.cwd)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 fn value_json(value: &Value) -> serde_json::Value {

@@ -204,6 +204,14 @@ fn report_error(err: &anyhow::Error, ctx: &Context) -> i32 {
     2
 }
 
+/// A path as the user should see it: relative to the working directory when inside it.
+pub(crate) fn shown(path: &std::path::Path, ctx: &Context) -> String {
+    path.strip_prefix(&ctx.cwd)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
 /// A unified diff with two lines of context, headed `a/NAME` / `b/NAME`.
 pub(crate) fn unified_diff(old: &str, new: &str, name: &str) -> String {
     similar::TextDiff::from_lines(old, new)

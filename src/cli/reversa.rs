@@ -1,7 +1,7 @@
 //! `planseal reversa status|advance|set|history` — Reversa `.reversa/state.json` (SPEC §3).
 
-use super::Context;
 use super::checkpoint::Redactor;
+use super::{Context, shown};
 use crate::print_out;
 use anyhow::Context as _;
 use planseal::recovery::hash::sha256_hex;
@@ -153,14 +153,6 @@ fn locate(arg: &FileArg, ctx: &Context) -> anyhow::Result<PathBuf> {
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
-}
-
-/// A path as the user should see it: relative to the working directory when inside it.
-pub(super) fn shown(path: &Path, ctx: &Context) -> String {
-    path.strip_prefix(&ctx.cwd)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 fn status(args: StatusArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<i32> {
