@@ -260,7 +260,8 @@ fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
         return Ok(0);
     }
     if let Some(dir) = target.checkpoint.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     }
     let journal = serde_json::json!({"operation": "checkpoint-init"});
     let after = persist(&target.checkpoint, None, text.as_bytes(), journal)?;

@@ -142,7 +142,9 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
         None => {
             let start = if args.stdin {
                 let mut input = Vec::new();
-                std::io::stdin().read_to_end(&mut input)?;
+                std::io::stdin()
+                    .read_to_end(&mut input)
+                    .map_err(|e| anyhow::anyhow!("--stdin: cannot read standard input: {e}"))?;
                 statusline::workspace_dir_from_json(&input)
                     .map(|d| ctx.cwd.join(d))
                     .unwrap_or_else(|| ctx.cwd.clone())
