@@ -266,6 +266,29 @@ fn a_journal_that_cannot_be_appended_is_a_warning_not_a_failed_write() {
 }
 
 #[test]
+fn a_write_that_fails_on_the_file_system_is_an_error_not_a_refusal() {
+    let p = project("good-in-progress");
+    // A file name so long that its lock `<name>.lock` cannot be created (ENAMETOOLONG).
+    let long = format!("{}.json", "s".repeat(247));
+    std::fs::copy(p.path().join(STATE), p.path().join(&long)).expect("copy");
+    let before = std::fs::read(p.path().join(&long)).expect("read");
+    let (code, _out, err) = planseal(
+        p.path(),
+        &[
+            "reversa",
+            "advance",
+            "--phase-done",
+            "escavacao",
+            "--file",
+            &long,
+        ],
+    );
+    assert_eq!(code, 2, "an I/O failure exits 2, a refusal 1: {err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(std::fs::read(p.path().join(&long)).expect("read"), before);
+}
+
+#[test]
 fn advance_keeps_bom_crlf_and_the_english_names() {
     let p = project("good-english-finished");
     let finished = read(p.path());

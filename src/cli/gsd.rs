@@ -500,7 +500,13 @@ fn store_refusal(err: StoreError, path: &Path) -> anyhow::Error {
         StoreError::StateChanged { .. } => {
             "the file changed while planseal worked; run the command again"
         }
-        _ => "check the file and its folder's permissions",
+        // An I/O failure is not a refusal: exit 2, as for every other command.
+        _ => {
+            return anyhow::Error::new(err).context(format!(
+                "{}: nothing was written (check the file and its folder's permissions)",
+                path.display()
+            ));
+        }
     };
     Refusal::new(kind, format!("{}: {err}", path.display()))
         .hint(hint)
