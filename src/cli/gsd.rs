@@ -9,6 +9,7 @@ use planseal::gsd::statusline::{self, Format, Located};
 use planseal::gsd::sync::{self, Baseline};
 use planseal::recovery::hash::sha256_hex;
 use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
+use planseal::report::text::printable;
 use planseal::report::{Refusal, Report, json as report_json, text as report_text};
 use serde_json::json;
 use std::io::Read;
@@ -417,7 +418,7 @@ fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
     }
     out.push_str(&format!("statusline: {full}\n"));
-    print_out(&out);
+    print_out(&printable(&out));
     Ok(0)
 }
 
@@ -622,7 +623,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "not written (pass --write to apply)\n".to_string()
         });
     }
-    print_out(&out);
+    print_out(&printable(&out));
     Ok(0)
 }
 
@@ -759,6 +760,6 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
     } else if !lost.is_empty() {
         out.push_str("restore with: planseal gsd recover --write --pick ID… (or --all)\n");
     }
-    print_out(&out);
+    print_out(&printable(&out));
     Ok(0)
 }
