@@ -6,12 +6,18 @@
 
 use super::Context;
 use crate::print_out;
+use anyhow::Context as _;
 use planseal::dwp::finalize::{self, Candidate, FinalizeRequest, Step};
 use planseal::recovery::scratch_repo::ScratchRepo;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Examples:\n  planseal demo            the narrated walk; the scratch repository is removed afterwards\n  \
+planseal demo --keep     keep it, to look around (run `planseal verify` or `git log` inside)\n\n\
+Needs no git, no network and no other program; nothing outside the scratch folder is touched."
+)]
 pub struct Args {
     /// Keep the scratch folder afterwards (its path is printed)
     #[arg(long)]
@@ -35,7 +41,9 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         return interrupted_publication(&ctx.cwd.join(&paths[0]), &ctx.cwd.join(&paths[1]));
     }
     if let Some(file) = &args.internal_json_check {
-        let bytes = std::fs::read(ctx.cwd.join(file))?;
+        let path = ctx.cwd.join(file);
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
         return Ok(i32::from(
             serde_json::from_slice::<serde_json::Value>(&bytes).is_err(),
         ));
@@ -51,11 +59,16 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         print_out(&format!(".dwp/plans/{PLAN}/state.json\n"));
         return Ok(0);
     }
-    let scratch = std::env::temp_dir().join(format!("planseal-demo-{}", std::process::id()));
-    if scratch.exists() {
-        std::fs::remove_dir_all(&scratch)?;
-    }
-    std::fs::create_dir_all(&scratch)?;
+    // A fresh folder of its own (create_dir, not _all: an existing one is never reused or
+    // removed — a former demo with the same pid may have been kept on purpose).
+    let token = planseal::recovery::store::process::random_token();
+    let scratch = std::env::temp_dir().join(format!(
+        "planseal-demo-{}-{}",
+        std::process::id(),
+        token.get(..8).unwrap_or(&token)
+    ));
+    std::fs::create_dir(&scratch)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", scratch.display()))?;
     let result = Demo::new(&scratch, ctx).and_then(|mut d| d.walk());
     if args.keep {
         print_out(&format!(
@@ -74,7 +87,8 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
 /// The child of step 4: a real finalize that stops dead after its marker, like a killed process —
 /// the lock stays behind, its owner (this process) gone.
 fn interrupted_publication(plan_dir: &Path, candidate: &Path) -> anyhow::Result<i32> {
-    let bytes = std::fs::read(candidate)?;
+    let bytes =
+        std::fs::read(candidate).with_context(|| format!("cannot read {}", candidate.display()))?;
     let req = FinalizeRequest::new(
         plan_dir,
         Candidate::Bytes {
@@ -476,11 +490,7 @@ impl Demo {
     }
 
     fn write(&self, path: &Path, text: &str) -> anyhow::Result<()> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(path, text)?;
-        Ok(())
+        write_file(path, text)
     }
 
     /// Runs `planseal ARGS` in the scratch repository and shows its output; a different exit
@@ -583,17 +593,19 @@ fn gen_tasks(n: usize) -> Vec<GenTask> {
 /// A plan of `n` tasks (no git) at the moment of the terminal close: every task record closed,
 /// README ticked, PROGRESS written, state.json with tasks 1..n-1 completed and task n
 /// in progress with its gate; `root/candidate.json` holds the completed state.
+/// Writes a file of the scratch plan, creating its folder; an error names the file.
+fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
 fn ready_plan(root: &Path, n: usize) -> anyhow::Result<()> {
     let plan_dir = root.join(".dwp/plans").join(PLAN);
     std::fs::create_dir_all(plan_dir.join("analysis_results/gates"))?;
-    let write = |rel: &str, text: &str| -> anyhow::Result<()> {
-        let path = plan_dir.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(path, text)?;
-        Ok(())
-    };
+    let write = |rel: &str, text: &str| write_file(&plan_dir.join(rel), text);
     let tasks = gen_tasks(n);
     let t0 = 1_791_190_800i64; // 2026-10-05T09:00:00Z
     let at = |minutes: i64| iso(t0 + minutes * 60);

@@ -1,6 +1,6 @@
 //! `planseal gsd …`: statusline, status, sync, recover for GSD's `.planning/STATE.md`.
 
-use super::Context;
+use super::{Context, shown};
 use crate::print_out;
 use planseal::gsd::derive::{self, Derivation, Source};
 use planseal::gsd::document::{Document, FieldStyle, Value};
@@ -9,6 +9,7 @@ use planseal::gsd::statusline::{self, Format, Located};
 use planseal::gsd::sync::{self, Baseline};
 use planseal::recovery::hash::sha256_hex;
 use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
+use planseal::report::text::printable;
 use planseal::report::{Refusal, Report, json as report_json, text as report_text};
 use serde_json::json;
 use std::io::Read;
@@ -18,14 +19,38 @@ use std::time::Duration;
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
     /// Print the GSD state segment exactly as GSD's statusline hook does (no trailing newline)
+    #[command(
+        after_help = "Examples:\n  planseal gsd statusline\n  planseal gsd statusline --compact\n  \
+echo '{\"workspace\":{\"current_dir\":\"/src/app\"}}' | planseal gsd statusline --stdin\n\n\
+Prints nothing (exit 0) when there is no readable STATE.md, as the hook does; --strict makes that exit 2."
+    )]
     Statusline(StatuslineArgs),
     /// Every field, the normalised status, the derived percent, and where they disagree
+    #[command(
+        after_help = "Examples:\n  planseal gsd status\n  planseal gsd status .planning/STATE.md --json"
+    )]
     Status(FileArgs),
     /// The GSD checks of `planseal verify` for one STATE.md (exit 1 when NOT CONFORMANT)
+    #[command(
+        after_help = "Examples:\n  planseal gsd check\n  planseal gsd check other/.planning/STATE.md --json\n\n\
+Exit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 UNVERIFIED (the file cannot be read)."
+    )]
     Check(FileArgs),
     /// Derive the frontmatter from the body and the phase folders; show the diff, --write applies
+    #[command(
+        after_help = "Examples:\n  planseal gsd sync                  show the diff, write nothing\n  \
+planseal gsd sync --write          apply it under .planning/STATE.md.lock\n  \
+planseal gsd sync --write --lock-wait 5\n\n\
+Only frontmatter keys change; a value set by hand since the last sync is kept and reported\nas drift."
+    )]
     Sync(SyncArgs),
     /// List what earlier committed versions had and the file lost; --write --pick ID… restores it
+    #[command(
+        after_help = "Examples:\n  planseal gsd recover                              list what earlier commits had\n  \
+planseal gsd recover --from HEAD~3                compare with one revision only\n  \
+planseal gsd recover --write --pick decision:2 key:milestone\n  \
+planseal gsd recover --write --all"
+    )]
     Recover(RecoverArgs),
 }
 
@@ -118,7 +143,9 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
         None => {
             let start = if args.stdin {
                 let mut input = Vec::new();
-                std::io::stdin().read_to_end(&mut input)?;
+                std::io::stdin()
+                    .read_to_end(&mut input)
+                    .map_err(|e| anyhow::anyhow!("--stdin: cannot read standard input: {e}"))?;
                 statusline::workspace_dir_from_json(&input)
                     .map(|d| ctx.cwd.join(d))
                     .unwrap_or_else(|| ctx.cwd.clone())
@@ -220,13 +247,6 @@ fn planning_dir(state: &Path) -> PathBuf {
 fn derive_with_phases(doc: &Document, state: &Path) -> Derivation {
     let phases = derive::count_phases(&planning_dir(state), doc.scalar("milestone"));
     derive::derive(doc, phases)
-}
-
-fn shown(path: &Path, ctx: &Context) -> String {
-    path.strip_prefix(&ctx.cwd)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 fn value_json(value: &Value) -> serde_json::Value {
@@ -398,7 +418,7 @@ fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
     }
     out.push_str(&format!("statusline: {full}\n"));
-    print_out(&out);
+    print_out(&printable(&out));
     Ok(0)
 }
 
@@ -481,11 +501,44 @@ fn store_refusal(err: StoreError, path: &Path) -> anyhow::Error {
         StoreError::StateChanged { .. } => {
             "the file changed while planseal worked; run the command again"
         }
-        _ => "check the file and its folder's permissions",
+        // An I/O failure is not a refusal: exit 2, as for every other command.
+        _ => {
+            return anyhow::Error::new(err).context(format!(
+                "{}: nothing was written (check the file and its folder's permissions)",
+                path.display()
+            ));
+        }
     };
     Refusal::new(kind, format!("{}: {err}", path.display()))
         .hint(hint)
         .into()
+}
+
+/// Replaces STATE.md under GSD's pid-file lock (waiting up to `lock_wait` seconds for a live
+/// writer) if it still holds `before`, and journals `entry` beside it.
+fn write_locked(
+    path: &Path,
+    before: &[u8],
+    new_text: &str,
+    entry: &serde_json::Value,
+    lock_wait: u64,
+) -> anyhow::Result<()> {
+    let operation = entry["operation"].as_str().unwrap_or("gsd write");
+    let committed = store::commit(&CommitRequest {
+        target: path,
+        lock: LockStyle::PidFile {
+            wait: Duration::from_secs(lock_wait),
+        },
+        operation,
+        tool: planseal::TOOL_VERSION,
+        expected_bytes: Some(before),
+        new_bytes: new_text.as_bytes(),
+        journal: Some((&journal_for(path), entry)),
+        durability: Durability::Full,
+    })
+    .map_err(|e| store_refusal(e, path))?;
+    super::warn_if_unjournaled(&path.display().to_string(), &committed);
+    Ok(())
 }
 
 fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
@@ -517,13 +570,10 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
         )
     })?;
     let file = shown(&path, ctx);
-    let diff = plan.new_text.as_ref().map(|new| {
-        similar::TextDiff::from_lines(doc.text.as_str(), new.as_str())
-            .unified_diff()
-            .context_radius(2)
-            .header(&format!("a/{file}"), &format!("b/{file}"))
-            .to_string()
-    });
+    let diff = plan
+        .new_text
+        .as_ref()
+        .map(|new| super::unified_diff(&doc.text, new, &file));
     let mut written = false;
     if args.write
         && let Some(new_text) = &plan.new_text
@@ -537,20 +587,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "changes": plan.updates,
             "sources": sync::source_lines(&derivation),
         });
-        let journal = journal_for(&path);
-        store::commit(&CommitRequest {
-            target: &path,
-            lock: LockStyle::PidFile {
-                wait: Duration::from_secs(args.lock_wait),
-            },
-            operation: "gsd sync",
-            tool: planseal::TOOL_VERSION,
-            expected_bytes: Some(&bytes),
-            new_bytes: new_text.as_bytes(),
-            journal: Some((&journal, &entry)),
-            durability: Durability::Full,
-        })
-        .map_err(|e| store_refusal(e, &path))?;
+        write_locked(&path, &bytes, new_text, &entry, args.lock_wait)?;
         written = true;
     }
     if ctx.json {
@@ -586,7 +623,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "not written (pass --write to apply)\n".to_string()
         });
     }
-    print_out(&out);
+    print_out(&printable(&out));
     Ok(0)
 }
 
@@ -675,20 +712,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
                 "restored": picks,
                 "sources": sync::source_lines(&derivation),
             });
-            let journal = journal_for(&path);
-            store::commit(&CommitRequest {
-                target: &path,
-                lock: LockStyle::PidFile {
-                    wait: Duration::from_secs(args.lock_wait),
-                },
-                operation: "gsd recover",
-                tool: planseal::TOOL_VERSION,
-                expected_bytes: Some(&bytes),
-                new_bytes: new_text.as_bytes(),
-                journal: Some((&journal, &entry)),
-                durability: Durability::Full,
-            })
-            .map_err(|e| store_refusal(e, &path))?;
+            write_locked(&path, &bytes, &new_text, &entry, args.lock_wait)?;
             written = true;
         }
     }
@@ -736,6 +760,6 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
     } else if !lost.is_empty() {
         out.push_str("restore with: planseal gsd recover --write --pick ID… (or --all)\n");
     }
-    print_out(&out);
+    print_out(&printable(&out));
     Ok(0)
 }

@@ -78,14 +78,23 @@ pub enum Command {
     Diff(diff::Args),
     /// The plan's timeline from git: which commit completed which task
     Log(log::Args),
-    /// GSD .planning/STATE.md: statusline, status, sync, recover
-    #[command(subcommand)]
+    /// GSD .planning/STATE.md: statusline, status, check, sync, recover
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal gsd statusline\n  planseal gsd check --json\n  planseal gsd sync --write\n\nRun `planseal gsd <COMMAND> --help` for each command's examples."
+    )]
     Gsd(gsd::Command),
     /// Reversa .reversa/state.json: status, advance, set, history
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal reversa status\n  planseal reversa advance --phase-done reconhecimento\n  planseal reversa history --exit-code\n\nRun `planseal reversa <COMMAND> --help` for each command's examples."
+    )]
     Reversa(reversa::Command),
     /// Checkpoint protocol PROJECT-CHECKPOINT.md: status, init, refresh, diff
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal checkpoint status\n  planseal checkpoint refresh --write\n  planseal checkpoint diff --against HEAD~5\n\nRun `planseal checkpoint <COMMAND> --help` for each command's examples."
+    )]
     Checkpoint(checkpoint::Command),
     /// Walk a small plan's whole life cycle in a throw-away repository, with narration
     Demo(demo::Args),
@@ -217,15 +226,43 @@ fn report_usage_error(e: &clap::Error, json: bool) -> i32 {
     2
 }
 
+/// A path as the user should see it: relative to the working directory when inside it.
+pub(crate) fn shown(path: &std::path::Path, ctx: &Context) -> String {
+    path.strip_prefix(&ctx.cwd)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// A unified diff with two lines of context, headed `a/NAME` / `b/NAME`.
+pub(crate) fn unified_diff(old: &str, new: &str, name: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}
+
+/// A write that happened although its journal line could not be appended: the change stays (a
+/// retry would apply it twice), so the missing line is only reported, on stderr.
+pub(crate) fn warn_if_unjournaled(what: &str, committed: &planseal::recovery::store::Committed) {
+    if let Some(e) = &committed.journal_error {
+        print_err(&format!(
+            "warning: {what} was written but its journal line was not: {e}\n"
+        ));
+    }
+}
+
 /// `kind: message`, each detail on its own line, then `  hint: …`.
 pub fn render_refusal(r: &Refusal) -> String {
-    let mut s = format!("{}: {}\n", r.kind, r.message);
+    use planseal::report::text::printable;
+    let mut s = format!("{}: {}\n", r.kind, printable(&r.message));
     for d in &r.details {
         let task = d.task.map(|t| format!(" (task {t})")).unwrap_or_default();
-        s.push_str(&format!("  - {}{task}: {}\n", d.id, d.message));
+        s.push_str(&format!("  - {}{task}: {}\n", d.id, printable(&d.message)));
     }
     if let Some(h) = &r.hint {
-        s.push_str(&format!("  hint: {h}\n"));
+        s.push_str(&format!("  hint: {}\n", printable(h)));
     }
     s
 }

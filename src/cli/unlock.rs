@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "PATH may be the state file (state.json, STATE.md, …), its lock \
+    after_help = "Examples:\n  planseal unlock .dwp/plans/PLAN_x                   show the owner; remove the lock if it is dead\n  \
+planseal unlock .planning/STATE.md                  GSD's pid-file lock\n  \
+planseal unlock .dwp/plans/PLAN_x --force --reason \"helper crashed, checked with ps\"\n\n\
+PATH may be the state file (state.json, STATE.md, …), its lock \
 (state.json.lock) or a DWP plan folder.\nExit codes: 0 removed (or nothing to remove), 1 refused \
 (owner alive or unknown), 2 usage error."
 )]
@@ -78,6 +81,9 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
                 .into(),
         );
     }
+    // Read the clock before anything is removed: a bad PLANSEAL_FAKE_NOW must not leave a lock
+    // removed without its journal line.
+    let mut clock = planseal::clock::Clock::from_env()?;
     let outcome = match store::unlock(&target, &style, args.force) {
         Ok(o) => o,
         Err(StoreError::NotLocked { lock_path }) => {
@@ -116,10 +122,25 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
             ))
             .into());
         }
+        // Another process took or replaced the lock between our two looks: nothing was removed.
+        Err(StoreError::LockPresent { lock_path, holder }) => {
+            return Err(Refusal::new(
+                "lock-present",
+                format!(
+                    "{}: the lock changed hands while it was being judged ({holder}); nothing was removed",
+                    lock_path.display()
+                ),
+            )
+            .hint(format!(
+                "run `planseal unlock {}` again to judge the new owner",
+                args.path.display()
+            ))
+            .into());
+        }
         Err(e) => return Err(anyhow::Error::new(e)),
     };
     let entry = serde_json::json!({
-        "time": planseal::clock::Clock::from_env()?.now_iso(),
+        "time": clock.now_iso(),
         "tool": planseal::TOOL_VERSION,
         "operation": "unlock",
         "target": target.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -129,7 +150,14 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         "forced": if outcome.forced { vec!["unlock --force"] } else { Vec::new() },
         "removed_temp_files": outcome.removed_temp_files.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy()).collect::<Vec<_>>(),
     });
-    journal_for(&target).append(&entry, Durability::Full)?;
+    let journal = journal_for(&target);
+    journal.append(&entry, Durability::Full).map_err(|e| {
+        anyhow::Error::new(e).context(format!(
+            "{} was removed, but its journal line could not be appended to {}",
+            outcome.lock_path.display(),
+            journal.path().display()
+        ))
+    })?;
     if ctx.json {
         let doc = serde_json::json!({
             "result": "removed",
