@@ -21,7 +21,7 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Exit codes: 0 when it ran; with --exit-code, 1 when it found a difference."
+    after_help = "Examples:\n  planseal diff .dwp/plans/PLAN_x                        state.json against the markdown\n  planseal diff .dwp/plans/PLAN_x --against HEAD~3       the plan's files at a revision against now\n  planseal diff .dwp/plans/PLAN_x --candidate cand.json  what finalize would publish\n  planseal diff .dwp/plans/PLAN_x --format markdown      for a pull-request comment\n\nExit codes: 0 when it ran; with --exit-code, 1 when it found a difference."
 )]
 pub struct Args {
     /// The plan folder (.dwp/plans/PLAN_<name>)

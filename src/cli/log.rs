@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Exit codes: 0 when it ran; with --exit-code, 1 when it found a difference."
+    after_help = "Examples:\n  planseal log .dwp/plans/PLAN_x                 which commit completed which task, and when\n  planseal --json log .dwp/plans/PLAN_x          the same timeline as data\n  planseal log .dwp/plans/PLAN_x --exit-code     exit 1 when git and the plan disagree\n  planseal log .dwp/plans/PLAN_x --file src/lib.rs --max-count 5\n\nExit codes: 0 when it ran; with --exit-code, 1 when it found a difference."
 )]
 pub struct Args {
     /// The plan folder (.dwp/plans/PLAN_<name>)

@@ -9,7 +9,7 @@ use planseal::report::Refusal;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Exit codes: 0 when it ran (and, with --write, wrote); 1 refused; \
+    after_help = "Examples:\n  planseal rebuild .dwp/plans/PLAN_x             each field that would change, and why\n  planseal rebuild .dwp/plans/PLAN_x --write     write it and note it in PROGRESS.md\n  planseal finalize .dwp/plans/PLAN_x            then re-seal a published plan's receipt\n\nExit codes: 0 when it ran (and, with --write, wrote); 1 refused; \
 with --exit-code and without --write, 1 when state.json would change."
 )]
 pub struct Args {
