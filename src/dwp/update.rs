@@ -187,6 +187,18 @@ impl Transition {
     }
 }
 
+/// The way out of a leftover marker, naming the plan folder so the commands run as printed.
+fn recover_hint(facts: &PlanFacts) -> String {
+    let dir = facts
+        .plan_dir
+        .as_ref()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|| format!(".dwp/plans/{}", facts.plan_name));
+    format!(
+        "inspect it with `planseal recover {dir} --dry-run` (changes nothing), then run `planseal recover {dir}`"
+    )
+}
+
 fn refuse(kind: &str, message: impl Into<String>, hint: &str) -> Refusal {
     Refusal::new(kind, message).hint(hint)
 }
@@ -254,7 +266,7 @@ pub fn plan_transition(
                 "{}: an interrupted publication left .finalizing.json; no update until it is resolved",
                 facts.plan_name
             ),
-            "inspect it with `planseal recover --dry-run`, then run `planseal recover`",
+            &recover_hint(facts),
         ));
     }
     // 3. Compare-and-swap on the raw bytes.
