@@ -114,26 +114,19 @@ impl Lock {
         self.guard.release().map(|_| ()).map_err(from_store)
     }
 
-    /// Appends the journal entry of a publication. Best effort: the receipt is the evidence, and
-    /// a journal that cannot be written must not undo a publication.
-    pub(crate) fn journal(&self, plan_dir: &Path, operation: &str, before: &str, after: &str) {
-        let entry = serde_json::json!({
-            "time": super::now_iso(),
-            "tool": crate::TOOL_VERSION,
-            "operation": operation,
-            "to": "completed",
-            "before_sha256": before,
-            "after_sha256": after,
-        });
-        self.append_journal(plan_dir, entry);
-    }
-
-    /// Appends `entry` with the receipt's name added. Best effort, as [`Self::journal`].
+    /// Appends the journal line of a publication, with the receipt's name added. Best effort:
+    /// the receipt is the evidence, and a journal that cannot be written must not undo a
+    /// publication.
     pub(crate) fn append_journal(&self, plan_dir: &Path, mut entry: serde_json::Value) {
         if let Some(map) = entry.as_object_mut() {
             map.insert("receipt".into(), super::RECEIPT_FILE.into());
         }
-        let _ = Journal::new(plan_dir.join(JOURNAL_FILE)).append(&entry, Durability::Full);
+        self.append_plain(plan_dir, &entry);
+    }
+
+    /// Appends a journal line that claims no receipt (a rollback publishes nothing).
+    pub(crate) fn append_plain(&self, plan_dir: &Path, entry: &serde_json::Value) {
+        let _ = Journal::new(plan_dir.join(JOURNAL_FILE)).append(entry, Durability::Full);
     }
 }
 
