@@ -218,6 +218,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         .into());
     };
 
+    store::check_write_targets(&plan_dir)?;
     // The lock: removed only when its owner is provably dead.
     let lock_removed = store::clear_stale_lock(&state_path, diagnosis.lock.as_ref())?;
     let lock = store::Lock::acquire(&state_path, "recover")?;

@@ -221,6 +221,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     if marker_path.exists() {
         return Err(marker_present(&plan_dir));
     }
+    store::check_write_targets(&plan_dir)?;
 
     let candidate_bytes = match &req.candidate {
         Candidate::Current => state_bytes.clone(),
