@@ -13,7 +13,8 @@ use std::path::PathBuf;
 #[command(
     after_help = "Examples:\n  planseal recover .dwp/plans/PLAN_x                    finish the interrupted publication\n  \
 planseal recover .dwp/plans/PLAN_x --candidate c.json  a marker left by the DWP helper\n  \
-planseal recover .dwp/plans/PLAN_x --rollback          keep the state before instead\n\n\
+planseal recover .dwp/plans/PLAN_x --rollback          keep the state before instead\n  \
+planseal recover .dwp/plans/PLAN_x --dry-run           show what happened and what would be done\n\n\
 Recovery is bound to the candidate named by the marker: a --candidate \
 whose SHA-256 differs is refused. A lock left by a killed writer is removed only when its owner \
 is provably dead; an unknown owner (an empty lock directory) needs `planseal unlock --force \
@@ -29,6 +30,9 @@ pub struct Args {
     /// Remove the marker and keep the state as it was before the publication
     #[arg(long)]
     pub rollback: bool,
+    /// Show what the interruption left and what recover would do; change nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
@@ -44,6 +48,9 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         candidate,
         rollback: args.rollback,
     };
+    if args.dry_run {
+        return dry_run(&req, ctx);
+    }
     if !ctx.json {
         // Show what happened before acting; a refusal below then has its context.
         let diagnosis = recover::diagnose(&req.plan_dir).map_err(lift)?;
@@ -101,6 +108,67 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     };
     print_out(&text);
     Ok(0)
+}
+
+/// `--dry-run`: the diagnosis and the action recover would take; nothing is written.
+fn dry_run(req: &RecoverRequest, ctx: &Context) -> anyhow::Result<i32> {
+    let diagnosis = recover::diagnose(&req.plan_dir).map_err(lift)?;
+    let action = planned_action(&diagnosis, req);
+    if ctx.json {
+        let doc = serde_json::json!({
+            "result": "dry-run",
+            "plan": diagnosis.plan,
+            "marker_present": diagnosis.marker.is_some(),
+            "state_sha256": diagnosis.state_sha256,
+            "candidate_sha256": diagnosis.marker.as_ref().map(|m| m.candidate_sha256.clone()),
+            "lock_present": diagnosis.lock.is_some(),
+            "would": action,
+        });
+        print_out(&format!("{doc:#}\n"));
+        return Ok(0);
+    }
+    let mut text = describe(&diagnosis);
+    if diagnosis.marker.is_none() {
+        text.push_str(&format!(
+            "{}: no interrupted publication (no {})\n",
+            diagnosis.plan,
+            planseal::dwp::finalize::MARKER_FILE
+        ));
+    }
+    text.push_str(&format!(
+        "  would       {action} (dry run: nothing changed)\n"
+    ));
+    print_out(&text);
+    Ok(0)
+}
+
+/// What `recover` with the same flags would do, judged from the diagnosis alone.
+fn planned_action(d: &Diagnosis, req: &RecoverRequest) -> String {
+    let Some(marker) = &d.marker else {
+        return "nothing".into();
+    };
+    let rerun = format!("planseal recover {}", d.plan_dir.display());
+    match d.relation {
+        Some(StateRelation::Neither) | None => {
+            "refuse (state-diverged): restore the candidate or the state before first".into()
+        }
+        Some(StateRelation::IsCandidate) if req.rollback => {
+            format!("refuse (rollback-impossible): run `{rerun}` to finish instead")
+        }
+        Some(StateRelation::IsCandidate) => {
+            "re-verify the published state, write the receipt, remove the marker".into()
+        }
+        Some(_) if req.rollback => {
+            "remove the marker and keep state.json as it is (rolled back)".into()
+        }
+        Some(_) if req.candidate.is_none() && marker.planseal.is_none() => format!(
+            "refuse (candidate-required): run `{rerun} --candidate FILE` with the candidate {}",
+            marker.candidate_sha256
+        ),
+        Some(_) => {
+            "publish the marker's candidate, re-verify, write the receipt, remove the marker".into()
+        }
+    }
 }
 
 /// What an interruption left, in words.

@@ -63,7 +63,7 @@ fn journal_for(target: &Path) -> Journal {
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("PLAN_")));
     if is_dwp_state {
-        Journal::new(super::update::journal_path(dir))
+        Journal::inside(dir, super::update::journal_path(dir))
     } else {
         let mut p = target.as_os_str().to_owned();
         p.push(".journal.ndjson");

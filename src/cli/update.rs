@@ -310,7 +310,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         return publish(&transition, &req, &facts, &plan_dir, ctx);
     }
     let entry = transition.journal_entry(&req, &facts.plan_name, planseal::TOOL_VERSION);
-    let journal = Journal::new(journal_path(&plan_dir));
+    let journal = Journal::inside(&plan_dir, journal_path(&plan_dir));
     let operation = format!("update task {} → {}", transition.task, transition.to);
     // Between validation and the lock: another writer may get in here (tests pause at it).
     store::crash_point("update.before_lock");
@@ -371,6 +371,7 @@ fn publish(
 
 /// A store error as the refusal a user can act on (anything else stays an error, exit 2).
 pub fn store_refusal(e: StoreError, target: &Path) -> anyhow::Error {
+    let e_text = e.to_string();
     match e {
         StoreError::LockPresent { lock_path, holder } => {
             let status = store::owner_status(&holder);
@@ -410,6 +411,9 @@ pub fn store_refusal(e: StoreError, target: &Path) -> anyhow::Error {
         )
         .hint("another writer got there first: re-read state.json and retry")
         .into(),
+        StoreError::SymlinkEscape { .. } => Refusal::new("symlink-escape", format!("{e_text}; nothing was written"))
+            .hint("replace the symlink by a regular file (or folder) inside the plan folder, then retry")
+            .into(),
         other => anyhow::Error::new(other),
     }
 }

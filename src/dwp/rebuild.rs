@@ -1112,13 +1112,18 @@ fn write_inner(
             return Err(err);
         }
     }
+    let journal_dir = plan_dir.join("analysis_results");
+    let journal = Journal::inside(plan_dir, journal_dir.join("STATE_JOURNAL.ndjson"));
+    // A journal leading out of the plan refuses the rebuild before anything is written.
+    if let Err(err) = journal.check_target() {
+        let _ = guard.release();
+        return Err(err);
+    }
     write_atomic(&state_path, &new_bytes, Durability::Full)?;
     write_atomic(&progress_path, &progress_after, Durability::Full)?;
     let after_sha256 = sha256_hex(&new_bytes);
     let before_sha256 = inputs.old_bytes.as_deref().map(sha256_hex);
-    let journal_dir = plan_dir.join("analysis_results");
     if journal_dir.is_dir() {
-        let journal = Journal::new(journal_dir.join("STATE_JOURNAL.ndjson"));
         journal.append(
             &json!({
                 "time": now,

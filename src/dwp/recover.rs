@@ -218,6 +218,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         .into());
     };
 
+    store::check_write_targets(&plan_dir)?;
     // The lock: removed only when its owner is provably dead.
     let lock_removed = store::clear_stale_lock(&state_path, diagnosis.lock.as_ref())?;
     let lock = store::Lock::acquire(&state_path, "recover")?;
@@ -239,7 +240,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
 
     if req.rollback {
         store::remove_file(&plan_dir.join(MARKER_FILE))?;
-        lock.journal(&plan_dir, "recover --rollback", &state_sha, &state_sha);
+        lock.append_plain(&plan_dir, &rollback_entry(&diagnosis, &marker));
         lock.release()?;
         return Ok(RecoverOutcome::RolledBack {
             diagnosis,
@@ -264,6 +265,36 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
             Err(e)
         }
     }
+}
+
+/// The journal line of a rollback: nothing was published, the marker was removed and
+/// state.json kept its bytes (SPEC §1.8).
+fn rollback_entry(diagnosis: &Diagnosis, marker: &Marker) -> serde_json::Value {
+    let state_sha = diagnosis.state_sha256.clone().unwrap_or_default();
+    let plan_status = std::fs::read(diagnosis.plan_dir.join("state.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .map(|v| v["status"].clone())
+        .unwrap_or_default();
+    serde_json::json!({
+        "time": finalize::now_iso(),
+        "tool": crate::TOOL_VERSION,
+        "operation": "recover --rollback",
+        "plan": diagnosis.plan,
+        "task": null,
+        "from": plan_status,
+        "to": plan_status,
+        "result": "rolled-back",
+        "reason": null,
+        "before_sha256": state_sha,
+        "after_sha256": state_sha,
+        "state_changed": false,
+        "marker_removed": finalize::MARKER_FILE,
+        "candidate_sha256": marker.candidate_sha256,
+        "agent": null,
+        "model": null,
+        "forced": [],
+    })
 }
 
 fn reach_lock(hook: &mut dyn FnMut(Step)) {
@@ -317,6 +348,17 @@ fn roll_forward(
     finalize::reach(Step::AfterValidation, hook);
     let mut req = FinalizeRequest::new(plan_dir, finalize::Candidate::Current);
     req.operation = "recover".into();
+    // The line of the publication this recovery completes: when the rename had already
+    // happened, the state before is known only by the hash the marker recorded.
+    let before = store::read_state(&plan_dir.join("state.json"))?;
+    let mut entry = finalize::publication_entry(plan_dir, "recover", &before, candidate);
+    if let (Some(ext), Some(map)) = (&marker.planseal, entry.as_object_mut()) {
+        map.insert(
+            "before_sha256".into(),
+            ext.state_sha256_before.clone().into(),
+        );
+    }
+    req.journal_entry = Some(entry);
     finalize::publish_from_marker(plan_dir, lock, candidate, marker, &validation, &req, hook)?;
     Ok(validation.receipt(&marker.candidate_sha256))
 }

@@ -187,6 +187,18 @@ impl Transition {
     }
 }
 
+/// The way out of a leftover marker, naming the plan folder so the commands run as printed.
+fn recover_hint(facts: &PlanFacts) -> String {
+    let dir = facts
+        .plan_dir
+        .as_ref()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|| format!(".dwp/plans/{}", facts.plan_name));
+    format!(
+        "inspect it with `planseal recover {dir} --dry-run` (changes nothing), then run `planseal recover {dir}`"
+    )
+}
+
 fn refuse(kind: &str, message: impl Into<String>, hint: &str) -> Refusal {
     Refusal::new(kind, message).hint(hint)
 }
@@ -254,7 +266,7 @@ pub fn plan_transition(
                 "{}: an interrupted publication left .finalizing.json; no update until it is resolved",
                 facts.plan_name
             ),
-            "inspect it with `planseal recover --dry-run`, then run `planseal recover`",
+            &recover_hint(facts),
         ));
     }
     // 3. Compare-and-swap on the raw bytes.
@@ -755,7 +767,7 @@ fn check_reopen(
         .any(|d| d.as_str() >= completed_day.as_str());
     if !dated_ok {
         let message = format!(
-            "task {id}: reopening needs an `### Amendment <n> — <date>` record in the task log dated on or after {} (the amendment and the evidence it invalidates are recorded first)",
+            "task {id}: reopening needs an `### Amendment <n> — <date>` record in the task log (after its Completion & Log heading, all nine labels filled) dated on or after {} (the amendment and the evidence it invalidates are recorded first)",
             if completed_day.is_empty() {
                 "its completion"
             } else {
@@ -903,25 +915,17 @@ pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64
     let mut amendment_dates = Vec::new();
     if let (Ok(id), Ok(value)) = (u64::try_from(task), parse_json(state_bytes)) {
         let state = State::from_value(&value);
-        let dates = |list: Vec<crate::dwp::markdown::Amendment>| -> Vec<String> {
-            list.iter()
-                .filter_map(|a| a.date.map(|d| d.to_string()))
-                .collect()
-        };
+        let dates = |body: &crate::dwp::markdown::TaskBody<'_>| logged_amendment_dates(body);
         if let Some(t) = state.task(id) {
             let found = match t.artifact_file() {
                 Some(file) => std::fs::read(plan_dir.join(file))
                     .ok()
-                    .and_then(|b| {
-                        parse_task_file_bytes(&b)
-                            .ok()
-                            .map(|f| dates(f.body.amendments()))
-                    })
+                    .and_then(|b| parse_task_file_bytes(&b).ok().map(|f| dates(&f.body)))
                     .unwrap_or_default(),
                 None => readme
                     .as_ref()
                     .and_then(|r| u32::try_from(id).ok().and_then(|n| r.inline.record(n)))
-                    .map(|rec| dates(rec.body.amendments()))
+                    .map(|rec| dates(&rec.body))
                     .unwrap_or_default(),
             };
             amendment_dates.push((id, found));
@@ -934,6 +938,20 @@ pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64
         readme_approval,
         amendment_dates,
     }
+}
+
+/// The dates of the amendment records in a task's *log*: the Completion & Log section and what
+/// follows it (amendments are appended there), each a real record with all nine labels filled
+/// (SPEC §1.4). A heading elsewhere (say under `## Context`) or an empty shell does not count.
+pub fn logged_amendment_dates(body: &crate::dwp::markdown::TaskBody<'_>) -> Vec<String> {
+    let Some(log) = body.completion_log() else {
+        return Vec::new();
+    };
+    body.amendments()
+        .into_iter()
+        .filter(|a| a.line > log.line && a.missing_or_empty().is_empty())
+        .filter_map(|a| a.date.map(|d| d.to_string()))
+        .collect()
 }
 
 /// Check 18, the seam to the finalization transaction (SPEC §1.9): a candidate that completes

@@ -39,8 +39,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> Result
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".to_string());
-    let keep_mode = std::fs::metadata(path)
+    // A symlinked target is replaced by the rename, never followed: its target's bits are not
+    // read either.
+    let keep_mode = std::fs::symlink_metadata(path)
         .ok()
+        .filter(|m| m.file_type().is_file())
         .map(|m| m.permissions().mode() & 0o7777);
     let token = super::process::random_token();
     let temp = dir.join(format!(

@@ -39,6 +39,10 @@ pub struct Committed {
 /// Performs the write. On any error the target holds the bytes it had (a crash point may leave
 /// the lock behind, which is what a killed writer does).
 pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
+    // A journal that would be written through a symlink refuses the whole write up front.
+    if let Some((journal, _)) = req.journal {
+        journal.check_target()?;
+    }
     let guard = acquire(req.target, &req.lock, req.operation, req.tool)?;
     let current = match std::fs::read(req.target) {
         Ok(bytes) => Some(bytes),

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Journal {
     path: PathBuf,
+    /// The folder the journal must stay inside (the plan folder), when known.
+    root: Option<PathBuf>,
 }
 
 /// What a journal holds: the entries that parse, plus what was skipped.
@@ -31,7 +33,52 @@ pub struct JournalRead {
 
 impl Journal {
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self { path: path.into() }
+        Self {
+            path: path.into(),
+            root: None,
+        }
+    }
+
+    /// A journal that must stay inside `root`: an append whose folder resolves outside it is
+    /// refused (`symlink-escape`).
+    pub fn inside(root: impl Into<PathBuf>, path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            root: Some(root.into()),
+        }
+    }
+
+    /// Refuses (`symlink-escape`) when the journal file is a symlink, or when its folder (or the
+    /// nearest existing ancestor) resolves outside the root. Writers call it before changing
+    /// anything, so a refused journal leaves every file as it was.
+    pub fn check_target(&self) -> Result<(), StoreError> {
+        let escape = |target: PathBuf| StoreError::SymlinkEscape {
+            path: self.path.clone(),
+            root: self.root.clone().unwrap_or_else(|| parent_dir(&self.path)),
+            target,
+        };
+        if let Ok(meta) = std::fs::symlink_metadata(&self.path)
+            && meta.file_type().is_symlink()
+        {
+            return Err(escape(std::fs::read_link(&self.path).unwrap_or_default()));
+        }
+        let Some(root) = &self.root else {
+            return Ok(());
+        };
+        let root_canon = root
+            .canonicalize()
+            .map_err(|e| StoreError::io("resolve journal root", root, e))?;
+        let mut ancestor = Some(parent_dir(&self.path));
+        while let Some(dir) = ancestor {
+            if let Ok(canon) = dir.canonicalize() {
+                if !canon.starts_with(&root_canon) {
+                    return Err(escape(canon));
+                }
+                return Ok(());
+            }
+            ancestor = dir.parent().map(Path::to_path_buf);
+        }
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -45,6 +92,7 @@ impl Journal {
         entry: &serde_json::Value,
         durability: Durability,
     ) -> Result<(), StoreError> {
+        self.check_target()?;
         let dir = parent_dir(&self.path);
         let dir_existed = dir.is_dir();
         if !dir_existed {
@@ -57,8 +105,17 @@ impl Journal {
             .append(true)
             .create(true)
             .mode(0o666)
+            // A symlink swapped in after the check is still never followed.
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&self.path)
-            .map_err(|e| StoreError::io("open journal", &self.path, e))?;
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => StoreError::SymlinkEscape {
+                    path: self.path.clone(),
+                    root: self.root.clone().unwrap_or_else(|| dir.clone()),
+                    target: std::fs::read_link(&self.path).unwrap_or_default(),
+                },
+                _ => StoreError::io("open journal", &self.path, e),
+            })?;
         let len = file
             .metadata()
             .map_err(|e| StoreError::io("stat journal", &self.path, e))?

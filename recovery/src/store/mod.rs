@@ -96,6 +96,14 @@ pub enum StoreError {
     /// The lock directory holds files that are not an owner record: not removed.
     #[error("{} holds unexpected entries ({entries}); remove them by hand after checking", lock_path.display())]
     LockNotEmpty { lock_path: PathBuf, entries: String },
+    /// The target is (or lies under) a symlink that leads out of the folder it belongs to: it is
+    /// never written through.
+    #[error("{} leads out of {} (to {}); refusing to write through a symlink", path.display(), root.display(), target.display())]
+    SymlinkEscape {
+        path: PathBuf,
+        root: PathBuf,
+        target: PathBuf,
+    },
     /// A file-system call failed.
     #[error("{op} {}: {source}", path.display())]
     Io {
@@ -123,6 +131,7 @@ impl StoreError {
             StoreError::OwnerNotProvablyDead { .. } => "lock-owner-alive",
             StoreError::NotLocked { .. } => "not-locked",
             StoreError::LockNotEmpty { .. } => "lock-not-empty",
+            StoreError::SymlinkEscape { .. } => "symlink-escape",
             StoreError::Io { .. } => "io-error",
         }
     }

@@ -221,6 +221,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     if marker_path.exists() {
         return Err(marker_present(&plan_dir));
     }
+    store::check_write_targets(&plan_dir)?;
 
     let candidate_bytes = match &req.candidate {
         Candidate::Current => state_bytes.clone(),
@@ -389,19 +390,95 @@ pub(crate) fn publish_from_marker(
     reach(Step::AfterReceipt, hook);
 
     // 11. journal, marker, lock
-    match &req.journal_entry {
-        Some(entry) => lock.append_journal(plan_dir, entry.clone()),
-        None => lock.journal(
-            plan_dir,
-            &req.operation,
-            &sha256_hex(&before),
-            &sha256_hex(candidate_bytes),
-        ),
-    }
+    let mut entry = match &req.journal_entry {
+        Some(entry) => entry.clone(),
+        None => publication_entry(plan_dir, &req.operation, &before, candidate_bytes),
+    };
+    record_exceptions(&mut entry, &validation.exceptions);
+    lock.append_journal(plan_dir, entry);
     reach(Step::BeforeMarkerRemoval, hook);
     store::remove_file(&plan_dir.join(MARKER_FILE))?;
     reach(Step::AfterMarkerRemoval, hook);
     Ok(())
+}
+
+/// The journal line of a publication no `update` transition describes (`finalize`, the
+/// roll-forward of `recover`), SPEC §1.8. When exactly one task changes status between the state
+/// before and the candidate, the line names that task and its from → to (so `rebuild` can date
+/// it); otherwise `task` is null and from → to are the plan's statuses.
+pub(crate) fn publication_entry(
+    plan_dir: &Path,
+    operation: &str,
+    before: &[u8],
+    candidate: &[u8],
+) -> serde_json::Value {
+    let old: serde_json::Value = serde_json::from_slice(before).unwrap_or_default();
+    let new: serde_json::Value = serde_json::from_slice(candidate).unwrap_or_default();
+    let task_status = |v: &serde_json::Value| -> Vec<(serde_json::Value, serde_json::Value)> {
+        v["tasks"]
+            .as_array()
+            .map(|tasks| {
+                tasks
+                    .iter()
+                    .map(|t| (t["id"].clone(), t["status"].clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let old_tasks = task_status(&old);
+    let changed: Vec<_> = task_status(&new)
+        .into_iter()
+        .filter(|(id, status)| !old_tasks.iter().any(|(i, s)| i == id && s == status))
+        .collect();
+    let (task, from, to) = match changed.as_slice() {
+        [(id, to)] => {
+            let from = old_tasks
+                .iter()
+                .find(|(i, _)| i == id)
+                .map(|(_, s)| s.clone())
+                .unwrap_or_default();
+            (id.clone(), from, to.clone())
+        }
+        _ => (
+            serde_json::Value::Null,
+            old["status"].clone(),
+            new["status"].clone(),
+        ),
+    };
+    serde_json::json!({
+        "time": now_iso(),
+        "tool": crate::TOOL_VERSION,
+        "operation": operation,
+        "plan": plan_name(plan_dir),
+        "task": task,
+        "from": from,
+        "to": to,
+        "reason": null,
+        "before_sha256": sha256_hex(before),
+        "after_sha256": sha256_hex(candidate),
+        "agent": null,
+        "model": null,
+        "forced": [],
+    })
+}
+
+/// Adds the exceptions the user accepted (`--allow-dirty --reason`) to a journal line: each
+/// one under `forced`, and the reason under `reason` when the line has none of its own.
+fn record_exceptions(entry: &mut serde_json::Value, exceptions: &[AcceptedException]) {
+    let Some(map) = entry.as_object_mut() else {
+        return;
+    };
+    if exceptions.is_empty() {
+        return;
+    }
+    let forced: Vec<serde_json::Value> = exceptions
+        .iter()
+        .map(|e| serde_json::json!({"kind": e.kind, "reason": e.reason, "subjects": e.subjects}))
+        .collect();
+    map.insert("forced".into(), forced.into());
+    if map.get("reason").is_none_or(serde_json::Value::is_null) {
+        map.insert("reason".into(), exceptions[0].reason.clone().into());
+    }
 }
 
 fn run_validation(

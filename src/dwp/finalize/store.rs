@@ -33,6 +33,31 @@ pub(crate) fn plan_dir_of(given: &Path) -> Result<PathBuf, FinalizeError> {
     }
 }
 
+/// The plan's journal, bound to the plan folder (never appended through a symlink out of it).
+fn plan_journal(plan_dir: &Path) -> Journal {
+    Journal::inside(plan_dir, plan_dir.join(JOURNAL_FILE))
+}
+
+/// Refuses (`symlink-escape`) before anything is written when the receipt's folder or the
+/// journal would be written through a symlink leading out of the plan folder: the receipt and
+/// the journal line are part of the publication, so it does not start.
+pub(crate) fn check_write_targets(plan_dir: &Path) -> Result<(), FinalizeError> {
+    plan_journal(plan_dir).check_target().map_err(from_store)?;
+    let receipt = super::RECEIPT_FILE;
+    if let Err(e) = planseal_recovery::paths::resolve_inside(plan_dir, receipt, false) {
+        return Err(Refusal::new(
+            "symlink-escape",
+            format!(
+                "{}: {e}; refusing to write the receipt through a symlink",
+                plan_dir.join(receipt).display()
+            ),
+        )
+        .hint("replace the symlink by a folder inside the plan folder, then retry")
+        .into());
+    }
+    Ok(())
+}
+
 fn not_a_plan(given: &Path) -> FinalizeError {
     Refusal::new(
         "plan-not-found",
@@ -83,7 +108,12 @@ fn from_store(e: StoreError) -> FinalizeError {
         StoreError::Io { path, source, .. } => FinalizeError::Io { path, source },
         other => {
             let kind = other.kind();
-            Refusal::new(kind, other.to_string()).into()
+            match kind {
+                "symlink-escape" => Refusal::new(kind, format!("{other}; nothing was written"))
+                    .hint("replace the symlink by a regular file (or folder) inside the plan folder, then retry")
+                    .into(),
+                _ => Refusal::new(kind, other.to_string()).into(),
+            }
         }
     }
 }
@@ -114,26 +144,19 @@ impl Lock {
         self.guard.release().map(|_| ()).map_err(from_store)
     }
 
-    /// Appends the journal entry of a publication. Best effort: the receipt is the evidence, and
-    /// a journal that cannot be written must not undo a publication.
-    pub(crate) fn journal(&self, plan_dir: &Path, operation: &str, before: &str, after: &str) {
-        let entry = serde_json::json!({
-            "time": super::now_iso(),
-            "tool": crate::TOOL_VERSION,
-            "operation": operation,
-            "to": "completed",
-            "before_sha256": before,
-            "after_sha256": after,
-        });
-        self.append_journal(plan_dir, entry);
-    }
-
-    /// Appends `entry` with the receipt's name added. Best effort, as [`Self::journal`].
+    /// Appends the journal line of a publication, with the receipt's name added. Best effort:
+    /// the receipt is the evidence, and a journal that cannot be written must not undo a
+    /// publication.
     pub(crate) fn append_journal(&self, plan_dir: &Path, mut entry: serde_json::Value) {
         if let Some(map) = entry.as_object_mut() {
             map.insert("receipt".into(), super::RECEIPT_FILE.into());
         }
-        let _ = Journal::new(plan_dir.join(JOURNAL_FILE)).append(&entry, Durability::Full);
+        self.append_plain(plan_dir, &entry);
+    }
+
+    /// Appends a journal line that claims no receipt (a rollback publishes nothing).
+    pub(crate) fn append_plain(&self, plan_dir: &Path, entry: &serde_json::Value) {
+        let _ = plan_journal(plan_dir).append(entry, Durability::Full);
     }
 }
 
@@ -214,7 +237,7 @@ pub(crate) fn clear_stale_lock(
                     "holder": outcome.holder,
                     "status": outcome.status.to_string(),
                 });
-                let _ = Journal::new(plan_dir.join(JOURNAL_FILE)).append(&entry, Durability::Full);
+                let _ = plan_journal(plan_dir).append(&entry, Durability::Full);
             }
             Ok(true)
         }

@@ -374,11 +374,17 @@ fn task_record_findings(plan_dir: &Path, candidate: &Value) -> Vec<Finding> {
         let mut items = Vec::new();
         match body.completion_log() {
             None => items.push("log-section-unreadable"),
-            Some(log) => {
-                if log.log_status() == Some(&LogStatus::Pending) {
-                    items.push("log-status-pending");
+            // planseal is stricter than "not pending" (SPEC §1.9 step 4): a completed task's log
+            // must say so; any other task (skipped) still needs a Status that is not pending.
+            Some(log) => match log.log_status() {
+                None => items.push("log-status-missing"),
+                Some(LogStatus::Pending) => items.push("log-status-pending"),
+                Some(LogStatus::Completed) => {}
+                Some(_) if task.get("status").and_then(Value::as_str) == Some("completed") => {
+                    items.push("log-status-not-completed")
                 }
-            }
+                Some(_) => {}
+            },
         }
         if !body.has_skills_disposition() {
             items.push("skills-disposition-missing");
