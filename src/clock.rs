@@ -146,8 +146,22 @@ impl Clock {
 
 /// `YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00` in UTC (Python's `isoformat()` of an aware UTC datetime).
 pub fn format_timestamp(t: Timestamp) -> String {
+    let (base, micros) = utc_seconds(t);
+    if micros == 0 {
+        format!("{base}+00:00")
+    } else {
+        format!("{base}.{micros:06}+00:00")
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds (the checkpoint protocol's spelling).
+pub fn format_timestamp_seconds_z(t: Timestamp) -> String {
+    format!("{}Z", utc_seconds(t).0)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` in UTC and the microseconds past that second (nanoseconds truncated).
+fn utc_seconds(t: Timestamp) -> (String, i32) {
     let dt = t.to_zoned(jiff::tz::TimeZone::UTC).datetime();
-    let micros = dt.subsec_nanosecond() / 1000;
     let base = format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
         dt.year(),
@@ -157,11 +171,7 @@ pub fn format_timestamp(t: Timestamp) -> String {
         dt.minute(),
         dt.second()
     );
-    if micros == 0 {
-        format!("{base}+00:00")
-    } else {
-        format!("{base}.{micros:06}+00:00")
-    }
+    (base, dt.subsec_nanosecond() / 1000)
 }
 
 #[cfg(test)]
@@ -202,5 +212,6 @@ mod tests {
     fn other_offsets_are_written_in_utc_and_nanos_truncated() {
         let t: Timestamp = "2026-10-05T11:00:00.123456789+02:00".parse().unwrap();
         assert_eq!(format_timestamp(t), "2026-10-05T09:00:00.123456+00:00");
+        assert_eq!(format_timestamp_seconds_z(t), "2026-10-05T09:00:00Z");
     }
 }

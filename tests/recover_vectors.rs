@@ -180,6 +180,34 @@ fn rollback_keeps_the_old_state() {
     assert!(ws.exists(".finalizing.json"));
 }
 
+/// What `recover` judged before taking the lock is checked again under it: a state.json that
+/// another writer changed in between is refused, and the marker and the new bytes stay.
+#[test]
+fn a_state_changed_before_the_lock_is_refused_under_it() {
+    use planseal::dwp::finalize::Step;
+    use planseal::dwp::recover::{RecoverRequest, recover};
+    let (fixture, plan) = FIXTURES[0];
+    let ws = interrupted(fixture, plan, "before_publish");
+    let state_path = ws.plan_dir().join("state.json");
+    let mut other = ws.state();
+    other.extend_from_slice(b"\n");
+    let req = RecoverRequest {
+        plan_dir: ws.plan_dir(),
+        candidate: None,
+        rollback: true,
+    };
+    let err = recover(&req, &mut |step| {
+        if step == Step::AfterLock {
+            std::fs::write(&state_path, &other).unwrap();
+        }
+    })
+    .unwrap_err();
+    assert_eq!(err.kind(), Some("state-changed"), "{err}");
+    assert_eq!(ws.state(), other);
+    assert!(ws.exists(".finalizing.json"));
+    assert!(!ws.exists("state.json.lock"));
+}
+
 /// state.json changed after the interruption: neither version — refused, both hashes named.
 #[test]
 fn a_diverged_state_is_refused_naming_both_hashes() {

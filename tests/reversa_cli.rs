@@ -257,6 +257,25 @@ fn advance_changes_only_the_three_values_and_journals() {
 }
 
 #[test]
+fn a_journal_that_cannot_be_appended_is_a_warning_not_a_failed_write() {
+    let p = project("good-in-progress");
+    // A folder where the journal file should be: the append fails, the write already happened.
+    std::fs::create_dir(p.path().join(".reversa/state.json.journal.ndjson")).expect("mkdir");
+    let (code, _out, err) = planseal(
+        p.path(),
+        &["reversa", "advance", "--phase-done", "escavacao"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("was written but its journal line was not"),
+        "{err}"
+    );
+    let after = String::from_utf8(read(p.path())).expect("utf8");
+    assert!(after.contains("\"phase\": \"interpretacao\""), "{after}");
+    assert!(!p.path().join(".reversa/state.json.lock").exists());
+}
+
+#[test]
 fn advance_keeps_bom_crlf_and_the_english_names() {
     let p = project("good-english-finished");
     let finished = read(p.path());

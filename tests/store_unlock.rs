@@ -198,3 +198,27 @@ fn gsd_pid_file_lock_of_a_dead_pid_is_removed() {
     assert!(!planning.join("STATE.md.lock").exists());
     assert!(planning.join("STATE.md.journal.ndjson").is_file());
 }
+
+#[test]
+fn a_bad_test_clock_refuses_before_the_lock_is_removed() {
+    let s = a_initial();
+    let mut owner = LockOwner::for_this_process("update task 1 → in_progress", "planseal test");
+    owner.pid = dead_pid();
+    write_owner(&s, &owner);
+    let out = planseal()
+        .arg("unlock")
+        .arg(".dwp/plans/PLAN_http_rate_limit/state.json")
+        .env("PLANSEAL_FAKE_NOW", "not-a-time")
+        .current_dir(s.root())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("PLANSEAL_FAKE_NOW"),
+        "{}",
+        stderr(&out)
+    );
+    // The lock stays, so the removal is never left without its journal line.
+    assert!(s.plan_dir().join("state.json.lock/owner.json").is_file());
+    assert!(journal_entries(&s).is_empty());
+}

@@ -123,6 +123,17 @@ fn terminal(fixture: &str) {
     }
     assert!(!scratch.plan_dir().join(".finalizing.json").exists());
     assert!(!scratch.plan_dir().join("state.json.lock").exists());
+    // The publishing transition is journaled like every other one (SPEC §1.8): task, from → to,
+    // the hashes — what `rebuild` reads back.
+    let journal = std::fs::read_to_string(scratch.journal()).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(journal.lines().last().unwrap()).unwrap();
+    assert_eq!(entry["operation"], "update+finalize", "{fixture}: {entry}");
+    assert_eq!(entry["to"], "completed");
+    assert!(entry["task"].as_u64().is_some(), "{fixture}: {entry}");
+    assert!(entry["time"].is_string(), "{fixture}: {entry}");
+    assert_eq!(entry["before_sha256"], step["state_sha256_before"]);
+    assert_eq!(entry["after_sha256"], step["state_sha256_after"]);
+    assert_eq!(entry["receipt"], "analysis_results/FINALIZATION.json");
 }
 
 #[test]

@@ -223,19 +223,8 @@ fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
 }
 
 fn now_iso() -> anyhow::Result<String> {
-    let mut clock = planseal::clock::Clock::from_env()
-        .map_err(|e| anyhow::anyhow!("{}={}: {}", e.var, e.value, e.reason))?;
-    let t = clock.now();
-    let dt = t.to_zoned(jiff::tz::TimeZone::UTC).datetime();
-    Ok(format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        dt.year(),
-        dt.month(),
-        dt.day(),
-        dt.hour(),
-        dt.minute(),
-        dt.second()
-    ))
+    let mut clock = planseal::clock::Clock::from_env()?;
+    Ok(planseal::clock::format_timestamp_seconds_z(clock.now()))
 }
 
 fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {

@@ -12,6 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Examples:\n  planseal demo            the narrated walk; the scratch repository is removed afterwards\n  \
+planseal demo --keep     keep it, to look around (run `planseal verify` or `git log` inside)\n\n\
+Needs no git, no network and no other program; nothing outside the scratch folder is touched."
+)]
 pub struct Args {
     /// Keep the scratch folder afterwards (its path is printed)
     #[arg(long)]
@@ -51,11 +56,16 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         print_out(&format!(".dwp/plans/{PLAN}/state.json\n"));
         return Ok(0);
     }
-    let scratch = std::env::temp_dir().join(format!("planseal-demo-{}", std::process::id()));
-    if scratch.exists() {
-        std::fs::remove_dir_all(&scratch)?;
-    }
-    std::fs::create_dir_all(&scratch)?;
+    // A fresh folder of its own (create_dir, not _all: an existing one is never reused or
+    // removed — a former demo with the same pid may have been kept on purpose).
+    let token = planseal::recovery::store::process::random_token();
+    let scratch = std::env::temp_dir().join(format!(
+        "planseal-demo-{}-{}",
+        std::process::id(),
+        token.get(..8).unwrap_or(&token)
+    ));
+    std::fs::create_dir(&scratch)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", scratch.display()))?;
     let result = Demo::new(&scratch, ctx).and_then(|mut d| d.walk());
     if args.keep {
         print_out(&format!(

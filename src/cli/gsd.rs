@@ -18,14 +18,38 @@ use std::time::Duration;
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
     /// Print the GSD state segment exactly as GSD's statusline hook does (no trailing newline)
+    #[command(
+        after_help = "Examples:\n  planseal gsd statusline\n  planseal gsd statusline --compact\n  \
+echo '{\"workspace\":{\"current_dir\":\"/src/app\"}}' | planseal gsd statusline --stdin\n\n\
+Prints nothing (exit 0) when there is no readable STATE.md, as the hook does; --strict makes that exit 2."
+    )]
     Statusline(StatuslineArgs),
     /// Every field, the normalised status, the derived percent, and where they disagree
+    #[command(
+        after_help = "Examples:\n  planseal gsd status\n  planseal gsd status .planning/STATE.md --json"
+    )]
     Status(FileArgs),
     /// The GSD checks of `planseal verify` for one STATE.md (exit 1 when NOT CONFORMANT)
+    #[command(
+        after_help = "Examples:\n  planseal gsd check\n  planseal gsd check other/.planning/STATE.md --json\n\n\
+Exit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 UNVERIFIED (the file cannot be read)."
+    )]
     Check(FileArgs),
     /// Derive the frontmatter from the body and the phase folders; show the diff, --write applies
+    #[command(
+        after_help = "Examples:\n  planseal gsd sync                  show the diff, write nothing\n  \
+planseal gsd sync --write          apply it under .planning/STATE.md.lock\n  \
+planseal gsd sync --write --lock-wait 5\n\n\
+Only frontmatter keys change; a value set by hand since the last sync is kept and reported\nas drift."
+    )]
     Sync(SyncArgs),
     /// List what earlier committed versions had and the file lost; --write --pick ID… restores it
+    #[command(
+        after_help = "Examples:\n  planseal gsd recover                              list what earlier commits had\n  \
+planseal gsd recover --from HEAD~3                compare with one revision only\n  \
+planseal gsd recover --write --pick decision:2 key:milestone\n  \
+planseal gsd recover --write --all"
+    )]
     Recover(RecoverArgs),
 }
 
@@ -538,7 +562,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "sources": sync::source_lines(&derivation),
         });
         let journal = journal_for(&path);
-        store::commit(&CommitRequest {
+        let committed = store::commit(&CommitRequest {
             target: &path,
             lock: LockStyle::PidFile {
                 wait: Duration::from_secs(args.lock_wait),
@@ -551,6 +575,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             durability: Durability::Full,
         })
         .map_err(|e| store_refusal(e, &path))?;
+        super::warn_if_unjournaled(&file, &committed);
         written = true;
     }
     if ctx.json {
@@ -676,7 +701,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
                 "sources": sync::source_lines(&derivation),
             });
             let journal = journal_for(&path);
-            store::commit(&CommitRequest {
+            let committed = store::commit(&CommitRequest {
                 target: &path,
                 lock: LockStyle::PidFile {
                     wait: Duration::from_secs(args.lock_wait),
@@ -689,6 +714,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
                 durability: Durability::Full,
             })
             .map_err(|e| store_refusal(e, &path))?;
+            super::warn_if_unjournaled(&path.display().to_string(), &committed);
             written = true;
         }
     }

@@ -78,14 +78,23 @@ pub enum Command {
     Diff(diff::Args),
     /// The plan's timeline from git: which commit completed which task
     Log(log::Args),
-    /// GSD .planning/STATE.md: statusline, status, sync, recover
-    #[command(subcommand)]
+    /// GSD .planning/STATE.md: statusline, status, check, sync, recover
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal gsd statusline\n  planseal gsd check --json\n  planseal gsd sync --write\n\nRun `planseal gsd <COMMAND> --help` for each command's examples."
+    )]
     Gsd(gsd::Command),
     /// Reversa .reversa/state.json: status, advance, set, history
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal reversa status\n  planseal reversa advance --phase-done reconhecimento\n  planseal reversa history --exit-code\n\nRun `planseal reversa <COMMAND> --help` for each command's examples."
+    )]
     Reversa(reversa::Command),
     /// Checkpoint protocol PROJECT-CHECKPOINT.md: status, init, refresh, diff
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal checkpoint status\n  planseal checkpoint refresh --write\n  planseal checkpoint diff --against HEAD~5\n\nRun `planseal checkpoint <COMMAND> --help` for each command's examples."
+    )]
     Checkpoint(checkpoint::Command),
     /// Walk a small plan's whole life cycle in a throw-away repository, with narration
     Demo(demo::Args),
@@ -193,6 +202,16 @@ fn report_error(err: &anyhow::Error, ctx: &Context) -> i32 {
         print_out(&format!("{doc:#}\n"));
     }
     2
+}
+
+/// A write that happened although its journal line could not be appended: the change stays (a
+/// retry would apply it twice), so the missing line is only reported, on stderr.
+pub(crate) fn warn_if_unjournaled(what: &str, committed: &planseal::recovery::store::Committed) {
+    if let Some(e) = &committed.journal_error {
+        print_err(&format!(
+            "warning: {what} was written but its journal line was not: {e}\n"
+        ));
+    }
 }
 
 /// `kind: message`, each detail on its own line, then `  hint: …`.

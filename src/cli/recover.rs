@@ -11,7 +11,10 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Recovery is bound to the candidate named by the marker: a --candidate \
+    after_help = "Examples:\n  planseal recover .dwp/plans/PLAN_x                    finish the interrupted publication\n  \
+planseal recover .dwp/plans/PLAN_x --candidate c.json  a marker left by the DWP helper\n  \
+planseal recover .dwp/plans/PLAN_x --rollback          keep the state before instead\n\n\
+Recovery is bound to the candidate named by the marker: a --candidate \
 whose SHA-256 differs is refused. A lock left by a killed writer is removed only when its owner \
 is provably dead; an unknown owner (an empty lock directory) needs `planseal unlock --force \
 --reason TEXT` first."
@@ -55,14 +58,14 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         RecoverOutcome::NothingToRecover(d) => {
             let mut s = format!(
                 "{}: no interrupted publication (no {})\n",
-                d.plan, ".finalizing.json"
+                d.plan,
+                planseal::dwp::finalize::MARKER_FILE
             );
-            if let Some(lock) = &d.lock {
+            if d.lock.is_some() {
                 s.push_str(&format!(
                     "  a lock is present — run `planseal unlock {}` to clear it when its owner is gone\n",
                     d.plan_dir.join("state.json").display()
                 ));
-                let _ = lock;
             }
             s
         }

@@ -500,8 +500,7 @@ pub(super) fn persist(
     mut journal_entry: serde_json::Value,
 ) -> anyhow::Result<String> {
     use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle};
-    let mut clock = planseal::clock::Clock::from_env()
-        .map_err(|e| anyhow::anyhow!("{}={}: {}", e.var, e.value, e.reason))?;
+    let mut clock = planseal::clock::Clock::from_env()?;
     let operation = journal_entry["operation"]
         .as_str()
         .unwrap_or("write")
@@ -546,5 +545,6 @@ pub(super) fn persist(
         };
         anyhow::Error::new(Refusal::new(kind, e.to_string()).hint(hint))
     })?;
+    super::warn_if_unjournaled(&path.display().to_string(), &done);
     Ok(done.after_sha256)
 }

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "PATH may be the state file (state.json, STATE.md, …), its lock \
+    after_help = "Examples:\n  planseal unlock .dwp/plans/PLAN_x                   show the owner; remove the lock if it is dead\n  \
+planseal unlock .planning/STATE.md                  GSD's pid-file lock\n  \
+planseal unlock .dwp/plans/PLAN_x --force --reason \"helper crashed, checked with ps\"\n\n\
+PATH may be the state file (state.json, STATE.md, …), its lock \
 (state.json.lock) or a DWP plan folder.\nExit codes: 0 removed (or nothing to remove), 1 refused \
 (owner alive or unknown), 2 usage error."
 )]
@@ -78,6 +81,9 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
                 .into(),
         );
     }
+    // Read the clock before anything is removed: a bad PLANSEAL_FAKE_NOW must not leave a lock
+    // removed without its journal line.
+    let mut clock = planseal::clock::Clock::from_env()?;
     let outcome = match store::unlock(&target, &style, args.force) {
         Ok(o) => o,
         Err(StoreError::NotLocked { lock_path }) => {
@@ -119,7 +125,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         Err(e) => return Err(anyhow::Error::new(e)),
     };
     let entry = serde_json::json!({
-        "time": planseal::clock::Clock::from_env()?.now_iso(),
+        "time": clock.now_iso(),
         "tool": planseal::TOOL_VERSION,
         "operation": "unlock",
         "target": target.file_name().map(|n| n.to_string_lossy().into_owned()),

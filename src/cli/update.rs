@@ -12,7 +12,9 @@ use crate::{print_err, print_out};
 use planseal::clock::Clock;
 use planseal::dwp::finalize::FinalizeError;
 use planseal::dwp::model::TaskStatus;
-use planseal::dwp::update::{Transition, UpdateRequest, check_arguments, plan_transition};
+use planseal::dwp::update::{
+    PlanFacts, Transition, UpdateRequest, check_arguments, plan_transition,
+};
 use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
 use planseal::report::Refusal;
 use std::ffi::OsString;
@@ -157,7 +159,13 @@ impl From<StatusArg> for TaskStatus {
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Exit codes: 0 applied, 1 refused (nothing written; the refusal kind \
+    after_help = "Examples:\n  planseal update .dwp/plans/PLAN_x/state.json --task 1 --status in_progress\n  \
+planseal update STATE --task 1 --status completed --commit 3f2a9c1 \\\n      \
+--gate \"cargo test|0|analysis_results/logs/task1.log\" --worked \"limiter in place\"\n  \
+planseal update STATE --task 2 --status blocked --block-reason \"needs an API key\"\n  \
+planseal update STATE --task 2 --status in_progress --resolve-blocker --expected-sha256 HEX\n\n\
+Completing the last task publishes the plan through the finalization transaction.\n\
+Exit codes: 0 applied, 1 refused (nothing written; the refusal kind \
 leads stderr), 2 usage error.\nLong options may be abbreviated to any unambiguous prefix \
 (--stat = --status), as with the DWP helper update-state.py.\nTest clock: \
 PLANSEAL_FAKE_NOW=2026-10-05T09:00:00+00:00 (step PLANSEAL_FAKE_NOW_STEP_US, default 1250000)."
@@ -299,7 +307,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         ));
     }
     if transition.completes_plan {
-        return publish(&transition, &req, &plan_dir, ctx);
+        return publish(&transition, &req, &facts, &plan_dir, ctx);
     }
     let entry = transition.journal_entry(&req, &facts.plan_name, planseal::TOOL_VERSION);
     let journal = Journal::new(journal_path(&plan_dir));
@@ -317,11 +325,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         durability: durability_from_env(),
     })
     .map_err(|e| store_refusal(e, &state_path))?;
-    if let Some(e) = committed.journal_error {
-        print_err(&format!(
-            "warning: state.json was written but its journal line was not: {e}\n"
-        ));
-    }
+    super::warn_if_unjournaled("state.json", &committed);
     report_applied(&transition, &transition.summary_line(), ctx);
     Ok(0)
 }
@@ -352,11 +356,11 @@ fn report_applied(t: &Transition, line: &str, ctx: &Context) {
 fn publish(
     t: &Transition,
     req: &UpdateRequest,
+    facts: &PlanFacts,
     plan_dir: &Path,
     ctx: &Context,
 ) -> anyhow::Result<i32> {
-    let _ = req;
-    match planseal::dwp::update::publish_terminal(t, plan_dir) {
+    match planseal::dwp::update::publish_terminal(t, req, facts, plan_dir) {
         Ok(_) => {}
         Err(FinalizeError::Refused(r)) => return Err(r.into()),
         Err(other) => return Err(anyhow::Error::new(other)),

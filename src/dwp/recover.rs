@@ -222,6 +222,20 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
     let lock_removed = store::clear_stale_lock(&state_path, diagnosis.lock.as_ref())?;
     let lock = store::Lock::acquire(&state_path, "recover")?;
     reach_lock(hook);
+    // What was judged above was read without the lock: act only if it still holds.
+    let marker_now = store::read_optional(&plan_dir.join(MARKER_FILE))?;
+    let state_now = store::read_optional(&state_path)?;
+    if marker_now
+        .as_deref()
+        .map(Marker::parse)
+        .and_then(Result::ok)
+        .as_ref()
+        != Some(&marker)
+        || state_now.as_deref().map(sha256_hex) != diagnosis.state_sha256
+    {
+        lock.release()?;
+        return Err(finalize::state_changed(&state_path));
+    }
 
     if req.rollback {
         store::remove_file(&plan_dir.join(MARKER_FILE))?;

@@ -943,6 +943,8 @@ pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64
 /// in between is refused there.
 pub fn publish_terminal(
     t: &Transition,
+    update: &UpdateRequest,
+    facts: &PlanFacts,
     plan_dir: &std::path::Path,
 ) -> Result<crate::dwp::finalize::Published, crate::dwp::finalize::FinalizeError> {
     use crate::dwp::finalize::{Candidate, FinalizeRequest, finalize};
@@ -955,6 +957,7 @@ pub fn publish_terminal(
     );
     req.expected_sha256 = Some(t.before_sha256.clone());
     req.operation = "update".to_string();
+    req.journal_entry = Some(t.journal_entry(update, &facts.plan_name, crate::TOOL_VERSION));
     finalize(&req, &mut |_| {})
 }
 

@@ -291,9 +291,12 @@ fn acquire_pid_file(lock_path: &Path, pid: u32, wait: Duration) -> Result<(), St
             .open(lock_path)
         {
             Ok(mut f) => {
-                return f
-                    .write_all(pid.to_string().as_bytes())
-                    .map_err(|e| StoreError::io("write pid file", lock_path, e));
+                // A pid file we could not fill would read as an unreadable owner and block every
+                // later writer: remove it again.
+                return f.write_all(pid.to_string().as_bytes()).map_err(|e| {
+                    let _ = std::fs::remove_file(lock_path);
+                    StoreError::io("write pid file", lock_path, e)
+                });
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(StoreError::io("create lock file", lock_path, e)),

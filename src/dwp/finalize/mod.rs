@@ -105,6 +105,9 @@ pub struct FinalizeRequest {
     pub candidate_path: Option<PathBuf>,
     /// The command that asked (`finalize`, `update`): journaled and written into the lock.
     pub operation: String,
+    /// The journal line to write for the publication instead of the generic one: `update`
+    /// journals its transition (task, from → to, agent, …) like every other transition.
+    pub journal_entry: Option<serde_json::Value>,
 }
 
 impl FinalizeRequest {
@@ -117,6 +120,7 @@ impl FinalizeRequest {
             allow_dirty_reason: None,
             candidate_path: None,
             operation: "finalize".into(),
+            journal_entry: None,
         }
     }
 }
@@ -258,6 +262,11 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         lock.release()?;
         return Err(state_changed(&state_path));
     }
+    // A publication interrupted between our first look and the lock left its marker.
+    if marker_path.exists() {
+        lock.release()?;
+        return Err(marker_present(&plan_dir));
+    }
     let validation = match run_validation(&plan_dir, &candidate_bytes, req) {
         Ok(v) => v,
         Err(e) => {
@@ -380,12 +389,15 @@ pub(crate) fn publish_from_marker(
     reach(Step::AfterReceipt, hook);
 
     // 11. journal, marker, lock
-    lock.journal(
-        plan_dir,
-        &req.operation,
-        &sha256_hex(&before),
-        &sha256_hex(candidate_bytes),
-    );
+    match &req.journal_entry {
+        Some(entry) => lock.append_journal(plan_dir, entry.clone()),
+        None => lock.journal(
+            plan_dir,
+            &req.operation,
+            &sha256_hex(&before),
+            &sha256_hex(candidate_bytes),
+        ),
+    }
     reach(Step::BeforeMarkerRemoval, hook);
     store::remove_file(&plan_dir.join(MARKER_FILE))?;
     reach(Step::AfterMarkerRemoval, hook);
@@ -550,15 +562,5 @@ pub(crate) fn state_changed(state_path: &Path) -> FinalizeError {
 
 /// UTC now as ISO-8601 with `+00:00` and 0 or 6 fractional digits (SPEC §1.9 byte facts).
 pub(crate) fn now_iso() -> String {
-    let now = jiff::Timestamp::now();
-    let secs = now.as_second();
-    let micros = now.subsec_microsecond();
-    let base = jiff::Timestamp::from_second(secs)
-        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%S").to_string())
-        .unwrap_or_default();
-    if micros == 0 {
-        format!("{base}+00:00")
-    } else {
-        format!("{base}.{micros:06}+00:00")
-    }
+    crate::clock::format_timestamp(jiff::Timestamp::now())
 }

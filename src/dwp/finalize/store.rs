@@ -118,14 +118,21 @@ impl Lock {
     /// a journal that cannot be written must not undo a publication.
     pub(crate) fn journal(&self, plan_dir: &Path, operation: &str, before: &str, after: &str) {
         let entry = serde_json::json!({
-            "at": super::now_iso(),
+            "time": super::now_iso(),
             "tool": crate::TOOL_VERSION,
             "operation": operation,
             "to": "completed",
             "before_sha256": before,
             "after_sha256": after,
-            "receipt": super::RECEIPT_FILE,
         });
+        self.append_journal(plan_dir, entry);
+    }
+
+    /// Appends `entry` with the receipt's name added. Best effort, as [`Self::journal`].
+    pub(crate) fn append_journal(&self, plan_dir: &Path, mut entry: serde_json::Value) {
+        if let Some(map) = entry.as_object_mut() {
+            map.insert("receipt".into(), super::RECEIPT_FILE.into());
+        }
         let _ = Journal::new(plan_dir.join(JOURNAL_FILE)).append(&entry, Durability::Full);
     }
 }
@@ -201,7 +208,7 @@ pub(crate) fn clear_stale_lock(
         Ok(outcome) => {
             if let Some(plan_dir) = state_path.parent() {
                 let entry = serde_json::json!({
-                    "at": super::now_iso(),
+                    "time": super::now_iso(),
                     "tool": crate::TOOL_VERSION,
                     "operation": "recover: remove stale lock",
                     "holder": outcome.holder,
