@@ -26,9 +26,10 @@ Prints nothing (exit 0) when there is no readable STATE.md, as the hook does; --
     Statusline(StatuslineArgs),
     /// Every field, the normalised status, the derived percent, and where they disagree
     #[command(
-        after_help = "Examples:\n  planseal gsd status\n  planseal gsd status .planning/STATE.md --json"
+        after_help = "Examples:\n  planseal gsd status\n  planseal gsd status .planning/STATE.md --json\n  \
+planseal gsd status --exit-code    exit 1 on a disagreement or a failing check"
     )]
-    Status(FileArgs),
+    Status(StatusArgs),
     /// The GSD checks of `planseal verify` for one STATE.md (exit 1 when NOT CONFORMANT)
     #[command(
         after_help = "Examples:\n  planseal gsd check\n  planseal gsd check other/.planning/STATE.md --json\n\n\
@@ -48,7 +49,8 @@ Only frontmatter keys change; a value set by hand since the last sync is kept an
         after_help = "Examples:\n  planseal gsd recover                              list what earlier commits had\n  \
 planseal gsd recover --from HEAD~3                compare with one revision only\n  \
 planseal gsd recover --write --pick decision:2 key:milestone\n  \
-planseal gsd recover --write --all"
+planseal gsd recover --write --all\n  \
+planseal gsd recover --exit-code                  exit 1 when anything was lost"
     )]
     Recover(RecoverArgs),
 }
@@ -72,6 +74,18 @@ pub struct RecoverArgs {
     /// How long to wait for a live writer's lock before refusing
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub lock_wait: u64,
+    /// Exit 1 when an earlier version had a piece the file lost
+    #[arg(long)]
+    pub exit_code: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct StatusArgs {
+    /// The STATE.md (default: find .planning/STATE.md walking up from here)
+    pub file: Option<PathBuf>,
+    /// Exit 1 when frontmatter, body and phase folders disagree or a GSD check fails
+    #[arg(long)]
+    pub exit_code: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -298,7 +312,7 @@ fn disagreements(doc: &Document, derivation: &Derivation) -> Vec<serde_json::Val
         .collect()
 }
 
-fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (_, text) = read_state(&path)?;
     let doc = Document::parse(text);
@@ -346,6 +360,9 @@ fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
     let full = statusline::render_text(&doc.text, Format::Full);
     let compact = statusline::render_text(&doc.text, Format::Compact);
     let file = shown(&path, ctx);
+    // --exit-code: a disagreement, or a check of `gsd check` that fails (SPEC §1.11).
+    let code =
+        i32::from(args.exit_code && (!drift.is_empty() || planseal::gsd::check(&path).failed()));
     if ctx.json {
         let out = json!({
             "file": file,
@@ -366,7 +383,7 @@ fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
             "statusline": { "full": full, "compact": compact },
         });
         print_out(&format!("{out:#}\n"));
-        return Ok(0);
+        return Ok(code);
     }
     let mut out = format!("GSD: {file}\n");
     out.push_str("frontmatter:\n");
@@ -423,7 +440,7 @@ fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
     }
     out.push_str(&format!("statusline: {full}\n"));
     print_out(&out);
-    Ok(0)
+    Ok(code)
 }
 
 fn run_check(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
@@ -719,6 +736,11 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
     }
     let file = shown(&path, ctx);
+    // --exit-code: something an earlier version had is (still) missing.
+    let still_lost = lost
+        .iter()
+        .any(|l| !written || !restored_ids.contains(&l.id));
+    let code = i32::from(args.exit_code && still_lost);
     if ctx.json {
         let out = json!({
             "file": file,
@@ -728,7 +750,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
             "written": written,
         });
         print_out(&format!("{out:#}\n"));
-        return Ok(0);
+        return Ok(code);
     }
     let mut out = String::new();
     if lost.is_empty() {
@@ -763,5 +785,5 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
         out.push_str("restore with: planseal gsd recover --write --pick ID… (or --all)\n");
     }
     print_out(&out);
-    Ok(0)
+    Ok(code)
 }
