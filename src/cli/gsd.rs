@@ -48,7 +48,7 @@ Only frontmatter keys change; a value set by hand since the last sync is kept an
     #[command(
         after_help = "Examples:\n  planseal gsd recover                              list what earlier commits had\n  \
 planseal gsd recover --from HEAD~3                compare with one revision only\n  \
-planseal gsd recover --write --pick decision:2 key:milestone\n  \
+planseal gsd recover --write --pick decision:2-1f0c3a key:milestone\n  \
 planseal gsd recover --write --all\n  \
 planseal gsd recover --exit-code                  exit 1 when anything was lost"
     )]
@@ -65,7 +65,7 @@ pub struct RecoverArgs {
     /// Restore the picked pieces into the file (under GSD's lock, atomically)
     #[arg(long, requires = "selection")]
     pub write: bool,
-    /// A piece to restore, by the id the listing shows (section:…, key:…, decision:N, blocker:N)
+    /// A piece to restore, by the id the listing shows (section:…, key:…, decision:N-HASH, blocker:N-HASH)
     #[arg(long, value_name = "ID", num_args = 1.., group = "selection")]
     pub pick: Vec<String>,
     /// Restore every lost piece
