@@ -58,6 +58,38 @@ impl EnvRedactor {
         out
     }
 
+    /// A JSON value with every string (keys included) cleaned: redacting before serialising also
+    /// catches a value whose JSON escaping would hide it from a text search.
+    pub fn clean_json(&self, value: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        if self.values.is_empty() {
+            return value;
+        }
+        match value {
+            Value::String(s) => Value::String(self.clean(&s)),
+            Value::Array(items) => {
+                Value::Array(items.into_iter().map(|v| self.clean_json(v)).collect())
+            }
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| (self.clean(&k), self.clean_json(v)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+
+    /// Adds the values of another `.env` (a second folder that has one).
+    pub fn merge(mut self, other: Self) -> Self {
+        for v in other.values {
+            if !self.values.contains(&v) {
+                self.values.push(v);
+            }
+        }
+        self.values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        self
+    }
+
     pub fn clean_finding(&self, f: Finding) -> Finding {
         Finding {
             message: self.clean(&f.message),
@@ -70,6 +102,16 @@ impl EnvRedactor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_strings_and_keys_are_cleaned_before_escaping() {
+        let r = EnvRedactor::from_env_bytes(Some(b"A=pa\"ss\\word\n"));
+        let v = serde_json::json!({"k pa\"ss\\word": ["x pa\"ss\\word", 1]});
+        assert_eq!(
+            r.clean_json(v),
+            serde_json::json!({ format!("k {REDACTED}"): [format!("x {REDACTED}"), 1] })
+        );
+    }
 
     #[test]
     fn values_are_hidden_keys_are_not() {

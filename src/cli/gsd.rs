@@ -1,7 +1,9 @@
 //! `planseal gsd …`: statusline, status, sync, recover for GSD's `.planning/STATE.md`.
 
 use super::Context;
+use super::checkpoint::Redactor;
 use crate::print_out;
+use planseal::checkpoint::redact::EnvRedactor;
 use planseal::gsd::derive::{self, Derivation, Source};
 use planseal::gsd::document::{Document, FieldStyle, Value};
 use planseal::gsd::rules::{compute_progress_percent, normalize_status};
@@ -122,13 +124,60 @@ pub struct StatuslineArgs {
 }
 
 pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
-    match command {
-        Command::Statusline(args) => run_statusline(args, ctx),
-        Command::Status(args) => run_status(args, ctx),
-        Command::Check(args) => run_check(args, ctx),
-        Command::Sync(args) => run_sync(args, ctx),
-        Command::Recover(args) => run_recover(args, ctx),
+    let file = match &command {
+        Command::Statusline(args) => return run_statusline(args, ctx),
+        Command::Status(a) => a.file.as_deref(),
+        Command::Check(a) => a.file.as_deref(),
+        Command::Sync(a) => a.file.as_deref(),
+        Command::Recover(a) => a.file.as_deref(),
+    };
+    // Whatever STATE.md or its history holds, a value of the project's .env is never printed.
+    let redactor = match resolve_file(file, ctx) {
+        Ok(path) => Redactor::new(env_redactor(&path, true)),
+        Err(_) => Redactor::from_env(None),
+    };
+    let result = match command {
+        Command::Statusline(_) => Ok(0),
+        Command::Status(args) => run_status(args, ctx, &redactor),
+        Command::Check(args) => run_check(args, ctx, &redactor),
+        Command::Sync(args) => run_sync(args, ctx, &redactor),
+        Command::Recover(args) => run_recover(args, ctx, &redactor),
+    };
+    result.map_err(|e| redactor.clean_error(e))
+}
+
+/// The folder a STATE.md belongs to: the parent of its `.planning/` folder (workstreams
+/// included), else the file's own folder.
+fn project_root(state: &Path) -> PathBuf {
+    let folder = state.parent().unwrap_or(Path::new("."));
+    folder
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".planning"))
+        .and_then(Path::parent)
+        .unwrap_or(folder)
+        .to_path_buf()
+}
+
+/// The values of the `.env` beside the project root (one open when there is none) and, with
+/// `up_to_repo`, of the `.env` at the root of the git work tree around it too.
+fn env_redactor(state: &Path, up_to_repo: bool) -> EnvRedactor {
+    let root = project_root(state);
+    let mut redactor = EnvRedactor::for_folder(&root);
+    if up_to_repo
+        && let Some(repo_root) = root.ancestors().skip(1).find(|a| a.join(".git").exists())
+        && !root.join(".git").exists()
+    {
+        redactor = redactor.merge(EnvRedactor::for_folder(repo_root));
     }
+    redactor
+}
+
+fn print_text(redactor: &Redactor, text: &str) {
+    print_out(&redactor.clean(text));
+}
+
+fn print_json(redactor: &Redactor, value: serde_json::Value) {
+    print_out(&format!("{:#}\n", redactor.clean_json(value)));
 }
 
 fn home_dir() -> Option<PathBuf> {
@@ -137,9 +186,9 @@ fn home_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_statusline(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
     let home = home_dir();
-    let (text, config_start) = match &args.file {
+    let (text, config_start, state_path) = match &args.file {
         Some(file) => {
             let path = ctx.cwd.join(file);
             let text = statusline::read_text(&path);
@@ -151,7 +200,7 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
                 );
             }
             let start = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            (text, start)
+            (text, start, path)
         }
         None => {
             let start = if args.stdin {
@@ -165,7 +214,7 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
             };
             let workstream = std::env::var("GSD_WORKSTREAM").ok();
             match statusline::locate(&start, home.as_deref(), workstream.as_deref()) {
-                Located::File { text, .. } => (Some(text), start),
+                Located::File { text, path } => (Some(text), start, path),
                 Located::NoActiveWorkstream { .. } => {
                     print_out(statusline::NO_ACTIVE_WORKSTREAM);
                     return Ok(0);
@@ -178,7 +227,7 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
                             path.display()
                         );
                     }
-                    (None, start)
+                    (None, start, PathBuf::new())
                 }
                 Located::NotFound => {
                     if args.strict {
@@ -188,7 +237,7 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
                             start.display()
                         );
                     }
-                    (None, start)
+                    (None, start, PathBuf::new())
                 }
             }
         }
@@ -203,7 +252,8 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
     };
     let line = statusline::render_text(&text, format);
     if !line.is_empty() {
-        print_out(&line);
+        // One open of `<project>/.env` on top of the render; nothing else is read.
+        print_out(&env_redactor(&state_path, false).clean(&line));
     }
     Ok(0)
 }
@@ -312,7 +362,7 @@ fn disagreements(doc: &Document, derivation: &Derivation) -> Vec<serde_json::Val
         .collect()
 }
 
-fn run_status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_status(args: StatusArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (_, text) = read_state(&path)?;
     let doc = Document::parse(text);
@@ -382,7 +432,7 @@ fn run_status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
             "disagreements": drift,
             "statusline": { "full": full, "compact": compact },
         });
-        print_out(&format!("{out:#}\n"));
+        print_json(redactor, out);
         return Ok(code);
     }
     let mut out = format!("GSD: {file}\n");
@@ -439,11 +489,11 @@ fn run_status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
     }
     out.push_str(&format!("statusline: {full}\n"));
-    print_out(&out);
+    print_text(redactor, &out);
     Ok(code)
 }
 
-fn run_check(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_check(args: FileArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let mut section = planseal::gsd::check(&path);
     section.name = shown(&path, ctx);
@@ -451,12 +501,12 @@ fn run_check(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
         sections: vec![section],
     };
     if ctx.json {
-        print_out(&format!("{:#}\n", report_json::to_value(&report)));
+        print_json(redactor, report_json::to_value(&report));
     } else {
-        print_out(&report_text::render(
-            &report,
-            report_text::Style { color: ctx.color },
-        ));
+        print_text(
+            redactor,
+            &report_text::render(&report, report_text::Style { color: ctx.color }),
+        );
     }
     Ok(report.verdict().exit_code())
 }
@@ -529,7 +579,7 @@ fn store_refusal(err: StoreError, path: &Path) -> anyhow::Error {
         .into()
 }
 
-fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (bytes, text) = read_state(&path)?;
     if std::str::from_utf8(&bytes).is_err() {
@@ -605,7 +655,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "baseline": baseline.as_ref().map(|b| b.origin.clone()),
             "diff": diff,
         });
-        print_out(&format!("{out:#}\n"));
+        print_json(redactor, out);
         return Ok(0);
     }
     let mut out = String::new();
@@ -628,11 +678,11 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "not written (pass --write to apply)\n".to_string()
         });
     }
-    print_out(&out);
+    print_text(redactor, &out);
     Ok(0)
 }
 
-fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_recover(args: RecoverArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
     use planseal::gsd::recover::{self, Version};
     use planseal::recovery::git::{HistoryOptions, Repo};
     let path = resolve_file(args.file.as_deref(), ctx)?;
@@ -749,7 +799,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
             "restored": restored_ids,
             "written": written,
         });
-        print_out(&format!("{out:#}\n"));
+        print_json(redactor, out);
         return Ok(code);
     }
     let mut out = String::new();
@@ -784,6 +834,6 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
     } else if !lost.is_empty() {
         out.push_str("restore with: planseal gsd recover --write --pick ID… (or --all)\n");
     }
-    print_out(&out);
+    print_text(redactor, &out);
     Ok(code)
 }
