@@ -185,3 +185,144 @@ fn gsd_statusline_without_env_prints_values_as_they_are() {
         )
     );
 }
+
+/// Replaces the first `from` in a file of the plan with `to` (the text must be there).
+fn plant(file: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(file).expect("plan file");
+    assert!(text.contains(from), "{} has no `{from}`", file.display());
+    std::fs::write(file, text.replacen(from, to, 1)).expect("write");
+}
+
+#[test]
+fn dwp_commands_never_print_an_env_value_found_in_plan_files() {
+    let case = support::plans::clean();
+    let root = case.root.clone();
+    let plan = case.plan_rel();
+    std::fs::write(root.join(".env"), env_file()).expect("env");
+    // Committed: a task title and a gate log quote a secret, and a commit subject does too.
+    plant(
+        &case.plan.join("README.md"),
+        "Retry loop in the deliverer",
+        &format!("Retry loop in the deliverer {}", SECRETS[0]),
+    );
+    plant(
+        &case.plan.join("2.task_retry_loop.md"),
+        "Retry loop in the deliverer",
+        &format!("Retry loop in the deliverer {}", SECRETS[0]),
+    );
+    let log = case.plan.join("analysis_results/gates/t2-suite-green.log");
+    let mut text = std::fs::read_to_string(&log).expect("gate log");
+    text.push_str(&format!("DB_PASSWORD={}\n", SECRETS[1]));
+    std::fs::write(&log, text).expect("write");
+    support::gitrepo::git(&root, &["add", "-f", &plan]);
+    support::gitrepo::git_command(&root)
+        .args([
+            "commit",
+            "-q",
+            "--no-verify",
+            "-m",
+            &format!("docs: note the key {}", SECRETS[0]),
+        ])
+        .status()
+        .expect("git commit");
+    // Uncommitted: state.json quotes secrets in the checkpoint note and the title of task 2.
+    plant(
+        &case.plan.join("state.json"),
+        "\"note\": \"Plan completed.\"",
+        &format!(
+            "\"note\": \"Plan completed with {} and {}\"",
+            SECRETS[1], SECRETS[2]
+        ),
+    );
+    plant(
+        &case.plan.join("state.json"),
+        "\"title\": \"Retry loop in the deliverer\"",
+        &format!("\"title\": \"Retry loop {}\"", SECRETS[1]),
+    );
+    // The other systems beside the plan, so `verify` and every subcommand see secrets too.
+    std::fs::create_dir_all(root.join(".reversa")).expect("mkdir");
+    std::fs::write(
+        root.join(".reversa/state.json"),
+        format!(
+            "{{\"version\": \"1.0.0\", \"project\": \"p {s1}\", \"user_name\": \"{s0}\", \"phase\": \"reconhecimento\", \"completed\": [], \"pending\": [\"reconhecimento\",\"escavacao\",\"interpretacao\",\"geracao\",\"revisao\"]}}",
+            s0 = SECRETS[0],
+            s1 = SECRETS[1]
+        ),
+    )
+    .expect("reversa state");
+    std::fs::create_dir_all(root.join("docs/stories")).expect("mkdir");
+    std::fs::write(
+        root.join("docs/stories/1.1.md"),
+        format!("---\nid: 1.1\nstatus: Done\ntitle: {}\n---\n", SECRETS[0]),
+    )
+    .expect("story");
+    std::fs::write(
+        root.join("docs/PROJECT-CHECKPOINT.md"),
+        format!(
+            "# Project Checkpoint\n\n## Contexto Ativo\n\nrotating {s0}\n\n## Status das Stories\n\n| Story | Status |\n|---|---|\n| 1.1 {s1} | Draft |\n\n## Ambiente Detectado\n\nexport API_KEY={s0}\n",
+            s0 = SECRETS[0],
+            s1 = SECRETS[1]
+        ),
+    )
+    .expect("checkpoint");
+    std::fs::create_dir_all(root.join(".planning")).expect("mkdir");
+    std::fs::write(
+        root.join(".planning/STATE.md"),
+        gsd_state("", "- Keep order\n"),
+    )
+    .expect("gsd state");
+    let state = format!("{plan}/state.json");
+    let readme = format!("{plan}/README.md");
+    let outputs = run_all_clean(
+        &root,
+        &[
+            &["verify"],
+            &["verify", &plan],
+            &["diff", &plan],
+            &["diff", &plan, "--against", "HEAD"],
+            &["diff", &plan, "--format", "markdown"],
+            &["diff", &plan, "--candidate", &state],
+            &["rebuild", &plan],
+            &["rebuild", &plan, "--exit-code"],
+            &["log", &plan],
+            &["log", &plan, "--file", &readme],
+            &["update", &state, "--task", "2", "--status", "in_progress"],
+            &["update", &state, "--task", "9", "--status", "completed"],
+            &["finalize", &plan, "--dry-run"],
+            &[
+                "finalize",
+                &plan,
+                "--dry-run",
+                "--allow-dirty",
+                "--reason",
+                "test",
+            ],
+            &["recover", &plan],
+            &["unlock", &state],
+            &["gsd", "statusline"],
+            &["gsd", "status"],
+            &["gsd", "check"],
+            &["gsd", "sync"],
+            &["gsd", "recover"],
+            &["reversa", "status"],
+            &["reversa", "history"],
+            &["reversa", "set", "user_name", "\"Ana\"", "--dry-run"],
+            &["reversa", "set", "project", "not json"],
+            &["checkpoint", "status"],
+            &["checkpoint", "refresh"],
+            &["checkpoint", "diff", "--against", "HEAD"],
+            &["checkpoint", "init", "--dry-run"],
+            // writes last: their reports quote the values they wrote
+            &["reversa", "advance", "--phase-done", "reconhecimento"],
+            &["reversa", "set", "doc_level", "\"completo\""],
+            &["checkpoint", "refresh", "--write"],
+            &["gsd", "sync", "--write"],
+            &["verify"],
+        ],
+    );
+    let all = outputs.join("\n");
+    assert!(
+        all.contains(REDACTED),
+        "the redaction shows somewhere: {all}"
+    );
+}

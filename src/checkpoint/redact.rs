@@ -35,8 +35,40 @@ impl EnvRedactor {
                 }
             }
         }
+        // The JSON-escaped spelling too (a value holding `"` or `\`), so printed JSON text can
+        // be cleaned like any other text.
+        let escaped: Vec<String> = values
+            .iter()
+            .filter_map(|v| {
+                let quoted = serde_json::Value::String(v.clone()).to_string();
+                let inner = &quoted[1..quoted.len() - 1];
+                (inner != v.as_str()).then(|| inner.to_string())
+            })
+            .collect();
+        for e in escaped {
+            if !values.contains(&e) {
+                values.push(e);
+            }
+        }
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         Self { values }
+    }
+
+    /// The redactor for a path planseal works on: the `.env` of every folder from the path up to
+    /// the root of the git work tree around it (the first folder with a `.git`), or up to the
+    /// filesystem root when there is none. A missing `.env` costs one failed open per folder.
+    pub fn for_target(path: &Path) -> Self {
+        let mut redactor = Self::default();
+        for folder in path.ancestors() {
+            let found = Self::for_folder(folder);
+            if !found.is_empty() {
+                redactor = redactor.merge(found);
+            }
+            if folder.join(".git").exists() {
+                break;
+            }
+        }
+        redactor
     }
 
     /// The redactor for the `.env` in `dir` (empty when there is no readable `.env`).
@@ -102,6 +134,33 @@ impl EnvRedactor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_escaped_spelling_is_hidden_too() {
+        let r = EnvRedactor::from_env_bytes(Some(b"A=pa\"ss\\word\n"));
+        let printed = serde_json::json!({"note": "x pa\"ss\\word y"}).to_string();
+        assert_eq!(
+            r.clean(&printed),
+            format!("{{\"note\":\"x {REDACTED} y\"}}")
+        );
+    }
+
+    #[test]
+    fn for_target_reads_every_env_up_to_the_repository_root() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let repo = tmp.path().join("repo");
+        let plan = repo.join(".dwp/plans/P");
+        std::fs::create_dir_all(&plan).expect("mkdir");
+        std::fs::create_dir_all(repo.join(".git")).expect("mkdir");
+        std::fs::write(tmp.path().join(".env"), "OUTSIDE=outside-value\n").expect("env");
+        std::fs::write(repo.join(".env"), "ROOT=root-value\n").expect("env");
+        std::fs::write(plan.join(".env"), "PLAN=plan-value\n").expect("env");
+        let r = EnvRedactor::for_target(&plan);
+        assert_eq!(
+            r.clean("root-value plan-value outside-value"),
+            format!("{REDACTED} {REDACTED} outside-value")
+        );
+    }
 
     #[test]
     fn json_strings_and_keys_are_cleaned_before_escaping() {
