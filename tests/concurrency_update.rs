@@ -22,15 +22,8 @@ fn gate_count(bytes: &[u8]) -> usize {
 
 #[test]
 fn eight_writers_append_two_hundred_gates_without_losing_one() {
-    let lifecycle = vectors().join("A_lite_v2/lifecycle");
-    let s = Scratch::new(&lifecycle.join("snapshots/final/PLAN_http_rate_limit"));
-    let _ = std::fs::remove_file(s.plan_dir().join("analysis_results/FINALIZATION.json"));
     // Task 1 in progress, no gates yet (step 01 of the recorded lifecycle).
-    std::fs::write(
-        s.state_path(),
-        std::fs::read(lifecycle.join("states/01-start-task1.state.json")).unwrap(),
-    )
-    .unwrap();
+    let s = Scratch::a_task1_in_progress();
     let state_path = s.state_path();
     let root = s.root().to_path_buf();
 
@@ -143,18 +136,7 @@ fn eight_writers_append_two_hundred_gates_without_losing_one() {
         sha256(&s.state())
     );
     // The state stays valid: a further plain update is accepted.
-    let out = planseal()
-        .args([
-            "update",
-            ".dwp/plans/PLAN_http_rate_limit/state.json",
-            "--task",
-            "1",
-            "--status",
-            "in_progress",
-        ])
-        .current_dir(s.root())
-        .output()
-        .unwrap();
+    let out = s.update(&["--task", "1", "--status", "in_progress"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     eprintln!("{retries} retries, {looks} observations");
     assert!(looks > 0);

@@ -28,15 +28,7 @@ const CLOCK: &str = "2026-10-05T09:06:00+00:00";
 const STATE: &str = ".dwp/plans/PLAN_http_rate_limit/state.json";
 
 fn scratch() -> Scratch {
-    let lifecycle = vectors().join("A_lite_v2/lifecycle");
-    let s = Scratch::new(&lifecycle.join("snapshots/final/PLAN_http_rate_limit"));
-    let _ = std::fs::remove_file(s.plan_dir().join("analysis_results/FINALIZATION.json"));
-    std::fs::write(
-        s.state_path(),
-        std::fs::read(lifecycle.join("states/01-start-task1.state.json")).unwrap(),
-    )
-    .unwrap();
-    s
+    Scratch::a_task1_in_progress()
 }
 
 fn gate_update(s: &Scratch, failpoint: Option<&str>) -> std::process::Output {

@@ -2,31 +2,22 @@
 //! model: what the helper refused when validating the state as read or the candidate is found
 //! by `semantics` + `gates`; what it accepted at that stage raises no failure here.
 
+#[path = "support/fs.rs"]
+mod shared_fs;
+
 use planseal::dwp::gates::{parse_gate_spec, state_gate_findings};
 use planseal::dwp::model::{State, parse_json};
 use planseal::dwp::schema::validate_state;
 use planseal::dwp::semantics::{CheckMode, check_state, derive_status, validate_candidate};
 use planseal::report::Severity;
 use serde_json::{Value, json};
+use shared_fs::copy_dir;
 use std::path::{Path, PathBuf};
 
 const FIXTURES: [&str; 3] = ["A_lite_v2", "B_full_v5", "D_v1"];
 
 fn vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vectors/dwp")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// A repository root holding the probe's plan with its setup applied.

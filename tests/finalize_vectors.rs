@@ -72,6 +72,36 @@ fn marker_starts_with_the_recorded_helper_keys() {
     }
 }
 
+/// A marker that appears between the first look and the lock (another publication, interrupted)
+/// is seen under the lock: refused with `marker-present`, that marker and state.json untouched.
+#[test]
+fn a_marker_that_appears_before_the_lock_is_refused_under_it() {
+    let (fixture, plan) = FIXTURES[0];
+    let ws = Workspace::ready_to_publish(fixture, plan);
+    let recorded = ws.vectors().join("lifecycle/publication");
+    let state = ws.state();
+    let req = FinalizeRequest::new(
+        ws.plan_dir(),
+        Candidate::Bytes {
+            bytes: read(recorded.join("02-state.json")),
+            origin: "candidate.json".into(),
+        },
+    );
+    let marker_path = ws.plan_dir().join(".finalizing.json");
+    let foreign = b"{\"candidate_sha256\": \"x\"}".to_vec();
+    let err = finalize::finalize(&req, &mut |step| {
+        if step == Step::AfterLock {
+            std::fs::write(&marker_path, &foreign).unwrap();
+        }
+    })
+    .unwrap_err();
+    assert_eq!(err.kind(), Some("marker-present"), "{err}");
+    assert_eq!(std::fs::read(&marker_path).unwrap(), foreign);
+    assert_eq!(ws.state(), state);
+    assert!(!ws.exists("state.json.lock"));
+    assert!(!ws.exists("analysis_results/FINALIZATION.json"));
+}
+
 /// Fingerprints of the recorded plans, initial and completed (README §9 preimages).
 #[test]
 fn fingerprint_matches_the_recorded_preimages() {

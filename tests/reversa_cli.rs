@@ -4,9 +4,12 @@
 
 #[path = "support/gitrepo.rs"]
 mod gitrepo;
+#[path = "support/fs.rs"]
+mod shared_fs;
 
 use assert_cmd::Command;
 use serde_json::Value;
+use shared_fs::copy_dir;
 use std::path::{Path, PathBuf};
 
 const STATE: &str = ".reversa/state.json";
@@ -15,19 +18,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/reversa")
         .join(name)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read_dir") {
-        let e = e.expect("entry");
-        let target = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// A scratch copy of a fixture project.
@@ -273,6 +263,29 @@ fn a_journal_that_cannot_be_appended_is_a_warning_not_a_failed_write() {
     let after = String::from_utf8(read(p.path())).expect("utf8");
     assert!(after.contains("\"phase\": \"interpretacao\""), "{after}");
     assert!(!p.path().join(".reversa/state.json.lock").exists());
+}
+
+#[test]
+fn a_write_that_fails_on_the_file_system_is_an_error_not_a_refusal() {
+    let p = project("good-in-progress");
+    // A file name so long that its lock `<name>.lock` cannot be created (ENAMETOOLONG).
+    let long = format!("{}.json", "s".repeat(247));
+    std::fs::copy(p.path().join(STATE), p.path().join(&long)).expect("copy");
+    let before = std::fs::read(p.path().join(&long)).expect("read");
+    let (code, _out, err) = planseal(
+        p.path(),
+        &[
+            "reversa",
+            "advance",
+            "--phase-done",
+            "escavacao",
+            "--file",
+            &long,
+        ],
+    );
+    assert_eq!(code, 2, "an I/O failure exits 2, a refusal 1: {err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(std::fs::read(p.path().join(&long)).expect("read"), before);
 }
 
 #[test]

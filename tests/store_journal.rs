@@ -6,15 +6,7 @@ mod update_common;
 use update_common::*;
 
 fn scratch() -> Scratch {
-    let lifecycle = vectors().join("A_lite_v2/lifecycle");
-    let s = Scratch::new(&lifecycle.join("snapshots/final/PLAN_http_rate_limit"));
-    let _ = std::fs::remove_file(s.plan_dir().join("analysis_results/FINALIZATION.json"));
-    std::fs::write(
-        s.state_path(),
-        std::fs::read(lifecycle.join("states/01-start-task1.state.json")).unwrap(),
-    )
-    .unwrap();
-    s
+    Scratch::a_task1_in_progress()
 }
 
 fn gate_update(s: &Scratch) -> std::process::Output {

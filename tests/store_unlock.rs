@@ -161,18 +161,7 @@ fn update_explains_a_dead_owners_leftover_lock() {
     let mut owner = LockOwner::for_this_process("update task 1 → in_progress", "planseal test");
     owner.pid = dead_pid();
     write_owner(&s, &owner);
-    let out = planseal()
-        .args([
-            "update",
-            ".dwp/plans/PLAN_http_rate_limit/state.json",
-            "--task",
-            "1",
-            "--status",
-            "in_progress",
-        ])
-        .current_dir(s.root())
-        .output()
-        .unwrap();
+    let out = s.update(&["--task", "1", "--status", "in_progress"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.starts_with("lock-present:"), "{err}");
@@ -221,4 +210,22 @@ fn a_bad_test_clock_refuses_before_the_lock_is_removed() {
     // The lock stays, so the removal is never left without its journal line.
     assert!(s.plan_dir().join("state.json.lock/owner.json").is_file());
     assert!(journal_entries(&s).is_empty());
+}
+
+#[test]
+fn a_removal_whose_journal_line_fails_says_the_lock_is_gone() {
+    let s = a_initial();
+    let mut owner = LockOwner::for_this_process("update task 1 → in_progress", "planseal test");
+    owner.pid = dead_pid();
+    write_owner(&s, &owner);
+    // A folder where the journal file should be: the append fails after the removal.
+    std::fs::create_dir_all(s.journal()).unwrap();
+    let out = unlock(&s, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("was removed, but its journal line could not be appended"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!s.plan_dir().join("state.json.lock").exists());
 }

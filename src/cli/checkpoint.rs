@@ -4,8 +4,8 @@
 //! Nothing printed here ever holds a `.env` value: generated text carries keys only, and every
 //! piece of text taken from the checkpoint passes through [`Redactor`] before it is shown.
 
-use super::Context;
-use super::reversa::{persist, shown};
+use super::reversa::persist;
+use super::{Context, shown};
 use crate::print_out;
 use planseal::checkpoint::redact::EnvRedactor;
 use planseal::checkpoint::{self, diff, generate, resolve};
@@ -266,7 +266,8 @@ fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
         return Ok(0);
     }
     if let Some(dir) = target.checkpoint.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     }
     let journal = serde_json::json!({"operation": "checkpoint-init"});
     let after = persist(&target.checkpoint, None, text.as_bytes(), journal)?;
@@ -277,14 +278,6 @@ fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
         print_out(&format!("{name}: created (sha256 {after})\n"));
     }
     Ok(0)
-}
-
-fn unified(old: &str, new: &str, name: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(2)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
-        .to_string()
 }
 
 fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
@@ -329,7 +322,7 @@ fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
             .hint("give every `### Sessão` heading a date, then prune again")
     })?;
     let changed = new != old;
-    let patch = redactor.clean(&unified(old, &new, &name));
+    let patch = redactor.clean(&super::unified_diff(old, &new, &name));
     let mut after = None;
     if changed && args.write {
         let journal = serde_json::json!({

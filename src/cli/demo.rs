@@ -6,6 +6,7 @@
 
 use super::Context;
 use crate::print_out;
+use anyhow::Context as _;
 use planseal::dwp::finalize::{self, Candidate, FinalizeRequest, Step};
 use planseal::recovery::scratch_repo::ScratchRepo;
 use std::path::{Path, PathBuf};
@@ -40,7 +41,9 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         return interrupted_publication(&ctx.cwd.join(&paths[0]), &ctx.cwd.join(&paths[1]));
     }
     if let Some(file) = &args.internal_json_check {
-        let bytes = std::fs::read(ctx.cwd.join(file))?;
+        let path = ctx.cwd.join(file);
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
         return Ok(i32::from(
             serde_json::from_slice::<serde_json::Value>(&bytes).is_err(),
         ));
@@ -84,7 +87,8 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
 /// The child of step 4: a real finalize that stops dead after its marker, like a killed process —
 /// the lock stays behind, its owner (this process) gone.
 fn interrupted_publication(plan_dir: &Path, candidate: &Path) -> anyhow::Result<i32> {
-    let bytes = std::fs::read(candidate)?;
+    let bytes =
+        std::fs::read(candidate).with_context(|| format!("cannot read {}", candidate.display()))?;
     let req = FinalizeRequest::new(
         plan_dir,
         Candidate::Bytes {
@@ -486,11 +490,7 @@ impl Demo {
     }
 
     fn write(&self, path: &Path, text: &str) -> anyhow::Result<()> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(path, text)?;
-        Ok(())
+        write_file(path, text)
     }
 
     /// Runs `planseal ARGS` in the scratch repository and shows its output; a different exit
@@ -593,17 +593,19 @@ fn gen_tasks(n: usize) -> Vec<GenTask> {
 /// A plan of `n` tasks (no git) at the moment of the terminal close: every task record closed,
 /// README ticked, PROGRESS written, state.json with tasks 1..n-1 completed and task n
 /// in progress with its gate; `root/candidate.json` holds the completed state.
+/// Writes a file of the scratch plan, creating its folder; an error names the file.
+fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
 fn ready_plan(root: &Path, n: usize) -> anyhow::Result<()> {
     let plan_dir = root.join(".dwp/plans").join(PLAN);
     std::fs::create_dir_all(plan_dir.join("analysis_results/gates"))?;
-    let write = |rel: &str, text: &str| -> anyhow::Result<()> {
-        let path = plan_dir.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(path, text)?;
-        Ok(())
-    };
+    let write = |rel: &str, text: &str| write_file(&plan_dir.join(rel), text);
     let tasks = gen_tasks(n);
     let t0 = 1_791_190_800i64; // 2026-10-05T09:00:00Z
     let at = |minutes: i64| iso(t0 + minutes * 60);

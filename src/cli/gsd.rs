@@ -1,7 +1,7 @@
 //! `planseal gsd …`: statusline, status, sync, recover for GSD's `.planning/STATE.md`.
 
-use super::Context;
 use super::checkpoint::Redactor;
+use super::{Context, shown};
 use crate::print_out;
 use planseal::checkpoint::redact::EnvRedactor;
 use planseal::gsd::derive::{self, Derivation, Source};
@@ -205,7 +205,9 @@ fn run_statusline(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
         None => {
             let start = if args.stdin {
                 let mut input = Vec::new();
-                std::io::stdin().read_to_end(&mut input)?;
+                std::io::stdin()
+                    .read_to_end(&mut input)
+                    .map_err(|e| anyhow::anyhow!("--stdin: cannot read standard input: {e}"))?;
                 statusline::workspace_dir_from_json(&input)
                     .map(|d| ctx.cwd.join(d))
                     .unwrap_or_else(|| ctx.cwd.clone())
@@ -308,13 +310,6 @@ fn planning_dir(state: &Path) -> PathBuf {
 fn derive_with_phases(doc: &Document, state: &Path) -> Derivation {
     let phases = derive::count_phases(&planning_dir(state), doc.scalar("milestone"));
     derive::derive(doc, phases)
-}
-
-fn shown(path: &Path, ctx: &Context) -> String {
-    path.strip_prefix(&ctx.cwd)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 fn value_json(value: &Value) -> serde_json::Value {
@@ -572,11 +567,44 @@ fn store_refusal(err: StoreError, path: &Path) -> anyhow::Error {
         StoreError::StateChanged { .. } => {
             "the file changed while planseal worked; run the command again"
         }
-        _ => "check the file and its folder's permissions",
+        // An I/O failure is not a refusal: exit 2, as for every other command.
+        _ => {
+            return anyhow::Error::new(err).context(format!(
+                "{}: nothing was written (check the file and its folder's permissions)",
+                path.display()
+            ));
+        }
     };
     Refusal::new(kind, format!("{}: {err}", path.display()))
         .hint(hint)
         .into()
+}
+
+/// Replaces STATE.md under GSD's pid-file lock (waiting up to `lock_wait` seconds for a live
+/// writer) if it still holds `before`, and journals `entry` beside it.
+fn write_locked(
+    path: &Path,
+    before: &[u8],
+    new_text: &str,
+    entry: &serde_json::Value,
+    lock_wait: u64,
+) -> anyhow::Result<()> {
+    let operation = entry["operation"].as_str().unwrap_or("gsd write");
+    let committed = store::commit(&CommitRequest {
+        target: path,
+        lock: LockStyle::PidFile {
+            wait: Duration::from_secs(lock_wait),
+        },
+        operation,
+        tool: planseal::TOOL_VERSION,
+        expected_bytes: Some(before),
+        new_bytes: new_text.as_bytes(),
+        journal: Some((&journal_for(path), entry)),
+        durability: Durability::Full,
+    })
+    .map_err(|e| store_refusal(e, path))?;
+    super::warn_if_unjournaled(&path.display().to_string(), &committed);
+    Ok(())
 }
 
 fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
@@ -608,13 +636,10 @@ fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resul
         )
     })?;
     let file = shown(&path, ctx);
-    let diff = plan.new_text.as_ref().map(|new| {
-        similar::TextDiff::from_lines(doc.text.as_str(), new.as_str())
-            .unified_diff()
-            .context_radius(2)
-            .header(&format!("a/{file}"), &format!("b/{file}"))
-            .to_string()
-    });
+    let diff = plan
+        .new_text
+        .as_ref()
+        .map(|new| super::unified_diff(&doc.text, new, &file));
     let mut written = false;
     if args.write
         && let Some(new_text) = &plan.new_text
@@ -628,21 +653,7 @@ fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resul
             "changes": plan.updates,
             "sources": sync::source_lines(&derivation),
         });
-        let journal = journal_for(&path);
-        let committed = store::commit(&CommitRequest {
-            target: &path,
-            lock: LockStyle::PidFile {
-                wait: Duration::from_secs(args.lock_wait),
-            },
-            operation: "gsd sync",
-            tool: planseal::TOOL_VERSION,
-            expected_bytes: Some(&bytes),
-            new_bytes: new_text.as_bytes(),
-            journal: Some((&journal, &entry)),
-            durability: Durability::Full,
-        })
-        .map_err(|e| store_refusal(e, &path))?;
-        super::warn_if_unjournaled(&file, &committed);
+        write_locked(&path, &bytes, new_text, &entry, args.lock_wait)?;
         written = true;
     }
     if ctx.json {
@@ -767,21 +778,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context, redactor: &Redactor) -> anyhow:
                 "restored": picks,
                 "sources": sync::source_lines(&derivation),
             });
-            let journal = journal_for(&path);
-            let committed = store::commit(&CommitRequest {
-                target: &path,
-                lock: LockStyle::PidFile {
-                    wait: Duration::from_secs(args.lock_wait),
-                },
-                operation: "gsd recover",
-                tool: planseal::TOOL_VERSION,
-                expected_bytes: Some(&bytes),
-                new_bytes: new_text.as_bytes(),
-                journal: Some((&journal, &entry)),
-                durability: Durability::Full,
-            })
-            .map_err(|e| store_refusal(e, &path))?;
-            super::warn_if_unjournaled(&path.display().to_string(), &committed);
+            write_locked(&path, &bytes, &new_text, &entry, args.lock_wait)?;
             written = true;
         }
     }

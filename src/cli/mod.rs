@@ -204,6 +204,23 @@ fn report_error(err: &anyhow::Error, ctx: &Context) -> i32 {
     2
 }
 
+/// A path as the user should see it: relative to the working directory when inside it.
+pub(crate) fn shown(path: &std::path::Path, ctx: &Context) -> String {
+    path.strip_prefix(&ctx.cwd)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// A unified diff with two lines of context, headed `a/NAME` / `b/NAME`.
+pub(crate) fn unified_diff(old: &str, new: &str, name: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}
+
 /// A write that happened although its journal line could not be appended: the change stays (a
 /// retry would apply it twice), so the missing line is only reported, on stderr.
 pub(crate) fn warn_if_unjournaled(what: &str, committed: &planseal::recovery::store::Committed) {

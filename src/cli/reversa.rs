@@ -1,7 +1,7 @@
 //! `planseal reversa status|advance|set|history` — Reversa `.reversa/state.json` (SPEC §3).
 
-use super::Context;
 use super::checkpoint::Redactor;
+use super::{Context, shown};
 use crate::print_out;
 use anyhow::Context as _;
 use planseal::recovery::hash::sha256_hex;
@@ -153,14 +153,6 @@ fn locate(arg: &FileArg, ctx: &Context) -> anyhow::Result<PathBuf> {
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
-}
-
-/// A path as the user should see it: relative to the working directory when inside it.
-pub(super) fn shown(path: &Path, ctx: &Context) -> String {
-    path.strip_prefix(&ctx.cwd)
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 fn status(args: StatusArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<i32> {
@@ -499,7 +491,9 @@ pub(super) fn persist(
     new_bytes: &[u8],
     mut journal_entry: serde_json::Value,
 ) -> anyhow::Result<String> {
-    use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle};
+    use planseal::recovery::store::{
+        self, CommitRequest, Durability, Journal, LockStyle, StoreError,
+    };
     let mut clock = planseal::clock::Clock::from_env()?;
     let operation = journal_entry["operation"]
         .as_str()
@@ -537,13 +531,13 @@ pub(super) fn persist(
         durability: Durability::Full,
     })
     .map_err(|e| {
-        let kind = e.kind();
-        let hint = match kind {
-            "lock-present" => "another writer holds the lock; if it is gone, `planseal unlock` removes a dead owner's lock",
-            "state-changed" => "the file changed while planseal was working: read it again and retry",
-            _ => "check the folder's permissions and free space",
+        let hint = match &e {
+            StoreError::LockPresent { .. } => "another writer holds the lock; if it is gone, `planseal unlock` removes a dead owner's lock",
+            StoreError::StateChanged { .. } => "the file changed while planseal was working: read it again and retry",
+            // An I/O failure is not a refusal: exit 2, as for every other command.
+            _ => return anyhow::Error::new(e).context("nothing was written (check the folder's permissions and free space)"),
         };
-        anyhow::Error::new(Refusal::new(kind, e.to_string()).hint(hint))
+        anyhow::Error::new(Refusal::new(e.kind(), e.to_string()).hint(hint))
     })?;
     super::warn_if_unjournaled(&path.display().to_string(), &done);
     Ok(done.after_sha256)

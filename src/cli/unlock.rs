@@ -124,6 +124,21 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
             ))
             .into());
         }
+        // Another process took or replaced the lock between our two looks: nothing was removed.
+        Err(StoreError::LockPresent { lock_path, holder }) => {
+            return Err(Refusal::new(
+                "lock-present",
+                format!(
+                    "{}: the lock changed hands while it was being judged ({holder}); nothing was removed",
+                    lock_path.display()
+                ),
+            )
+            .hint(format!(
+                "run `planseal unlock {}` again to judge the new owner",
+                args.path.display()
+            ))
+            .into());
+        }
         Err(e) => return Err(anyhow::Error::new(e)),
     };
     let entry = serde_json::json!({
@@ -137,7 +152,14 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         "forced": if outcome.forced { vec!["unlock --force"] } else { Vec::new() },
         "removed_temp_files": outcome.removed_temp_files.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy()).collect::<Vec<_>>(),
     });
-    journal_for(&target).append(&entry, Durability::Full)?;
+    let journal = journal_for(&target);
+    journal.append(&entry, Durability::Full).map_err(|e| {
+        anyhow::Error::new(e).context(format!(
+            "{} was removed, but its journal line could not be appended to {}",
+            outcome.lock_path.display(),
+            journal.path().display()
+        ))
+    })?;
     if ctx.json {
         let doc = serde_json::json!({
             "result": "removed",

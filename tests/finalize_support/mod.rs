@@ -27,23 +27,12 @@ pub fn json(path: impl AsRef<Path>) -> Value {
     serde_json::from_slice(&read(path)).unwrap()
 }
 
-pub fn sha256(bytes: &[u8]) -> String {
-    planseal::recovery::hash::sha256_hex(bytes)
-}
-
-pub fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let to = dst.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
-}
-
+#[path = "../support/fs.rs"]
+mod shared_fs;
+#[allow(unused_imports)] // not every test that includes this module uses it
+pub use shared_fs::copy_dir;
+#[allow(unused_imports)] // not every test that includes this module uses it
+pub use shared_fs::sha256;
 /// A scratch "repository root" (no git) holding one plan at `.dwp/plans/PLAN_x/`.
 pub struct Workspace {
     pub tmp: tempfile::TempDir,

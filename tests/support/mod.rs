@@ -1,6 +1,7 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
 
+pub mod fs;
 pub mod gitrepo;
 pub mod plans;
 

@@ -182,19 +182,7 @@ pub fn no_git() -> Case {
     Case { tmp, root, plan }
 }
 
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
+pub use super::fs::copy_dir;
 /// Every file under `dir` with its bytes, for "nothing changed" assertions.
 pub fn snapshot_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();

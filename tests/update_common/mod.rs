@@ -14,24 +14,12 @@ pub fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
-pub fn sha256(bytes: &[u8]) -> String {
-    planseal::recovery::hash::sha256_hex(bytes)
-}
-
-/// Copies a folder tree (files and folders; no symlinks in the fixtures).
-pub fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
+#[path = "../support/fs.rs"]
+mod shared_fs;
+#[allow(unused_imports)] // not every test that includes this module uses it
+pub use shared_fs::copy_dir as copy_tree;
+#[allow(unused_imports)] // not every test that includes this module uses it
+pub use shared_fs::sha256;
 /// A scratch repository root holding `.dwp/plans/<plan>/` copied from `base`.
 pub struct Scratch {
     pub dir: tempfile::TempDir,
@@ -44,6 +32,31 @@ impl Scratch {
         let plan = base.file_name().unwrap().to_string_lossy().into_owned();
         copy_tree(base, &dir.path().join(".dwp/plans").join(&plan));
         Scratch { dir, plan }
+    }
+
+    /// Fixture A's plan with its final markdown but no receipt, and state.json at step 01 of
+    /// the recorded lifecycle: task 1 in progress, no gates yet.
+    pub fn a_task1_in_progress() -> Scratch {
+        let lifecycle = vectors().join("A_lite_v2/lifecycle");
+        let s = Scratch::new(&lifecycle.join("snapshots/final/PLAN_http_rate_limit"));
+        let _ = std::fs::remove_file(s.plan_dir().join("analysis_results/FINALIZATION.json"));
+        std::fs::write(
+            s.state_path(),
+            std::fs::read(lifecycle.join("states/01-start-task1.state.json")).unwrap(),
+        )
+        .unwrap();
+        s
+    }
+
+    /// `planseal update <this plan's state.json> ARGS…` run from the root.
+    pub fn update(&self, args: &[&str]) -> std::process::Output {
+        planseal()
+            .arg("update")
+            .arg(format!(".dwp/plans/{}/state.json", self.plan))
+            .args(args)
+            .current_dir(self.root())
+            .output()
+            .unwrap()
     }
     pub fn root(&self) -> &Path {
         self.dir.path()

@@ -15,21 +15,10 @@ pub fn vectors() -> PathBuf {
     repo_root().join("fixtures/vectors/dwp")
 }
 
-/// Copies a folder recursively (regular files and folders only).
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        let ty = entry.file_type().unwrap();
-        if ty.is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else if ty.is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
+#[path = "../support/fs.rs"]
+mod shared_fs;
+#[allow(unused_imports)] // not every test that includes this module uses it
+pub use shared_fs::copy_dir;
 /// sha256 of every file under `dir` (symlinks by their target text, FIFOs by name only), and
 /// every folder, so that any write, creation or deletion shows.
 pub fn tree_hash(dir: &Path) -> BTreeMap<String, String> {

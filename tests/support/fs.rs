@@ -1,0 +1,25 @@
+//! File helpers every kind of integration test shares (no other support module needed, so a
+//! test can include this file alone with `#[path]`).
+#![allow(dead_code)]
+
+use std::path::Path;
+
+/// Copies a folder tree: folders and regular files (the fixtures hold nothing else).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().expect("file type");
+        if kind.is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// SHA-256 of bytes as lower-case hex (planseal's own hash, so the two cannot disagree).
+pub fn sha256(bytes: &[u8]) -> String {
+    planseal::recovery::hash::sha256_hex(bytes)
+}
