@@ -289,6 +289,29 @@ fn a_write_that_fails_on_the_file_system_is_an_error_not_a_refusal() {
 }
 
 #[test]
+fn escape_sequences_in_the_file_are_shown_escaped_never_sent_to_the_terminal() {
+    let p = project("good-in-progress");
+    let text = String::from_utf8(read(p.path())).expect("utf8");
+    let hostile = text.replacen(
+        "\"phase\": \"escavacao\"",
+        "\"phase\": \"\\u001b[2J\\u001b]0;pwned\\u0007\"",
+        1,
+    );
+    assert_ne!(hostile, text);
+    std::fs::write(p.path().join(STATE), hostile).expect("write");
+    let (code, out, err) = planseal(p.path(), &["reversa", "status"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("\\u{1b}[2J"), "{out}");
+    let (code, _out, err) = planseal(
+        p.path(),
+        &["reversa", "advance", "--phase-done", "escavacao"],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+}
+
+#[test]
 fn advance_keeps_bom_crlf_and_the_english_names() {
     let p = project("good-english-finished");
     let finished = read(p.path());

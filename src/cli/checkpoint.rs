@@ -261,7 +261,7 @@ fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
             let doc = serde_json::json!({"result": "dry-run", "file": name, "text": redactor.clean(&text)});
             print_out(&format!("{doc:#}\n"));
         } else {
-            print_out(&redactor.clean(&text));
+            print_out(&text::printable(&redactor.clean(&text)));
         }
         return Ok(0);
     }
@@ -370,7 +370,7 @@ fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
                 changes.sessions_removed.len()
             ));
         }
-        print_out(&out);
+        print_out(&text::printable(&out));
     }
     Ok(0)
 }
@@ -426,7 +426,7 @@ fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<i32> {
                 out.push_str(&format!("  + gained {label}: {}\n", redactor.clean(l)));
             }
         }
-        print_out(&out);
+        print_out(&text::printable(&out));
     }
     Ok(if args.exit_code && !d.is_empty() {
         1

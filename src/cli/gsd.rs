@@ -11,6 +11,7 @@ use planseal::gsd::statusline::{self, Format, Located};
 use planseal::gsd::sync::{self, Baseline};
 use planseal::recovery::hash::sha256_hex;
 use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
+use planseal::report::text::printable;
 use planseal::report::{Refusal, Report, json as report_json, text as report_text};
 use serde_json::json;
 use std::io::Read;
@@ -484,7 +485,7 @@ fn run_status(args: StatusArgs, ctx: &Context, redactor: &Redactor) -> anyhow::R
         }
     }
     out.push_str(&format!("statusline: {full}\n"));
-    print_text(redactor, &out);
+    print_out(&printable(&redactor.clean(&out)));
     Ok(code)
 }
 
@@ -689,7 +690,7 @@ fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resul
             "not written (pass --write to apply)\n".to_string()
         });
     }
-    print_text(redactor, &out);
+    print_out(&printable(&redactor.clean(&out)));
     Ok(0)
 }
 
@@ -831,6 +832,6 @@ fn run_recover(args: RecoverArgs, ctx: &Context, redactor: &Redactor) -> anyhow:
     } else if !lost.is_empty() {
         out.push_str("restore with: planseal gsd recover --write --pick ID… (or --all)\n");
     }
-    print_text(redactor, &out);
+    print_out(&printable(&redactor.clean(&out)));
     Ok(code)
 }

@@ -233,13 +233,14 @@ pub(crate) fn warn_if_unjournaled(what: &str, committed: &planseal::recovery::st
 
 /// `kind: message`, each detail on its own line, then `  hint: …`.
 pub fn render_refusal(r: &Refusal) -> String {
-    let mut s = format!("{}: {}\n", r.kind, r.message);
+    use planseal::report::text::printable;
+    let mut s = format!("{}: {}\n", r.kind, printable(&r.message));
     for d in &r.details {
         let task = d.task.map(|t| format!(" (task {t})")).unwrap_or_default();
-        s.push_str(&format!("  - {}{task}: {}\n", d.id, d.message));
+        s.push_str(&format!("  - {}{task}: {}\n", d.id, printable(&d.message)));
     }
     if let Some(h) = &r.hint {
-        s.push_str(&format!("  hint: {h}\n"));
+        s.push_str(&format!("  hint: {}\n", printable(h)));
     }
     s
 }

@@ -177,7 +177,7 @@ fn status(args: StatusArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow
     } else {
         let mut out = String::new();
         if let Some(s) = &summary {
-            out.push_str(&summary_text(s));
+            out.push_str(&text::printable(&summary_text(s)));
             out.push('\n');
         }
         out.push_str(&text::render(&report, text::Style { color: ctx.color }));
@@ -292,7 +292,7 @@ fn report_write(
     } else {
         let mut out = String::new();
         for c in changes {
-            out.push_str(&format!("  {c}\n"));
+            out.push_str(&format!("  {}\n", text::printable(c)));
         }
         match after {
             None => out.push_str(&format!("{path}: not written (--dry-run)\n")),

@@ -930,7 +930,7 @@ pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64
     PlanFacts {
         plan_name,
         plan_dir: Some(plan_dir.to_path_buf()),
-        marker_present: plan_dir.join(".finalizing.json").exists(),
+        marker_present: plan_dir.join(crate::dwp::finalize::MARKER_FILE).exists(),
         readme_approval,
         amendment_dates,
     }

@@ -20,6 +20,27 @@ impl Style {
     }
 }
 
+/// `s` with every control character but newline and tab written as `\u{…}`: messages quote
+/// file contents, and a file must not be able to move the cursor or recolour the terminal.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_hostile) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_hostile(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn is_hostile(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
 /// Renders every section and the final verdict line, ending with a newline.
 pub fn render(report: &Report, style: Style) -> String {
     let mut out = String::new();
@@ -44,14 +65,15 @@ pub fn render_section(out: &mut String, section: &Section, style: Style) {
         "{}",
         style.paint(
             "1",
-            &format!("{}: {}", section.system.header(), section.name)
+            &format!("{}: {}", section.system.header(), printable(&section.name))
         )
     );
     if let Some(why) = &section.unverified {
         let _ = writeln!(
             out,
-            "  {} could not be checked: {why}",
-            style.paint("35", "[?]")
+            "  {} could not be checked: {}",
+            style.paint("35", "[?]"),
+            printable(why)
         );
     }
     for (finding, alike) in group(&section.findings) {
@@ -60,7 +82,7 @@ pub fn render_section(out: &mut String, section: &Section, style: Style) {
             Severity::Fail => ("[ ]", "31"),
             Severity::Advisory => ("[~]", "33"),
         };
-        let mut line = finding.message.clone();
+        let mut line = printable(&finding.message).into_owned();
         if alike > 0 {
             let _ = write!(line, " (and {alike} more record(s) alike)");
         }
@@ -71,7 +93,12 @@ pub fn render_section(out: &mut String, section: &Section, style: Style) {
         if finding.severity != Severity::Pass
             && let Some(hint) = &finding.hint
         {
-            let _ = writeln!(out, "      {} {hint}", style.paint("2", "hint:"));
+            let _ = writeln!(
+                out,
+                "      {} {}",
+                style.paint("2", "hint:"),
+                printable(hint)
+            );
         }
     }
 }
@@ -129,6 +156,27 @@ pub fn verdict_line(report: &Report, style: Style) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_of_a_file_never_reach_the_terminal() {
+        assert_eq!(
+            printable("status \u{1b}[2Jgone\r\u{7}\tok\n"),
+            "status \\u{1b}[2Jgone\\u{d}\\u{7}\tok\n"
+        );
+        assert!(matches!(
+            printable("plain é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let mut section = Section::new(System::Gsd, "x", "x");
+        section.push(Finding::fail("id", "value `\u{1b}]0;title\u{7}`").hint("\u{1b}[31m"));
+        let out = render(
+            &Report {
+                sections: vec![section],
+            },
+            Style { color: false },
+        );
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    }
     use crate::report::{Finding, Report, Section, System};
 
     #[test]
