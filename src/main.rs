@@ -3,8 +3,32 @@
 
 mod cli;
 
+use planseal::checkpoint::redact::EnvRedactor;
+use std::borrow::Cow;
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::OnceLock;
+
+/// The `.env` values hidden from everything this process prints (set once by the command that
+/// knows which project it works on).
+static OUTPUT_REDACTOR: OnceLock<EnvRedactor> = OnceLock::new();
+
+/// From now on, every `.env` value of the folders from `target` up to its repository root is
+/// replaced in stdout and stderr — text and JSON, results, refusals and errors alike.
+pub fn redact_output_for(target: &Path) {
+    let redactor = EnvRedactor::for_target(target);
+    if !redactor.is_empty() {
+        let _ = OUTPUT_REDACTOR.set(redactor);
+    }
+}
+
+fn redacted(text: &str) -> Cow<'_, str> {
+    match OUTPUT_REDACTOR.get() {
+        Some(r) => Cow::Owned(r.clean(text)),
+        None => Cow::Borrowed(text),
+    }
+}
 
 fn main() -> ExitCode {
     let code = cli::main();
@@ -13,6 +37,7 @@ fn main() -> ExitCode {
 
 /// Writes to stdout; a closed pipe (`planseal verify | head`) ends the process quietly.
 pub fn print_out(text: &str) {
+    let text = redacted(text);
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout
         .write_all(text.as_bytes())
@@ -25,6 +50,7 @@ pub fn print_out(text: &str) {
 
 /// Writes a diagnostic to stderr (never data).
 pub fn print_err(text: &str) {
+    let text = redacted(text);
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(text.as_bytes());
     let _ = stderr.flush();

@@ -110,8 +110,8 @@ fn lists_what_history_lost_with_stable_ids() {
         [
             "section:Blockers/Concerns",
             "key:owner",
-            "decision:1",
-            "blocker:1"
+            "decision:2-074618",
+            "blocker:1-c1fd0e"
         ]
     );
     assert_eq!(v["versions_read"], 2);
@@ -139,7 +139,7 @@ fn restores_picked_pieces_keeping_every_other_byte() {
             "--write",
             "--pick",
             "section:Blockers/Concerns",
-            "decision:1",
+            "decision:2-074618",
         ],
     );
     assert_eq!(code, 0, "{err}");
@@ -159,7 +159,7 @@ fn restores_picked_pieces_keeping_every_other_byte() {
         std::fs::read_to_string(repo.path().join(".planning/STATE.md.journal.ndjson")).unwrap();
     let entry: Value = serde_json::from_str(journal.trim()).unwrap();
     assert_eq!(entry["operation"], "gsd recover");
-    assert_eq!(entry["restored"][1], "decision:1");
+    assert_eq!(entry["restored"][1], "decision:2-074618");
     // What is left to recover now is only the key.
     let (_, out, _) = recover(repo.path(), &["--json"]);
     let v: Value = serde_json::from_str(&out).unwrap();

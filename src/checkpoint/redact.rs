@@ -35,8 +35,40 @@ impl EnvRedactor {
                 }
             }
         }
+        // The JSON-escaped spelling too (a value holding `"` or `\`), so printed JSON text can
+        // be cleaned like any other text.
+        let escaped: Vec<String> = values
+            .iter()
+            .filter_map(|v| {
+                let quoted = serde_json::Value::String(v.clone()).to_string();
+                let inner = &quoted[1..quoted.len() - 1];
+                (inner != v.as_str()).then(|| inner.to_string())
+            })
+            .collect();
+        for e in escaped {
+            if !values.contains(&e) {
+                values.push(e);
+            }
+        }
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         Self { values }
+    }
+
+    /// The redactor for a path planseal works on: the `.env` of every folder from the path up to
+    /// the root of the git work tree around it (the first folder with a `.git`), or up to the
+    /// filesystem root when there is none. A missing `.env` costs one failed open per folder.
+    pub fn for_target(path: &Path) -> Self {
+        let mut redactor = Self::default();
+        for folder in path.ancestors() {
+            let found = Self::for_folder(folder);
+            if !found.is_empty() {
+                redactor = redactor.merge(found);
+            }
+            if folder.join(".git").exists() {
+                break;
+            }
+        }
+        redactor
     }
 
     /// The redactor for the `.env` in `dir` (empty when there is no readable `.env`).
@@ -58,6 +90,38 @@ impl EnvRedactor {
         out
     }
 
+    /// A JSON value with every string (keys included) cleaned: redacting before serialising also
+    /// catches a value whose JSON escaping would hide it from a text search.
+    pub fn clean_json(&self, value: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        if self.values.is_empty() {
+            return value;
+        }
+        match value {
+            Value::String(s) => Value::String(self.clean(&s)),
+            Value::Array(items) => {
+                Value::Array(items.into_iter().map(|v| self.clean_json(v)).collect())
+            }
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| (self.clean(&k), self.clean_json(v)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+
+    /// Adds the values of another `.env` (a second folder that has one).
+    pub fn merge(mut self, other: Self) -> Self {
+        for v in other.values {
+            if !self.values.contains(&v) {
+                self.values.push(v);
+            }
+        }
+        self.values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        self
+    }
+
     pub fn clean_finding(&self, f: Finding) -> Finding {
         Finding {
             message: self.clean(&f.message),
@@ -70,6 +134,43 @@ impl EnvRedactor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_escaped_spelling_is_hidden_too() {
+        let r = EnvRedactor::from_env_bytes(Some(b"A=pa\"ss\\word\n"));
+        let printed = serde_json::json!({"note": "x pa\"ss\\word y"}).to_string();
+        assert_eq!(
+            r.clean(&printed),
+            format!("{{\"note\":\"x {REDACTED} y\"}}")
+        );
+    }
+
+    #[test]
+    fn for_target_reads_every_env_up_to_the_repository_root() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let repo = tmp.path().join("repo");
+        let plan = repo.join(".dwp/plans/P");
+        std::fs::create_dir_all(&plan).expect("mkdir");
+        std::fs::create_dir_all(repo.join(".git")).expect("mkdir");
+        std::fs::write(tmp.path().join(".env"), "OUTSIDE=outside-value\n").expect("env");
+        std::fs::write(repo.join(".env"), "ROOT=root-value\n").expect("env");
+        std::fs::write(plan.join(".env"), "PLAN=plan-value\n").expect("env");
+        let r = EnvRedactor::for_target(&plan);
+        assert_eq!(
+            r.clean("root-value plan-value outside-value"),
+            format!("{REDACTED} {REDACTED} outside-value")
+        );
+    }
+
+    #[test]
+    fn json_strings_and_keys_are_cleaned_before_escaping() {
+        let r = EnvRedactor::from_env_bytes(Some(b"A=pa\"ss\\word\n"));
+        let v = serde_json::json!({"k pa\"ss\\word": ["x pa\"ss\\word", 1]});
+        assert_eq!(
+            r.clean_json(v),
+            serde_json::json!({ format!("k {REDACTED}"): [format!("x {REDACTED}"), 1] })
+        );
+    }
 
     #[test]
     fn values_are_hidden_keys_are_not() {

@@ -1,7 +1,9 @@
 //! `planseal gsd …`: statusline, status, sync, recover for GSD's `.planning/STATE.md`.
 
+use super::checkpoint::Redactor;
 use super::{Context, shown};
 use crate::print_out;
+use planseal::checkpoint::redact::EnvRedactor;
 use planseal::gsd::derive::{self, Derivation, Source};
 use planseal::gsd::document::{Document, FieldStyle, Value};
 use planseal::gsd::rules::{compute_progress_percent, normalize_status};
@@ -27,9 +29,10 @@ Prints nothing (exit 0) when there is no readable STATE.md, as the hook does; --
     Statusline(StatuslineArgs),
     /// Every field, the normalised status, the derived percent, and where they disagree
     #[command(
-        after_help = "Examples:\n  planseal gsd status\n  planseal gsd status .planning/STATE.md --json"
+        after_help = "Examples:\n  planseal gsd status\n  planseal gsd status .planning/STATE.md --json\n  \
+planseal gsd status --exit-code    exit 1 on a disagreement or a failing check"
     )]
-    Status(FileArgs),
+    Status(StatusArgs),
     /// The GSD checks of `planseal verify` for one STATE.md (exit 1 when NOT CONFORMANT)
     #[command(
         after_help = "Examples:\n  planseal gsd check\n  planseal gsd check other/.planning/STATE.md --json\n\n\
@@ -48,8 +51,9 @@ Only frontmatter keys change; a value set by hand since the last sync is kept an
     #[command(
         after_help = "Examples:\n  planseal gsd recover                              list what earlier commits had\n  \
 planseal gsd recover --from HEAD~3                compare with one revision only\n  \
-planseal gsd recover --write --pick decision:2 key:milestone\n  \
-planseal gsd recover --write --all"
+planseal gsd recover --write --pick decision:2-1f0c3a key:milestone\n  \
+planseal gsd recover --write --all\n  \
+planseal gsd recover --exit-code                  exit 1 when anything was lost"
     )]
     Recover(RecoverArgs),
 }
@@ -64,7 +68,7 @@ pub struct RecoverArgs {
     /// Restore the picked pieces into the file (under GSD's lock, atomically)
     #[arg(long, requires = "selection")]
     pub write: bool,
-    /// A piece to restore, by the id the listing shows (section:…, key:…, decision:N, blocker:N)
+    /// A piece to restore, by the id the listing shows (section:…, key:…, decision:N-HASH, blocker:N-HASH)
     #[arg(long, value_name = "ID", num_args = 1.., group = "selection")]
     pub pick: Vec<String>,
     /// Restore every lost piece
@@ -73,6 +77,18 @@ pub struct RecoverArgs {
     /// How long to wait for a live writer's lock before refusing
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub lock_wait: u64,
+    /// Exit 1 when an earlier version had a piece the file lost
+    #[arg(long)]
+    pub exit_code: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct StatusArgs {
+    /// The STATE.md (default: find .planning/STATE.md walking up from here)
+    pub file: Option<PathBuf>,
+    /// Exit 1 when frontmatter, body and phase folders disagree or a GSD check fails
+    #[arg(long)]
+    pub exit_code: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -109,13 +125,60 @@ pub struct StatuslineArgs {
 }
 
 pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
-    match command {
-        Command::Statusline(args) => run_statusline(args, ctx),
-        Command::Status(args) => run_status(args, ctx),
-        Command::Check(args) => run_check(args, ctx),
-        Command::Sync(args) => run_sync(args, ctx),
-        Command::Recover(args) => run_recover(args, ctx),
+    let file = match &command {
+        Command::Statusline(args) => return run_statusline(args, ctx),
+        Command::Status(a) => a.file.as_deref(),
+        Command::Check(a) => a.file.as_deref(),
+        Command::Sync(a) => a.file.as_deref(),
+        Command::Recover(a) => a.file.as_deref(),
+    };
+    // Whatever STATE.md or its history holds, a value of the project's .env is never printed.
+    let redactor = match resolve_file(file, ctx) {
+        Ok(path) => Redactor::new(env_redactor(&path, true)),
+        Err(_) => Redactor::from_env(None),
+    };
+    let result = match command {
+        Command::Statusline(_) => Ok(0),
+        Command::Status(args) => run_status(args, ctx, &redactor),
+        Command::Check(args) => run_check(args, ctx, &redactor),
+        Command::Sync(args) => run_sync(args, ctx, &redactor),
+        Command::Recover(args) => run_recover(args, ctx, &redactor),
+    };
+    result.map_err(|e| redactor.clean_error(e))
+}
+
+/// The folder a STATE.md belongs to: the parent of its `.planning/` folder (workstreams
+/// included), else the file's own folder.
+fn project_root(state: &Path) -> PathBuf {
+    let folder = state.parent().unwrap_or(Path::new("."));
+    folder
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".planning"))
+        .and_then(Path::parent)
+        .unwrap_or(folder)
+        .to_path_buf()
+}
+
+/// The values of the `.env` beside the project root (one open when there is none) and, with
+/// `up_to_repo`, of the `.env` at the root of the git work tree around it too.
+fn env_redactor(state: &Path, up_to_repo: bool) -> EnvRedactor {
+    let root = project_root(state);
+    let mut redactor = EnvRedactor::for_folder(&root);
+    if up_to_repo
+        && let Some(repo_root) = root.ancestors().skip(1).find(|a| a.join(".git").exists())
+        && !root.join(".git").exists()
+    {
+        redactor = redactor.merge(EnvRedactor::for_folder(repo_root));
     }
+    redactor
+}
+
+fn print_text(redactor: &Redactor, text: &str) {
+    print_out(&redactor.clean(text));
+}
+
+fn print_json(redactor: &Redactor, value: serde_json::Value) {
+    print_out(&format!("{:#}\n", redactor.clean_json(value)));
 }
 
 fn home_dir() -> Option<PathBuf> {
@@ -124,9 +187,9 @@ fn home_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_statusline(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
     let home = home_dir();
-    let (text, config_start) = match &args.file {
+    let (text, config_start, state_path) = match &args.file {
         Some(file) => {
             let path = ctx.cwd.join(file);
             let text = statusline::read_text(&path);
@@ -138,7 +201,7 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
                 );
             }
             let start = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            (text, start)
+            (text, start, path)
         }
         None => {
             let start = if args.stdin {
@@ -154,7 +217,7 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
             };
             let workstream = std::env::var("GSD_WORKSTREAM").ok();
             match statusline::locate(&start, home.as_deref(), workstream.as_deref()) {
-                Located::File { text, .. } => (Some(text), start),
+                Located::File { text, path } => (Some(text), start, path),
                 Located::NoActiveWorkstream { .. } => {
                     print_out(statusline::NO_ACTIVE_WORKSTREAM);
                     return Ok(0);
@@ -167,7 +230,7 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
                             path.display()
                         );
                     }
-                    (None, start)
+                    (None, start, PathBuf::new())
                 }
                 Located::NotFound => {
                     if args.strict {
@@ -177,7 +240,7 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
                             start.display()
                         );
                     }
-                    (None, start)
+                    (None, start, PathBuf::new())
                 }
             }
         }
@@ -192,7 +255,8 @@ fn run_statusline(args: StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
     };
     let line = statusline::render_text(&text, format);
     if !line.is_empty() {
-        print_out(&line);
+        // One open of `<project>/.env` on top of the render; nothing else is read.
+        print_out(&env_redactor(&state_path, false).clean(&line));
     }
     Ok(0)
 }
@@ -294,7 +358,7 @@ fn disagreements(doc: &Document, derivation: &Derivation) -> Vec<serde_json::Val
         .collect()
 }
 
-fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_status(args: StatusArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (_, text) = read_state(&path)?;
     let doc = Document::parse(text);
@@ -342,6 +406,9 @@ fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
     let full = statusline::render_text(&doc.text, Format::Full);
     let compact = statusline::render_text(&doc.text, Format::Compact);
     let file = shown(&path, ctx);
+    // --exit-code: a disagreement, or a check of `gsd check` that fails (SPEC §1.11).
+    let code =
+        i32::from(args.exit_code && (!drift.is_empty() || planseal::gsd::check(&path).failed()));
     if ctx.json {
         let out = json!({
             "file": file,
@@ -361,8 +428,8 @@ fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
             "disagreements": drift,
             "statusline": { "full": full, "compact": compact },
         });
-        print_out(&format!("{out:#}\n"));
-        return Ok(0);
+        print_json(redactor, out);
+        return Ok(code);
     }
     let mut out = format!("GSD: {file}\n");
     out.push_str("frontmatter:\n");
@@ -418,11 +485,11 @@ fn run_status(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
     }
     out.push_str(&format!("statusline: {full}\n"));
-    print_out(&printable(&out));
-    Ok(0)
+    print_out(&printable(&redactor.clean(&out)));
+    Ok(code)
 }
 
-fn run_check(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_check(args: FileArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let mut section = planseal::gsd::check(&path);
     section.name = shown(&path, ctx);
@@ -430,12 +497,12 @@ fn run_check(args: FileArgs, ctx: &Context) -> anyhow::Result<i32> {
         sections: vec![section],
     };
     if ctx.json {
-        print_out(&format!("{:#}\n", report_json::to_value(&report)));
+        print_json(redactor, report_json::to_value(&report));
     } else {
-        print_out(&report_text::render(
-            &report,
-            report_text::Style { color: ctx.color },
-        ));
+        print_text(
+            redactor,
+            &report_text::render(&report, report_text::Style { color: ctx.color }),
+        );
     }
     Ok(report.verdict().exit_code())
 }
@@ -541,7 +608,7 @@ fn write_locked(
     Ok(())
 }
 
-fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (bytes, text) = read_state(&path)?;
     if std::str::from_utf8(&bytes).is_err() {
@@ -600,7 +667,7 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "baseline": baseline.as_ref().map(|b| b.origin.clone()),
             "diff": diff,
         });
-        print_out(&format!("{out:#}\n"));
+        print_json(redactor, out);
         return Ok(0);
     }
     let mut out = String::new();
@@ -623,11 +690,11 @@ fn run_sync(args: SyncArgs, ctx: &Context) -> anyhow::Result<i32> {
             "not written (pass --write to apply)\n".to_string()
         });
     }
-    print_out(&printable(&out));
+    print_out(&printable(&redactor.clean(&out)));
     Ok(0)
 }
 
-fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_recover(args: RecoverArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
     use planseal::gsd::recover::{self, Version};
     use planseal::recovery::git::{HistoryOptions, Repo};
     let path = resolve_file(args.file.as_deref(), ctx)?;
@@ -717,6 +784,11 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
     }
     let file = shown(&path, ctx);
+    // --exit-code: something an earlier version had is (still) missing.
+    let still_lost = lost
+        .iter()
+        .any(|l| !written || !restored_ids.contains(&l.id));
+    let code = i32::from(args.exit_code && still_lost);
     if ctx.json {
         let out = json!({
             "file": file,
@@ -725,8 +797,8 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
             "restored": restored_ids,
             "written": written,
         });
-        print_out(&format!("{out:#}\n"));
-        return Ok(0);
+        print_json(redactor, out);
+        return Ok(code);
     }
     let mut out = String::new();
     if lost.is_empty() {
@@ -760,6 +832,6 @@ fn run_recover(args: RecoverArgs, ctx: &Context) -> anyhow::Result<i32> {
     } else if !lost.is_empty() {
         out.push_str("restore with: planseal gsd recover --write --pick ID… (or --all)\n");
     }
-    print_out(&printable(&out));
-    Ok(0)
+    print_out(&printable(&redactor.clean(&out)));
+    Ok(code)
 }

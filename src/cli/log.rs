@@ -30,6 +30,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+    // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
+    crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let plan_dir = plan_folder(&ctx.cwd, &args.plan_dir)?;
     let repo = open_repo(&plan_dir)?;
     if let Some(file) = &args.file {

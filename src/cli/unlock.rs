@@ -72,6 +72,8 @@ fn journal_for(target: &Path) -> Journal {
 }
 
 pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+    // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
+    crate::redact_output_for(&ctx.cwd.join(&args.path));
     let (target, style) = target_of(&ctx.cwd.join(&args.path));
     let reason = args.reason.as_deref().map(str::trim).unwrap_or_default();
     if args.force && reason.is_empty() {

@@ -276,6 +276,8 @@ pub fn durability_from_env() -> Durability {
 }
 
 pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+    // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
+    crate::redact_output_for(&ctx.cwd.join(&args.state));
     let req = args.request();
     // 1. Argument checks, then the state file exists.
     check_arguments(&req)?;

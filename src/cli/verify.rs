@@ -27,6 +27,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+    // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
+    crate::redact_output_for(
+        &ctx.cwd
+            .join(args.path.as_deref().unwrap_or(std::path::Path::new("."))),
+    );
     let opts = VerifyOptions {
         cwd: ctx.cwd.clone(),
         path: args.path,

@@ -29,7 +29,8 @@ pub enum PieceKind {
 /// Something an earlier version had and the current file does not.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LostPiece {
-    /// `section:<heading>`, `key:<name>`, `decision:<n>`, `blocker:<n>`.
+    /// `section:<heading>`, `key:<name>`, `decision:<n>-<hash>`, `blocker:<n>-<hash>` (see
+    /// [`bullet_id`]).
     pub id: String,
     pub kind: PieceKind,
     /// The heading, the key, or the bullet's text.
@@ -120,6 +121,20 @@ pub fn is_blockers(title: &str) -> bool {
     t.starts_with("blockers")
 }
 
+/// The id of a lost decision or blocker: its position in the list of the newest version that
+/// still had it, and the first 6 hex digits of the SHA-256 of its text (`decision:2-1f0c3a`).
+/// Both depend only on that version and the bullet, so the id stays the same when other pieces
+/// are lost later (a running counter over the listing would shift).
+pub fn bullet_id(kind: PieceKind, position: usize, text: &str) -> String {
+    let prefix = if kind == PieceKind::Decision {
+        "decision"
+    } else {
+        "blocker"
+    };
+    let hash = crate::recovery::hash::sha256_hex(text.as_bytes());
+    format!("{prefix}:{position}-{}", &hash[..6])
+}
+
 /// Every piece an earlier version has and `current` lacks, newest version first.
 pub fn find_lost(current: &Document, versions: &[Version]) -> Vec<LostPiece> {
     let current_titles: HashSet<String> = current
@@ -140,8 +155,6 @@ pub fn find_lost(current: &Document, versions: &[Version]) -> Vec<LostPiece> {
         .collect();
     let mut seen: HashSet<String> = HashSet::new();
     let mut out = Vec::new();
-    let mut decisions = 0;
-    let mut blockers = 0;
     for version in versions {
         let doc = Document::parse(version.text.clone());
         let piece = |kind, id: String, label: String, text: String, placement| LostPiece {
@@ -193,27 +206,16 @@ pub fn find_lost(current: &Document, versions: &[Version]) -> Vec<LostPiece> {
             (PieceKind::Decision, is_decisions as fn(&str) -> bool),
             (PieceKind::Blocker, is_blockers as fn(&str) -> bool),
         ] {
-            for b in bullets(&doc, is_list) {
-                let text = bullet_text(&b);
+            for (position, b) in bullets(&doc, is_list).iter().enumerate() {
+                let text = bullet_text(b);
                 if current_bullets.contains(&text) || !seen.insert(format!("b:{text}")) {
                     continue;
                 }
-                let counter = if kind == PieceKind::Decision {
-                    &mut decisions
-                } else {
-                    &mut blockers
-                };
-                *counter += 1;
-                let prefix = if kind == PieceKind::Decision {
-                    "decision"
-                } else {
-                    "blocker"
-                };
                 out.push(piece(
                     kind,
-                    format!("{prefix}:{counter}"),
+                    bullet_id(kind, position + 1, &text),
                     text,
-                    with_line_end(&b, doc.newline),
+                    with_line_end(b, doc.newline),
                     None,
                 ));
             }
@@ -390,13 +392,31 @@ mod tests {
             [
                 "section:Blockers/Concerns",
                 "key:notes",
-                "decision:1",
-                "blocker:1"
+                "decision:2-72f36e",
+                "blocker:1-889084"
             ]
         );
         let all: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         let restored = restore(NOW, &lost, &all).unwrap();
         assert_eq!(restored, OLD);
+    }
+
+    #[test]
+    fn bullet_ids_do_not_shift_when_another_piece_is_lost() {
+        let before = find_lost(&Document::parse(NOW.into()), &[v(OLD)]);
+        // A newer version loses an earlier decision too: walked first, it comes first.
+        let newest = NOW.replace("- Use Rust\n", "");
+        let after = find_lost(&Document::parse(newest), &[v(NOW), v(OLD)]);
+        let id_of = |lost: &[LostPiece], label: &str| {
+            lost.iter().find(|l| l.label == label).map(|l| l.id.clone())
+        };
+        assert_eq!(
+            id_of(&after, "Use Rust").as_deref(),
+            Some("decision:1-697161")
+        );
+        for label in ["Keep JSON order", "Waiting on creds"] {
+            assert_eq!(id_of(&after, label), id_of(&before, label), "{label}");
+        }
     }
 
     #[test]

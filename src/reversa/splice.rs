@@ -40,6 +40,11 @@ pub struct Style {
     pub newline: &'static str,
     /// What stands between a key's closing quote and its value (`": "` in most files).
     pub colon: String,
+    /// What separates the elements of a one-line array or object (`", "` or `","`): taken from
+    /// the file's own one-line arrays, else guessed from `colon`.
+    pub inline_sep: String,
+    /// Space just inside the brackets of a one-line array or object (`[ "a" ]`), usually none.
+    pub inline_pad: String,
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
@@ -156,6 +161,8 @@ impl Style {
                 indent: Some("  ".into()),
                 newline,
                 colon: ": ".into(),
+                inline_sep: ", ".into(),
+                inline_pad: String::new(),
             };
         };
         let before = &text[layout.open_end..first.key_start];
@@ -165,12 +172,83 @@ impl Style {
             .filter(|s| !s.is_empty());
         let key_end = string_end(text.as_bytes(), first.key_start).unwrap_or(first.key_start);
         let colon = text[key_end..first.value_start].to_string();
+        let guessed_sep = if colon.ends_with(' ') { ", " } else { "," };
+        // The first one-line array or object with two elements or more shows the file's habit.
+        let inline = layout
+            .entries
+            .iter()
+            .map(|e| &text[e.value_start..e.value_end])
+            .find_map(inline_shape);
+        let (inline_sep, inline_pad) =
+            inline.unwrap_or_else(|| (guessed_sep.to_string(), String::new()));
         Self {
             indent,
             newline,
             colon,
+            inline_sep,
+            inline_pad,
         }
     }
+
+    /// This style with the inline separator and padding of `old` (a value of the file) when it
+    /// shows them, so an edited array keeps its own spacing.
+    fn with_inline_of(&self, old: &str) -> Self {
+        let mut style = self.clone();
+        if let Some((sep, pad)) = inline_shape(old) {
+            style.inline_sep = sep;
+            style.inline_pad = pad;
+        }
+        style
+    }
+}
+
+/// The separator and inner padding of a one-line array or object text with at least two
+/// elements (`["a", "b"]` ⇒ `(", ", "")`, `[ "a","b" ]` ⇒ `(",", " ")`).
+fn inline_shape(value: &str) -> Option<(String, String)> {
+    let b = value.as_bytes();
+    if !matches!(b.first(), Some(b'[' | b'{')) || value.contains('\n') {
+        return None;
+    }
+    let pad_len = skip_ws(b, 1) - 1;
+    let mut depth = 0usize;
+    let mut j = 0;
+    while j < b.len() {
+        match b[j] {
+            b'"' => {
+                j = string_end(b, j)?;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' if depth == 1 => {
+                let after = skip_ws(b, j + 1);
+                return Some((
+                    value[j..after].to_string(),
+                    value[1..1 + pad_len].to_string(),
+                ));
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    None
+}
+
+/// The padding before the first element and before the closing bracket of a multi-line array
+/// or object text (`[\n    "a"\n  ]` ⇒ `("    ", "  ")`).
+fn multiline_pads(value: &str) -> Option<(String, String)> {
+    let first_nl = value.find('\n')?;
+    let rest = &value[first_nl + 1..];
+    let inner: String = rest
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    let last_nl = value.rfind('\n')?;
+    let outer = &value[last_nl + 1..value.len().saturating_sub(1)];
+    if rest.trim_start().starts_with([']', '}']) || !outer.chars().all(|c| c == ' ' || c == '\t') {
+        return None;
+    }
+    Some((inner, outer.to_string()))
 }
 
 /// Renders `value` for depth `depth` (1 = a top-level value). `multiline` chooses between the
@@ -179,11 +257,8 @@ pub fn render(value: &Value, style: &Style, depth: usize, multiline: bool) -> St
     let unit = style.indent.as_deref().unwrap_or("  ");
     let inner_pad = unit.repeat(depth + 1);
     let outer_pad = unit.repeat(depth);
-    let sep_inline = if style.colon.ends_with(' ') {
-        ", "
-    } else {
-        ","
-    };
+    let sep_inline = style.inline_sep.as_str();
+    let pad = style.inline_pad.as_str();
     match value {
         Value::Array(items) if items.is_empty() => "[]".into(),
         Value::Object(map) if map.is_empty() => "{}".into(),
@@ -197,7 +272,7 @@ pub fn render(value: &Value, style: &Style, depth: usize, multiline: bool) -> St
                 let body: Vec<String> = parts.iter().map(|p| format!("{inner_pad}{p}")).collect();
                 format!("[{nl}{}{nl}{outer_pad}]", body.join(&format!(",{nl}")))
             } else {
-                format!("[{}]", parts.join(sep_inline))
+                format!("[{pad}{}{pad}]", parts.join(sep_inline))
             }
         }
         Value::Object(map) => {
@@ -221,11 +296,44 @@ pub fn render(value: &Value, style: &Style, depth: usize, multiline: bool) -> St
                 let body: Vec<String> = parts.iter().map(|p| format!("{inner_pad}{p}")).collect();
                 format!("{{{nl}{}{nl}{outer_pad}}}", body.join(&format!(",{nl}")))
             } else {
-                format!("{{{}}}", parts.join(sep_inline))
+                format!("{{{pad}{}{pad}}}", parts.join(sep_inline))
             }
         }
         scalar => scalar.to_string(),
     }
+}
+
+/// Moves a rendered multi-line value from the default pads to the old value's: each line after
+/// the first starting with `from_inner` gets `to_inner` instead, the closing line `to_outer`.
+fn reindent(
+    rendered: &str,
+    from_inner: &str,
+    to_inner: &str,
+    from_outer: &str,
+    to_outer: &str,
+) -> String {
+    let lines: Vec<&str> = rendered.split('\n').collect();
+    let last = lines.len() - 1;
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            if i == 0 {
+                (*line).to_string()
+            } else if i == last {
+                format!(
+                    "{to_outer}{}",
+                    line.strip_prefix(from_outer).unwrap_or(line)
+                )
+            } else {
+                match line.strip_prefix(from_inner) {
+                    Some(rest) => format!("{to_inner}{rest}"),
+                    None => (*line).to_string(),
+                }
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Sets top-level `key` to `value` in `text`: an existing value is replaced where it stands (in
@@ -235,7 +343,15 @@ pub fn set_top_level(text: &str, key: &str, value: &Value) -> Result<String, Spl
     let style = Style::detect(text, &lay);
     if let Some(e) = lay.entries.iter().find(|e| e.key == key) {
         let old = &text[e.value_start..e.value_end];
-        let rendered = render(value, &style, 1, old.contains('\n'));
+        let own = style.with_inline_of(old);
+        let mut rendered = render(value, &own, 1, old.contains('\n'));
+        // A multi-line value keeps its own element and closing indents.
+        if let (Some((inner, outer)), Some((new_inner, new_outer))) =
+            (multiline_pads(old), multiline_pads(&rendered))
+            && (inner != new_inner || outer != new_outer)
+        {
+            rendered = reindent(&rendered, &new_inner, &inner, &new_outer, &outer);
+        }
         let mut out = String::with_capacity(text.len() + rendered.len());
         out.push_str(&text[..e.value_start]);
         out.push_str(&rendered);
@@ -318,6 +434,34 @@ mod tests {
         assert_eq!(out, "{\"a\":1,\"b\":2}");
         let out = set_top_level("{}", "b", &json!(2)).expect("edits");
         assert_eq!(out, "{\n  \"b\": 2\n}");
+    }
+
+    #[test]
+    fn edited_arrays_keep_their_own_style() {
+        // Compact one-line arrays stay compact even when the keys have `": "`.
+        let text = "{\n  \"completed\": [\"a\"],\n  \"pending\": [\"b\",\"c\",\"d\"]\n}";
+        let out = set_top_level(text, "pending", &json!(["c", "d"])).expect("edits");
+        assert_eq!(
+            out,
+            "{\n  \"completed\": [\"a\"],\n  \"pending\": [\"c\",\"d\"]\n}"
+        );
+        // A one-element array takes the style of the file's other one-line arrays.
+        let out = set_top_level(text, "completed", &json!(["a", "b"])).expect("edits");
+        assert!(out.contains("\"completed\": [\"a\",\"b\"],"), "{out}");
+        // Spaced and padded arrays stay so.
+        let text = "{\"x\":[ 1,  2 ],\"y\":[3]}";
+        let out = set_top_level(text, "x", &json!([1, 2, 3])).expect("edits");
+        assert_eq!(out, "{\"x\":[ 1,  2,  3 ],\"y\":[3]}");
+        let out = set_top_level(text, "y", &json!([3, 4])).expect("edits");
+        assert_eq!(out, "{\"x\":[ 1,  2 ],\"y\":[ 3,  4 ]}");
+        // One element per line keeps the array's own indents, even when they differ from the
+        // file's indent unit.
+        let text = "{\n  \"list\": [\n      \"a\",\n      \"b\"\n    ],\n  \"n\": 1\n}";
+        let out = set_top_level(text, "list", &json!(["b", "c", "d"])).expect("edits");
+        assert_eq!(
+            out,
+            "{\n  \"list\": [\n      \"b\",\n      \"c\",\n      \"d\"\n    ],\n  \"n\": 1\n}"
+        );
     }
 
     #[test]
