@@ -366,6 +366,12 @@ pub fn task_gate_findings(task: &Task, plan_dir: Option<&Path>) -> Vec<Finding> 
     task_findings_in(task, plan_dir.map(PlanDir::new).as_ref())
 }
 
+/// [`task_gate_findings`] against a plan folder resolved once for many tasks (its canonical
+/// path and the directories already seen are shared).
+pub fn task_gate_findings_in(task: &Task, plan: &PlanDir) -> Vec<Finding> {
+    task_findings_in(task, Some(plan))
+}
+
 fn task_findings_in(task: &Task, plan: Option<&PlanDir>) -> Vec<Finding> {
     let mut out = Vec::new();
     let id = task.id.unwrap_or(task.index as u64 + 1);

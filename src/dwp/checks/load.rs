@@ -59,6 +59,8 @@ pub struct PlanFiles {
     pub analysis_results_dir: bool,
     /// The plan lives in a git work tree (an ancestor folder holds `.git`).
     pub in_git_work_tree: bool,
+    /// The folder resolved once for every `log=` lookup (built on first use).
+    resolved_dir: std::cell::OnceCell<crate::dwp::gates::PlanDir>,
 }
 
 /// The fixed names read for every plan.
@@ -100,6 +102,7 @@ impl PlanFiles {
             analysis_results_dir: dir.join("analysis_results").is_dir(),
             in_git_work_tree: dir.ancestors().any(|a| a.join(".git").exists()),
             listing,
+            resolved_dir: std::cell::OnceCell::new(),
         })
     }
 
@@ -111,6 +114,12 @@ impl PlanFiles {
                 self.files.insert(rel.to_string(), read);
             }
         }
+    }
+
+    /// The plan folder for `log=` lookups: canonicalised once per plan, not once per task.
+    pub fn plan_dir(&self) -> &crate::dwp::gates::PlanDir {
+        self.resolved_dir
+            .get_or_init(|| crate::dwp::gates::PlanDir::new(&self.dir))
     }
 
     pub fn get(&self, rel: &str) -> &FileRead {
