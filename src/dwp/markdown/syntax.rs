@@ -112,9 +112,20 @@ pub fn label_value<'a>(line: &'a str, label: &str) -> Option<LabelValue<'a>> {
 
 /// Like [`label_value`] but only the bold form (field extraction, SPEC §1.4).
 pub fn bold_label_value<'a>(line: &'a str, label: &str) -> Option<&'a str> {
+    // The bold form needs `**` or `__` right after the list marker; most lines fail here.
+    if !starts_bold(line) {
+        return None;
+    }
     label_value(line, label)
         .filter(|lv| lv.form == LabelForm::Bold)
         .map(|lv| lv.value)
+}
+
+/// True when the line (after blanks and one list marker) opens with `**` or `__`: the one way a
+/// bold label can start.
+pub fn starts_bold(line: &str) -> bool {
+    let s = strip_list_marker(line);
+    s.starts_with("**") || s.starts_with("__")
 }
 
 /// A checkbox list item: `- [ ] text`, `* [x] text`, `+ [X] text`.
