@@ -132,7 +132,11 @@ impl PlanFiles {
 
     /// The file as text (invalid UTF-8 replaced; the checks report it separately).
     pub fn text(&self, rel: &str) -> Option<std::borrow::Cow<'_, str>> {
-        self.bytes(rel).map(String::from_utf8_lossy)
+        // Strict validation first (fast on ASCII); the lossy walk only for invalid bytes.
+        self.bytes(rel).map(|b| match std::str::from_utf8(b) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(b),
+        })
     }
 
     /// Where a plan-relative pointer leads, without opening it.
