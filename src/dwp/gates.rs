@@ -59,12 +59,45 @@ pub const INVALIDATED_PREFIX: &str = "invalidated by refine";
 
 /// Evidence shows an empty selection (`ran=0`, `selected = 0/…`, "no tests ran").
 pub fn is_zero_selection(evidence: &str) -> bool {
-    ZERO_SELECTION.is_match(evidence)
+    may_be_zero_selection(evidence) && ZERO_SELECTION.is_match(evidence)
 }
 
 /// Evidence concedes that the check did not execute ("not run", "cannot be verified", …).
 pub fn admits_non_execution(evidence: &str) -> bool {
-    NON_EXECUTION.is_match(evidence)
+    may_admit_non_execution(evidence) && NON_EXECUTION.is_match(evidence)
+}
+
+// Cheap necessary conditions, checked before a pattern is compiled or run, so that ordinary
+// evidence (`ran=3/3; log=…`) never pays for the regexes. Each is a superset of the pattern's
+// matches (property-tested below). Under `(?i)` the only non-ASCII characters that match an
+// ASCII letter are U+017F (ſ ~ s) and U+212A (K ~ k); the literals searched here avoid `s` and
+// `k`, so an ASCII case-insensitive search is exact for them.
+
+/// ASCII case-insensitive substring search.
+fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// Necessary for [`ZERO_SELECTION`]: an `=` followed (after blanks, or anything non-ASCII,
+/// to stay on the safe side) by `0`, or the words `no t…` (`no tests? …`).
+fn may_be_zero_selection(evidence: &str) -> bool {
+    let bytes = evidence.as_bytes();
+    let zero_after_equals = bytes.iter().enumerate().any(|(i, &b)| {
+        b == b'='
+            && bytes[i + 1..].iter().find(|&&c| {
+                !(c.is_ascii_whitespace() || c == 0x0B || (0x1C..=0x1F).contains(&c) || c >= 0x80)
+            }) == Some(&b'0')
+    });
+    zero_after_equals || contains_ignore_ascii_case(evidence, "no t")
+}
+
+/// Necessary for [`NON_EXECUTION`]: every alternative contains `not`, `never`, `tructurally`
+/// or `unexecuted` (`did not` and `cannot` contain `not`).
+fn may_admit_non_execution(evidence: &str) -> bool {
+    ["not", "never", "tructurally", "unexecuted"]
+        .iter()
+        .any(|w| contains_ignore_ascii_case(evidence, w))
 }
 
 /// Evidence is preserved history marked by refine, never passing evidence.
@@ -77,10 +110,43 @@ pub fn is_invalidated(evidence: &str) -> bool {
 
 /// Every `log=` pointer in the evidence, in order (case-sensitive: `LOG=` is not one).
 pub fn log_pointers(evidence: &str) -> Vec<&str> {
-    LOG_POINTER
-        .captures_iter(evidence)
-        .filter_map(|c| c.get(1).map(|m| m.as_str()))
-        .collect()
+    if !evidence.contains("log=") {
+        return Vec::new();
+    }
+    if !evidence.is_ascii() {
+        // Unicode word boundaries and blanks: leave them to the pattern.
+        return LOG_POINTER
+            .captures_iter(evidence)
+            .filter_map(|c| c.get(1).map(|m| m.as_str()))
+            .collect();
+    }
+    ascii_log_pointers(evidence)
+}
+
+/// [`LOG_POINTER`] on ASCII text, by hand: `\b` before `log=` is "start of text or a byte that
+/// is not `[0-9A-Za-z_]`", and the pointer runs to a blank (`\t\n\v\f\r` or space), a byte
+/// 0x1C..=0x1F or `;`. Empty pointers are not matches (`+`).
+fn ascii_log_pointers(evidence: &str) -> Vec<&str> {
+    let bytes = evidence.as_bytes();
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let ends = |b: u8| matches!(b, b'\t'..=b'\r' | b' ' | 0x1C..=0x1F | b';');
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = evidence[from..].find("log=").map(|i| from + i) {
+        let start = at + 4;
+        if at > 0 && is_word(bytes[at - 1]) {
+            from = at + 1;
+            continue;
+        }
+        let len = bytes[start..].iter().take_while(|&&b| !ends(b)).count();
+        if len == 0 {
+            from = at + 1;
+            continue;
+        }
+        out.push(&evidence[start..start + len]);
+        from = start + len;
+    }
+    out
 }
 
 /// What is wrong with the evidence text of a passing record (the pure part of the rules).
@@ -366,6 +432,12 @@ pub fn task_gate_findings(task: &Task, plan_dir: Option<&Path>) -> Vec<Finding> 
     task_findings_in(task, plan_dir.map(PlanDir::new).as_ref())
 }
 
+/// [`task_gate_findings`] against a plan folder resolved once for many tasks (its canonical
+/// path and the directories already seen are shared).
+pub fn task_gate_findings_in(task: &Task, plan: &PlanDir) -> Vec<Finding> {
+    task_findings_in(task, Some(plan))
+}
+
 fn task_findings_in(task: &Task, plan: Option<&PlanDir>) -> Vec<Finding> {
     let mut out = Vec::new();
     let id = task.id.unwrap_or(task.index as u64 + 1);
@@ -591,6 +663,125 @@ fn parse_exit_code(text: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces that make the patterns' edge cases likely in random evidence.
+    fn evidence() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "ran",
+            "RAN",
+            "selected",
+            "ſelected",
+            "executed",
+            "=",
+            " = ",
+            "0",
+            "0/3",
+            "00",
+            "3",
+            "/",
+            "x",
+            "_",
+            " ",
+            "\t",
+            "\u{0B}",
+            "\u{1C}",
+            "\u{1F}",
+            "\u{85}",
+            "\u{A0}",
+            "\u{2003}",
+            "é",
+            "ß",
+            "K",
+            "no test",
+            "no tests ",
+            "No Tests ran",
+            "ran",
+            "found",
+            "collected",
+            "not",
+            "never",
+            "did",
+            "NOT ",
+            "run",
+            "executed",
+            "entered",
+            "performed",
+            "cannot",
+            " be ",
+            "measured",
+            "verified",
+            "structurally",
+            "impossible",
+            "unexecuted",
+            "un",
+            "log=",
+            "LOG=",
+            "xlog=",
+            "_log=",
+            "élog=",
+            "a/b.log",
+            ";",
+            ",",
+            "..",
+            "\u{0}",
+        ]);
+        prop::collection::vec(piece, 0..12).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn prechecks_never_hide_a_match(e in evidence()) {
+            if ZERO_SELECTION.is_match(&e) {
+                prop_assert!(may_be_zero_selection(&e), "{e:?}");
+            }
+            if NON_EXECUTION.is_match(&e) {
+                prop_assert!(may_admit_non_execution(&e), "{e:?}");
+            }
+            prop_assert_eq!(is_zero_selection(&e), ZERO_SELECTION.is_match(&e));
+            prop_assert_eq!(admits_non_execution(&e), NON_EXECUTION.is_match(&e));
+        }
+
+        #[test]
+        fn log_scanner_agrees_with_the_pattern(e in evidence()) {
+            let by_pattern: Vec<&str> = LOG_POINTER
+                .captures_iter(&e)
+                .filter_map(|c| c.get(1).map(|m| m.as_str()))
+                .collect();
+            prop_assert_eq!(log_pointers(&e), by_pattern.clone());
+            if e.is_ascii() {
+                prop_assert_eq!(ascii_log_pointers(&e), by_pattern);
+            }
+        }
+
+        #[test]
+        fn log_scanner_agrees_on_any_ascii(e in "[ -~\t\n\x0B\x0C\r\x1C-\x1F\x00]{0,40}") {
+            let e = format!("{e} log={e}");
+            let by_pattern: Vec<&str> = LOG_POINTER
+                .captures_iter(&e)
+                .filter_map(|c| c.get(1).map(|m| m.as_str()))
+                .collect();
+            prop_assert_eq!(ascii_log_pointers(&e), by_pattern);
+        }
+    }
+
+    /// The prechecks search ASCII case-insensitively: no non-ASCII character may match one of
+    /// their letters under `(?i)` (only `s` and `k` have such partners, and they are avoided).
+    #[test]
+    fn precheck_letters_have_no_unicode_case_partners() {
+        let letters = "notevrucalyixd";
+        let class = Regex::new(&format!("(?i)^[{letters}]$")).expect("valid");
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            if !c.is_ascii() {
+                assert!(!class.is_match(&c.to_string()), "{c:?}");
+            }
+        }
+        for w in ["no t", "not", "never", "tructurally", "unexecuted"] {
+            assert!(w.chars().all(|c| c == ' ' || letters.contains(c)), "{w}");
+        }
+    }
 
     #[test]
     fn exit_code_forms() {

@@ -815,7 +815,7 @@ pub(crate) fn typed_task<'a>(
 /// `dwp::gates`, plus what a completed task needs on read: a latest passing record with exit
 /// code 0 and evidence (`completed_at` is one of the state semantics of item 15).
 pub(crate) fn gate_checks(files: &PlanFiles, task: &model::Task, id: u64, out: &mut Out) {
-    for mut f in crate::dwp::gates::task_gate_findings(task, Some(&files.dir)) {
+    for mut f in crate::dwp::gates::task_gate_findings_in(task, files.plan_dir()) {
         f.file.get_or_insert_with(|| "state.json".to_string());
         out.findings.push(f);
     }

@@ -59,6 +59,8 @@ pub struct PlanFiles {
     pub analysis_results_dir: bool,
     /// The plan lives in a git work tree (an ancestor folder holds `.git`).
     pub in_git_work_tree: bool,
+    /// The folder resolved once for every `log=` lookup (built on first use).
+    resolved_dir: std::cell::OnceCell<crate::dwp::gates::PlanDir>,
 }
 
 /// The fixed names read for every plan.
@@ -100,6 +102,7 @@ impl PlanFiles {
             analysis_results_dir: dir.join("analysis_results").is_dir(),
             in_git_work_tree: dir.ancestors().any(|a| a.join(".git").exists()),
             listing,
+            resolved_dir: std::cell::OnceCell::new(),
         })
     }
 
@@ -113,6 +116,12 @@ impl PlanFiles {
         }
     }
 
+    /// The plan folder for `log=` lookups: canonicalised once per plan, not once per task.
+    pub fn plan_dir(&self) -> &crate::dwp::gates::PlanDir {
+        self.resolved_dir
+            .get_or_init(|| crate::dwp::gates::PlanDir::new(&self.dir))
+    }
+
     pub fn get(&self, rel: &str) -> &FileRead {
         self.files.get(rel).unwrap_or(&FileRead::Missing)
     }
@@ -123,7 +132,11 @@ impl PlanFiles {
 
     /// The file as text (invalid UTF-8 replaced; the checks report it separately).
     pub fn text(&self, rel: &str) -> Option<std::borrow::Cow<'_, str>> {
-        self.bytes(rel).map(String::from_utf8_lossy)
+        // Strict validation first (fast on ASCII); the lossy walk only for invalid bytes.
+        self.bytes(rel).map(|b| match std::str::from_utf8(b) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(b),
+        })
     }
 
     /// Where a plan-relative pointer leads, without opening it.

@@ -162,7 +162,8 @@ pub const CHECKED_FIELDS: [&str; 5] = [
 
 impl TaskFacts {
     pub fn read(text: &str, needs: Needs) -> Self {
-        Self::from_body(&markdown::parse_task_file(text).body, needs)
+        // Only the body is needed: the `# Task N: Title` heading is not read here.
+        Self::from_body(&TaskBody::new(text), needs)
     }
 
     fn from_body(body: &TaskBody<'_>, needs: Needs) -> Self {
@@ -191,11 +192,14 @@ impl TaskFacts {
                 .as_ref()
                 .and_then(|l| l.commit.as_ref())
                 .is_some_and(|(_, c)| c.is_justified_none()),
-            fields: CHECKED_FIELDS
-                .iter()
-                .filter(|f| needs.context || **f != "Context")
-                .map(|f| (*f, body.field_non_empty(f)))
-                .collect(),
+            fields: {
+                let names: Vec<&'static str> = CHECKED_FIELDS
+                    .into_iter()
+                    .filter(|f| needs.context || *f != "Context")
+                    .collect();
+                let present = body.fields_non_empty(&names);
+                names.into_iter().zip(present).collect()
+            },
             has_validation_heading: needs.legacy
                 && (markdown::has_validation_heading(body) || body.field("Validation").is_some()),
             log_status: log

@@ -299,15 +299,20 @@ impl CompletionLog {
 /// True when a heading text names the Completion & Log (`10. Completion & Log (filled …)`,
 /// `Completion log`, `Completion and Log`).
 pub fn is_completion_log_name(name: &str) -> bool {
-    let words: Vec<String> = name
-        .split_whitespace()
-        .map(|w| w.to_ascii_lowercase())
-        .collect();
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    matches!(
-        words.as_slice(),
-        ["completion", "&" | "and", "log"] | ["completion", "log"] | ["completion&log"]
-    )
+    // Word by word, ASCII case-insensitively, without allocating (called for every heading).
+    let mut words = name.split_whitespace();
+    let is = |w: Option<&str>, want: &str| w.is_some_and(|w| w.eq_ignore_ascii_case(want));
+    let (a, b, c, d) = (words.next(), words.next(), words.next(), words.next());
+    if is(a, "completion&log") {
+        return b.is_none();
+    }
+    if !is(a, "completion") {
+        return false;
+    }
+    if is(b, "log") {
+        return c.is_none();
+    }
+    (is(b, "&") || is(b, "and")) && is(c, "log") && d.is_none()
 }
 
 const LOG_LABELS: [&str; 3] = ["Completion & Log", "Completion log", "Completion and Log"];
@@ -457,6 +462,53 @@ pub fn gate_records_in_lines(lines: &[Line<'_>]) -> Vec<GateRecordLine> {
 mod tests {
     use super::super::fences::lines;
     use super::*;
+
+    /// The allocation-free word match against the word-list form it replaced.
+    #[test]
+    fn completion_log_names_match_the_word_lists() {
+        fn by_words(name: &str) -> bool {
+            let words: Vec<String> = name
+                .split_whitespace()
+                .map(|w| w.to_ascii_lowercase())
+                .collect();
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            matches!(
+                words.as_slice(),
+                ["completion", "&" | "and", "log"] | ["completion", "log"] | ["completion&log"]
+            )
+        }
+        let parts = [
+            "completion",
+            "Completion",
+            "&",
+            "and",
+            "AND",
+            "log",
+            "Log",
+            "completion&log",
+            "x",
+            " ",
+            "\t",
+        ];
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for d in ["", " log", " x", " "] {
+                        let name = format!("{a} {b} {c}{d}");
+                        assert_eq!(is_completion_log_name(&name), by_words(&name), "{name:?}");
+                        let short = format!("{a}{d}");
+                        assert_eq!(
+                            is_completion_log_name(&short),
+                            by_words(&short),
+                            "{short:?}"
+                        );
+                        let two = format!("{a} {b}{d}");
+                        assert_eq!(is_completion_log_name(&two), by_words(&two), "{two:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn gate_record_fields() {

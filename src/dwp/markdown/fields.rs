@@ -133,6 +133,9 @@ pub fn is_field_heading(line: &str, name: &str) -> bool {
 
 /// True when the (unfenced) line starts a known bold label.
 pub fn starts_known_label(line: &str) -> bool {
+    if !super::syntax::starts_bold(line) {
+        return false;
+    }
     KNOWN_LABELS
         .iter()
         .any(|label| bold_label_value(line, label).is_some())
@@ -182,9 +185,112 @@ pub fn field_in_lines(lines: &[Line<'_>], name: &str) -> Option<FieldText> {
     None
 }
 
+/// For each of `names`, whether [`field_in_lines`] finds that field with non-empty content —
+/// the same answers, from one pass over the lines instead of one per name.
+pub fn fields_non_empty_in_lines(lines: &[Line<'_>], names: &[&str]) -> Vec<bool> {
+    let mut found: Vec<Option<bool>> = vec![None; names.len()];
+    let mut open = names.len();
+    // Lazily computed "this line ends a field's content" flags (unfenced heading or known label).
+    let mut ends: Vec<Option<bool>> = vec![None; lines.len()];
+    let mut ends_at = |j: usize| -> bool {
+        *ends[j].get_or_insert_with(|| {
+            let l = &lines[j];
+            !l.in_fence && (heading(l.text).is_some() || starts_known_label(l.text))
+        })
+    };
+    for (idx, line) in lines.iter().enumerate() {
+        if open == 0 {
+            break;
+        }
+        if line.in_fence {
+            continue;
+        }
+        let head = heading(line.text);
+        for (k, name) in names.iter().enumerate() {
+            if found[k].is_some() {
+                continue;
+            }
+            let first = match head {
+                Some(h) if h.level >= 2 && names_equal(heading_field_name(h.text), name) => "",
+                Some(_) => continue,
+                None => match bold_label_value(line.text, name) {
+                    Some(value) => value,
+                    None => continue,
+                },
+            };
+            // The content is non-empty when any of its parts holds a non-blank character.
+            let mut non_empty = !first.trim().is_empty();
+            let mut j = idx + 1;
+            while !non_empty && j < lines.len() && !ends_at(j) {
+                non_empty = !lines[j].text.trim().is_empty();
+                j += 1;
+            }
+            found[k] = Some(non_empty);
+            open -= 1;
+        }
+    }
+    found.into_iter().map(|f| f == Some(true)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn body() -> impl Strategy<Value = String> {
+        let line = prop::sample::select(vec![
+            "## Goal",
+            "## 2. Goal",
+            "### goal (why)",
+            "# Goal",
+            "## Goal of it",
+            "**Goal:** x",
+            "- **Goal:**",
+            "**Goal** · y",
+            "__Context__: c",
+            "**Context:**",
+            "## Context",
+            "## Touched Surface",
+            "**Touched  surface:** a",
+            "## 4. Acceptance Criteria",
+            "**Validation:**",
+            "## Validation",
+            "**Note:** kept",
+            "**Instructions:** i",
+            "**Read Before Starting:**",
+            "## 6. Completion & Log",
+            "```",
+            "~~~",
+            "````bash",
+            "## in fence?",
+            "text",
+            "  ",
+            "",
+            "\t",
+            "- [ ] item",
+            "* **Goal:** bullet",
+            "**Completion log:** Status: done",
+            "**Skills disposition:** none",
+            "<!-- c -->",
+        ]);
+        prop::collection::vec(line, 0..14).prop_map(|v| v.join("\n"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn one_pass_agrees_with_field_by_field(text in body()) {
+            let ls = lines(&text);
+            let names = ["Goal", "Touched Surface", "Acceptance Criteria", "Validation", "Context"];
+            let one_pass = fields_non_empty_in_lines(&ls, &names);
+            let each: Vec<bool> = names
+                .iter()
+                .map(|n| field_in_lines(&ls, n).is_some_and(|f| f.non_empty()))
+                .collect();
+            prop_assert_eq!(one_pass, each);
+        }
+    }
 
     #[test]
     fn heading_names() {

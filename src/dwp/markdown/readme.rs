@@ -65,6 +65,11 @@ static ANCHOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\{#task-([0-9]+)\}").expect("constant regex is valid because it was tested")
 });
 
+/// Every match of [`ANCHOR`] contains this literal; lines without it skip the pattern.
+fn has_anchor_literal(text: &str) -> bool {
+    text.contains("{#task-")
+}
+
 /// `(migrated from A on DATE — reason)` after the declared standard.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Migration {
@@ -383,8 +388,10 @@ fn record_line_ranges(lines: &[Line<'_>]) -> Vec<std::ops::Range<usize>> {
     let mut i = 0;
     while i < lines.len() {
         let l = &lines[i];
-        let is_record =
-            !l.in_fence && heading(l.text).is_some_and(|h| h.level == 2 && ANCHOR.is_match(h.text));
+        let is_record = !l.in_fence
+            && heading(l.text).is_some_and(|h| {
+                h.level == 2 && has_anchor_literal(h.text) && ANCHOR.is_match(h.text)
+            });
         if !is_record {
             i += 1;
             continue;
@@ -509,7 +516,10 @@ fn parse_records<'a>(
     ranges: &[std::ops::Range<usize>],
 ) -> InlineRecords<'a> {
     let mut out = InlineRecords::default();
-    for l in lines.iter().filter(|l| !l.in_fence) {
+    for l in lines
+        .iter()
+        .filter(|l| !l.in_fence && has_anchor_literal(l.text))
+    {
         for c in ANCHOR.captures_iter(l.text) {
             if let Some(n) = c.get(1).and_then(|m| m.as_str().parse::<u32>().ok()) {
                 *out.anchor_counts.entry(n).or_insert(0) += 1;
@@ -725,6 +735,23 @@ pub fn parse_readme(text: &str) -> Readme<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn anchor_literal_is_necessary_for_the_pattern() {
+        for t in [
+            "{#task-1}",
+            "x {#task-12} y",
+            "{#task-}",
+            "{#Task-1}",
+            "{# task-1}",
+            "{#task-1",
+            "#task-1}",
+        ] {
+            if ANCHOR.is_match(t) {
+                assert!(has_anchor_literal(t), "{t}");
+            }
+        }
+    }
 
     #[test]
     fn plan_status_values() {

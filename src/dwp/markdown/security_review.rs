@@ -63,6 +63,30 @@ impl SecurityVerdict {
     }
 }
 
+/// ASCII case-insensitive substring search. Exact for the `(?i)` literals below: none of their
+/// letters has a non-ASCII case partner (only `s` ~ U+017F and `k` ~ U+212A do, and the literals
+/// avoid both).
+fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// Necessary for [`OPEN`]: one of its three alternatives' `s`-free cores.
+fn may_report_open(text: &str) -> bool {
+    [
+        "open critical finding",
+        "critical finding remain",
+        "olved critical finding:",
+    ]
+    .iter()
+    .any(|core| contains_ignore_ascii_case(text, core))
+}
+
+/// Necessary for [`UNRESOLVED`] and [`CRITICAL_WORD`]: the word `critical`.
+fn may_mention_critical(text: &str) -> bool {
+    contains_ignore_ascii_case(text, "critical")
+}
+
 /// True for a table row whose first cell is `critical` and whose count cell is `0` or `none`.
 fn critical_zero_row(line: &str) -> bool {
     let Some(cells) = table_cells(line) else {
@@ -78,15 +102,21 @@ fn critical_zero_row(line: &str) -> bool {
 
 /// Judges the text of SECURITY_REVIEW.md.
 pub fn security_verdict(text: &str) -> SecurityVerdict {
-    let cleared = CLEARED.is_match(text);
-    if let Some(m) = OPEN.find(text) {
+    // Each pattern runs (and is compiled) only when its literal core is present; see the
+    // pre-check helpers. `cleared` is computed at most once, when first needed.
+    let mut cleared_memo: Option<bool> = None;
+    let mut cleared = || *cleared_memo.get_or_insert_with(|| CLEARED.is_match(text));
+    if let Some(m) = may_report_open(text).then(|| OPEN.find(text)).flatten() {
         return SecurityVerdict {
             open_critical: true,
             unclear_critical: false,
             reason: Some(format!("reports \"{}\"", m.as_str().trim())),
         };
     }
-    if !cleared && let Some(m) = UNRESOLVED.find(text) {
+    if may_mention_critical(text)
+        && !cleared()
+        && let Some(m) = UNRESOLVED.find(text)
+    {
         return SecurityVerdict {
             open_critical: true,
             unclear_critical: false,
@@ -96,8 +126,9 @@ pub fn security_verdict(text: &str) -> SecurityVerdict {
             )),
         };
     }
-    if CRITICAL_WORD.is_match(text)
-        && !cleared
+    if may_mention_critical(text)
+        && CRITICAL_WORD.is_match(text)
+        && !cleared()
         && !B_CLEARS.is_match(text)
         && !text.lines().any(critical_zero_row)
     {
@@ -116,6 +147,58 @@ pub fn security_verdict(text: &str) -> SecurityVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The verdict as it was computed before the pre-checks: every pattern, always.
+    fn reference(text: &str) -> SecurityVerdict {
+        let cleared = CLEARED.is_match(text);
+        if let Some(m) = OPEN.find(text) {
+            return SecurityVerdict {
+                open_critical: true,
+                unclear_critical: false,
+                reason: Some(format!("reports \"{}\"", m.as_str().trim())),
+            };
+        }
+        if !cleared && let Some(m) = UNRESOLVED.find(text) {
+            return SecurityVerdict {
+                open_critical: true,
+                unclear_critical: false,
+                reason: Some(format!(
+                    "reports \"{}\" without saying none remain",
+                    m.as_str()
+                )),
+            };
+        }
+        if CRITICAL_WORD.is_match(text)
+            && !cleared
+            && !B_CLEARS.is_match(text)
+            && !text.lines().any(critical_zero_row)
+        {
+            return SecurityVerdict {
+                open_critical: false,
+                unclear_critical: true,
+                reason: Some(
+                    "mentions a critical finding but never says it is fixed, accepted or absent"
+                        .to_string(),
+                ),
+            };
+        }
+        SecurityVerdict::default()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn prechecks_keep_the_verdict(parts in prop::collection::vec(prop::sample::select(vec![
+            "open ", "Open ", "critical", "CRITICAL", "Critical", " finding", " findings", " remains",
+            "unresolved ", "unreſolved ", "no ", "0 ", "zero ", "without ", "an ", ":", "|", " ",
+            "\n", "🚨 ", "fixed in", "accepted by the user", "none", "| Critical | 0 |", "x",
+        ]), 0..10)) {
+            let text = parts.concat();
+            prop_assert_eq!(security_verdict(&text), reference(&text));
+        }
+    }
 
     #[test]
     fn table() {

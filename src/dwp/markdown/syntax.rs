@@ -112,9 +112,20 @@ pub fn label_value<'a>(line: &'a str, label: &str) -> Option<LabelValue<'a>> {
 
 /// Like [`label_value`] but only the bold form (field extraction, SPEC §1.4).
 pub fn bold_label_value<'a>(line: &'a str, label: &str) -> Option<&'a str> {
+    // The bold form needs `**` or `__` right after the list marker; most lines fail here.
+    if !starts_bold(line) {
+        return None;
+    }
     label_value(line, label)
         .filter(|lv| lv.form == LabelForm::Bold)
         .map(|lv| lv.value)
+}
+
+/// True when the line (after blanks and one list marker) opens with `**` or `__`: the one way a
+/// bold label can start.
+pub fn starts_bold(line: &str) -> bool {
+    let s = strip_list_marker(line);
+    s.starts_with("**") || s.starts_with("__")
 }
 
 /// A checkbox list item: `- [ ] text`, `* [x] text`, `+ [X] text`.
@@ -191,48 +202,134 @@ pub struct TaskFileLink {
     pub number: Option<u32>,
 }
 
+/// The link pattern the scanner below implements (kept for the tests that compare the two).
+#[cfg(test)]
 static LINK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)")
         .expect("constant regex is valid because it was tested")
 });
 
+/// One markdown link: the byte range of the whole `[text](target …)` and of its target.
+struct LinkMatch {
+    whole: std::ops::Range<usize>,
+    target: std::ops::Range<usize>,
+}
+
+/// The links of a text, left to right and without overlap, exactly as the leftmost-first
+/// pattern `\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[^)]*)?\)` finds them (`\s` is Unicode
+/// White_Space, which is what `char::is_whitespace` tests). Hand-written because this runs on
+/// every README index line and the pattern's capture search dominated reading a README.
+fn links(text: &str) -> impl Iterator<Item = LinkMatch> + '_ {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        while let Some(offset) = text.get(from..)?.find('[') {
+            let start = from + offset;
+            if let Some(m) = link_at(text, start) {
+                from = m.whole.end;
+                return Some(m);
+            }
+            from = start + 1;
+        }
+        from = text.len();
+        None
+    })
+}
+
+/// The link starting at the `[` at byte `start`, if the pattern matches there.
+fn link_at(text: &str, start: usize) -> Option<LinkMatch> {
+    let bytes = text.as_bytes();
+    // `[^\]\n]*\]`: the first `]` or newline decides; then `(`.
+    let close = start
+        + 1
+        + bytes[start + 1..]
+            .iter()
+            .position(|&c| c == b']' || c == b'\n')?;
+    if bytes[close] != b']' || bytes.get(close + 1) != Some(&b'(') {
+        return None;
+    }
+    // `\s*` takes every blank (a shorter run would leave a blank that nothing after accepts).
+    let open = close + 2;
+    let after_blanks = open
+        + text[open..]
+            .char_indices()
+            .find(|&(_, c)| !c.is_whitespace())
+            .map_or(text.len() - open, |(i, _)| i);
+    // The target `[^)\s>]+` is greedy and only its longest run can be followed by `>`, a blank
+    // or `)`. With `<` first, the pattern tries the target after it, then the target starting
+    // with `<` (which only differs when nothing target-like follows the `<`).
+    let attempt = |target_start: usize| -> Option<LinkMatch> {
+        let target_end = target_start
+            + text[target_start..]
+                .char_indices()
+                .find(|&(_, c)| c == ')' || c == '>' || c.is_whitespace())
+                .map_or(text.len() - target_start, |(i, _)| i);
+        if target_end == target_start {
+            return None;
+        }
+        let end = link_tail(text, target_end)?;
+        Some(LinkMatch {
+            whole: start..end,
+            target: target_start..target_end,
+        })
+    };
+    if bytes.get(after_blanks) == Some(&b'<') {
+        attempt(after_blanks + 1).or_else(|| attempt(after_blanks))
+    } else {
+        attempt(after_blanks)
+    }
+}
+
+/// `>?(?:\s+[^)]*)?\)` at byte `at`: the end of the match, if it matches.
+fn link_tail(text: &str, at: usize) -> Option<usize> {
+    let at = if text.as_bytes().get(at) == Some(&b'>') {
+        at + 1
+    } else {
+        at
+    };
+    match text[at..].chars().next()? {
+        ')' => Some(at + 1),
+        // a blank, then anything up to the first `)`
+        c if c.is_whitespace() => text[at..].find(')').map(|i| at + i + 1),
+        _ => None,
+    }
+}
+
+/// The task file a link target names (`<N>.task_<slug>.md`, optionally `./`-prefixed).
+fn task_file_link(target: &str) -> Option<TaskFileLink> {
+    let file_name = target.strip_prefix("./").unwrap_or(target);
+    if file_name.contains('/') || !file_name.ends_with(".md") {
+        return None;
+    }
+    let (num, _) = file_name.split_once(".task_")?;
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(TaskFileLink {
+        target: target.to_string(),
+        file_name: file_name.to_string(),
+        number: num.parse().ok(),
+    })
+}
+
 /// Links to task files in one line, in order.
 pub fn task_file_links(line: &str) -> Vec<TaskFileLink> {
-    let mut out = Vec::new();
-    for c in LINK.captures_iter(line) {
-        let Some(target) = c.get(1).map(|m| m.as_str()) else {
-            continue;
-        };
-        let file_name = target.strip_prefix("./").unwrap_or(target);
-        if file_name.contains('/') || !file_name.ends_with(".md") {
-            continue;
-        }
-        let Some((num, _)) = file_name.split_once(".task_") else {
-            continue;
-        };
-        if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        out.push(TaskFileLink {
-            target: target.to_string(),
-            file_name: file_name.to_string(),
-            number: num.parse().ok(),
-        });
-    }
-    out
+    links(line)
+        .filter_map(|m| task_file_link(&line[m.target]))
+        .collect()
 }
 
 /// The text with every markdown link to a task file removed (other links are kept).
 pub fn remove_task_file_links(text: &str) -> String {
-    LINK.replace_all(text, |c: &regex::Captures<'_>| {
-        let whole = c.get(0).map_or("", |m| m.as_str());
-        if task_file_links(whole).is_empty() {
-            whole.to_string()
-        } else {
-            String::new()
+    let mut out = String::with_capacity(text.len());
+    let mut kept_to = 0;
+    for m in links(text) {
+        if task_file_link(&text[m.target.clone()]).is_some() {
+            out.push_str(&text[kept_to..m.whole.start]);
+            kept_to = m.whole.end;
         }
-    })
-    .into_owned()
+    }
+    out.push_str(&text[kept_to..]);
+    out
 }
 
 /// Removes `**`, `__` and backticks around a cell or value, and trims.
@@ -264,6 +361,79 @@ pub fn table_cells(line: &str) -> Option<Vec<&str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `\s` of the pattern and `char::is_whitespace` agree on every character.
+    #[test]
+    fn blank_classes_agree() {
+        let blank = Regex::new(r"^\s$").expect("valid");
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            assert_eq!(blank.is_match(&c.to_string()), c.is_whitespace(), "{c:?}");
+        }
+    }
+
+    fn by_pattern(text: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+        LINK.captures_iter(text)
+            .filter_map(|c| Some((c.get(0)?.range(), c.get(1)?.range())))
+            .collect()
+    }
+
+    fn reference_remove(text: &str) -> String {
+        LINK.replace_all(text, |c: &regex::Captures<'_>| {
+            let whole = c.get(0).map_or("", |m| m.as_str());
+            if task_file_links(whole).is_empty() {
+                whole.to_string()
+            } else {
+                String::new()
+            }
+        })
+        .into_owned()
+    }
+
+    fn link_text() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "[",
+            "]",
+            "(",
+            ")",
+            "<",
+            ">",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\u{A0}",
+            "\u{2003}",
+            "\u{85}",
+            "—",
+            "x",
+            "./",
+            "1.task_a.md",
+            "12.task_final_review.md",
+            "a/b.md",
+            ".md",
+            ".task_",
+            "3",
+            "[a](",
+            "](",
+            "[x]",
+            "- [x] Task 1: A — ",
+            "\"title\"",
+            "é",
+        ]);
+        prop::collection::vec(piece, 0..16).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn link_scanner_agrees_with_the_pattern(text in link_text()) {
+            let scanned: Vec<_> = super::links(&text).map(|m| (m.whole, m.target)).collect();
+            prop_assert_eq!(scanned, by_pattern(&text));
+            prop_assert_eq!(remove_task_file_links(&text), reference_remove(&text));
+        }
+    }
 
     #[test]
     fn headings() {

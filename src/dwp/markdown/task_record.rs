@@ -43,6 +43,11 @@ impl<'a> TaskBody<'a> {
         self.field(name).is_some_and(|f| f.non_empty())
     }
 
+    /// [`TaskBody::field_non_empty`] for several names in one pass over the lines.
+    pub fn fields_non_empty(&self, names: &[&str]) -> Vec<bool> {
+        super::fields::fields_non_empty_in_lines(&self.lines, names)
+    }
+
     /// The Completion & Log, when the body has a readable one.
     pub fn completion_log(&self) -> Option<CompletionLog> {
         completion_log_in_lines(&self.lines)
