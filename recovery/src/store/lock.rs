@@ -255,7 +255,113 @@ pub fn acquire(
     Ok(guard)
 }
 
+/// Takes the lock directory with its owner record already inside: the record is written into a
+/// staging directory beside the lock, which is then renamed onto the lock path with
+/// `RENAME_NOREPLACE`. A writer killed at any moment therefore leaves either no lock or a lock
+/// whose owner can be proven dead — never the empty directory of an unknown owner, which only
+/// `unlock --force` may clear. The rename refuses an existing lock (the DWP helper's plain
+/// `mkdir` included), so both tools still exclude each other. File systems without
+/// `RENAME_NOREPLACE` fall back to `mkdir` + record.
 fn acquire_dir(lock_path: &Path, owner: &LockOwner) -> Result<(), StoreError> {
+    remove_dead_staging_dirs(lock_path);
+    let staging = staging_path(lock_path, &owner.token);
+    std::fs::create_dir(&staging)
+        .map_err(|e| StoreError::io("create lock staging folder", &staging, e))?;
+    let record = serde_json::to_vec_pretty(owner).map_err(|e| {
+        StoreError::io("serialise owner record", &staging, std::io::Error::other(e))
+    })?;
+    if let Err(e) = std::fs::write(staging.join(OWNER_FILE), &record) {
+        discard_staging(&staging);
+        return Err(StoreError::io("write owner record in", &staging, e));
+    }
+    match rename_no_replace(&staging, lock_path) {
+        Ok(()) => Ok(()),
+        Err(e)
+            if e.kind() == std::io::ErrorKind::AlreadyExists
+                || e.raw_os_error() == Some(libc::ENOTEMPTY) =>
+        {
+            discard_staging(&staging);
+            let holder = read_dir_holder(lock_path)?.unwrap_or(LockHolder::Unknown);
+            Err(StoreError::LockPresent {
+                lock_path: lock_path.to_path_buf(),
+                holder,
+            })
+        }
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::ENOSYS)) => {
+            discard_staging(&staging);
+            acquire_dir_by_mkdir(lock_path, owner)
+        }
+        Err(e) => {
+            discard_staging(&staging);
+            Err(StoreError::io("create lock folder", lock_path, e))
+        }
+    }
+}
+
+/// `<lock>.staging-<token>` beside the lock: same directory, so the rename is atomic.
+fn staging_path(lock_path: &Path, token: &str) -> PathBuf {
+    let mut name = lock_path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".staging-{token}"));
+    lock_path.with_file_name(name)
+}
+
+fn discard_staging(staging: &Path) {
+    let _ = std::fs::remove_file(staging.join(OWNER_FILE));
+    let _ = std::fs::remove_dir(staging);
+}
+
+/// A writer killed between creating its staging folder and the rename leaves the folder behind;
+/// it never was a lock, so it is removed once its owner is provably dead.
+fn remove_dead_staging_dirs(lock_path: &Path) {
+    let (Some(dir), Some(lock_name)) = (lock_path.parent(), lock_path.file_name()) else {
+        return;
+    };
+    let prefix = format!("{}.staging-", lock_name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
+            continue;
+        }
+        let staging = entry.path();
+        let dead = match read_dir_holder(&staging) {
+            Ok(Some(holder)) => matches!(owner_status(&holder), OwnerStatus::Dead(_)),
+            _ => false,
+        };
+        if dead {
+            discard_staging(&staging);
+        }
+    }
+}
+
+fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let from = CString::new(from.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    let to = CString::new(to.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    // SAFETY: both pointers are valid NUL-terminated strings that outlive the call.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn acquire_dir_by_mkdir(lock_path: &Path, owner: &LockOwner) -> Result<(), StoreError> {
     match std::fs::create_dir(lock_path) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -490,6 +596,70 @@ mod tests {
         let t = dir.path().join("state.json");
         std::fs::write(&t, b"{}\n").unwrap();
         (dir, t)
+    }
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn the_lock_appears_with_its_owner_record_and_leaves_no_staging_folder() {
+        let (dir, t) = target();
+        let g = acquire(&t, &LockStyle::Directory, "op", "tool 1").unwrap();
+        // Regression (crash loop, round 90): a kill between mkdir and the owner record used to
+        // leave an empty lock directory that only `unlock --force` could clear.
+        assert!(g.lock_path().join(OWNER_FILE).is_file());
+        assert_eq!(entries(dir.path()), vec!["state.json", "state.json.lock"]);
+        assert!(g.release().unwrap());
+        assert_eq!(entries(dir.path()), vec!["state.json"]);
+    }
+
+    #[test]
+    fn an_empty_lock_directory_still_excludes_and_nothing_is_left_behind() {
+        let (dir, t) = target();
+        std::fs::create_dir(LockStyle::Directory.lock_path(&t)).unwrap();
+        let err = acquire(&t, &LockStyle::Directory, "op", "tool 1").unwrap_err();
+        assert_eq!(err.kind(), "lock-present");
+        assert_eq!(entries(dir.path()), vec!["state.json", "state.json.lock"]);
+        assert!(entries(&dir.path().join("state.json.lock")).is_empty());
+    }
+
+    #[test]
+    fn a_dead_writers_staging_folder_is_cleared_and_a_live_ones_is_kept() {
+        let (dir, t) = target();
+        let lock = LockStyle::Directory.lock_path(&t);
+        let mut dead = LockOwner::for_this_process("op", "tool 1");
+        dead.pid = 0x3fff_fff0; // beyond pid_max: never a running process
+        let dead_staging = staging_path(&lock, &dead.token);
+        std::fs::create_dir(&dead_staging).unwrap();
+        std::fs::write(
+            dead_staging.join(OWNER_FILE),
+            serde_json::to_vec(&dead).unwrap(),
+        )
+        .unwrap();
+        let live = LockOwner::for_this_process("op", "tool 1");
+        let live_staging = staging_path(&lock, &live.token);
+        std::fs::create_dir(&live_staging).unwrap();
+        std::fs::write(
+            live_staging.join(OWNER_FILE),
+            serde_json::to_vec(&live).unwrap(),
+        )
+        .unwrap();
+
+        let g = acquire(&t, &LockStyle::Directory, "op", "tool 1").unwrap();
+        assert!(!dead_staging.exists());
+        assert!(live_staging.exists());
+        g.release().unwrap();
+        assert_eq!(
+            entries(dir.path()).len(),
+            2,
+            "state.json and the live staging folder"
+        );
     }
 
     #[test]
