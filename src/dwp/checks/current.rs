@@ -162,32 +162,10 @@ pub(super) fn check(
         .hint("finish materializing or promoting the plan first");
         return;
     }
-    let Some(readme) = files.text("README.md") else {
-        out.fail("readme-missing", "README.md is missing")
-            .file("README.md")
-            .hint("restore README.md: it is the plan's source of truth");
+    // 5. README (stops the plan when missing); 6. the other plan artifacts.
+    let Some(rf) = super::required_markdown(files, out) else {
         return;
     };
-    utf8_check(files, "README.md", out);
-    let rf = md::ReadmeFacts::read(&readme);
-
-    // 6. The other plan artifacts.
-    for (rel, id) in [
-        ("PROGRESS.md", "progress-missing"),
-        ("PROMPTS.md", "prompts-missing"),
-    ] {
-        if files.get(rel).exists() {
-            utf8_check(files, rel, out);
-            out.pass(
-                &format!("{}-present", id.trim_end_matches("-missing")),
-                format!("{rel} present"),
-            );
-        } else {
-            out.fail(id, format!("{rel} is missing"))
-                .file(rel)
-                .hint(format!("restore {rel}"));
-        }
-    }
     if files.analysis_results_dir {
         out.pass("analysis-results-present", "analysis_results/ present");
     } else {

@@ -17,30 +17,9 @@ pub(super) fn check(
     out: &mut Out,
 ) {
     // Required markdown.
-    let Some(readme) = files.text("README.md") else {
-        out.fail("readme-missing", "README.md is missing")
-            .file("README.md")
-            .hint("restore README.md: it is the plan's source of truth");
+    let Some(rf) = super::required_markdown(files, out) else {
         return;
     };
-    utf8_check(files, "README.md", out);
-    let rf = md::ReadmeFacts::read(&readme);
-    for (rel, id) in [
-        ("PROGRESS.md", "progress-missing"),
-        ("PROMPTS.md", "prompts-missing"),
-    ] {
-        if files.get(rel).exists() {
-            utf8_check(files, rel, out);
-            out.pass(
-                &format!("{}-present", id.trim_end_matches("-missing")),
-                format!("{rel} present"),
-            );
-        } else {
-            out.fail(id, format!("{rel} is missing"))
-                .file(rel)
-                .hint(format!("restore {rel}"));
-        }
-    }
     let plan_status = rf.plan_status.clone();
     if rf.materializing {
         out.fail(

@@ -223,6 +223,36 @@ pub(crate) fn version_parts(v: &str) -> Option<(u64, u64, u64)> {
     Some((a, b, c))
 }
 
+/// README.md (the plan stops when it is missing), then PROGRESS.md and PROMPTS.md: the same for
+/// the current-era and the legacy path. Returns the README facts the later checks use.
+pub(crate) fn required_markdown(files: &PlanFiles, out: &mut Out) -> Option<md::ReadmeFacts> {
+    let Some(readme) = files.text("README.md") else {
+        out.fail("readme-missing", "README.md is missing")
+            .file("README.md")
+            .hint("restore README.md: it is the plan's source of truth");
+        return None;
+    };
+    utf8_check(files, "README.md", out);
+    let facts = md::ReadmeFacts::read(&readme);
+    for (rel, id) in [
+        ("PROGRESS.md", "progress-missing"),
+        ("PROMPTS.md", "prompts-missing"),
+    ] {
+        if files.get(rel).exists() {
+            utf8_check(files, rel, out);
+            out.pass(
+                &format!("{}-present", id.trim_end_matches("-missing")),
+                format!("{rel} present"),
+            );
+        } else {
+            out.fail(id, format!("{rel} is missing"))
+                .file(rel)
+                .hint(format!("restore {rel}"));
+        }
+    }
+    Some(facts)
+}
+
 /// Reports a markdown file that is not valid UTF-8 text or holds NUL bytes (the checks go on with
 /// replacement characters).
 pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
