@@ -4,8 +4,10 @@
 
 #[path = "support/gitrepo.rs"]
 mod gitrepo;
+#[path = "support/hermetic_run.rs"]
+mod hermetic_run;
 
-use assert_cmd::Command;
+use hermetic_run::{json, planseal};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -48,27 +50,6 @@ fn project(name: &str) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().expect("tempdir");
     copy_dir(&fixture(name), tmp.path());
     tmp
-}
-
-fn planseal(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(dir)
-        .env("PLANSEAL_FAKE_NOW", "2026-10-05T09:00:00+00:00")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().expect("exit code"),
-        String::from_utf8(out.stdout).expect("utf8 stdout"),
-        String::from_utf8(out.stderr).expect("utf8 stderr"),
-    )
-}
-
-fn json(stdout: &str) -> Value {
-    serde_json::from_str(stdout).expect("one JSON document")
 }
 
 fn ids(doc: &Value, severity: &str) -> Vec<String> {
