@@ -747,39 +747,45 @@ impl Checker {
     }
 
     fn checkpoint(&mut self, value: &Value, path: &str) {
-        if !value.is_object() {
-            self.type_error(path, "object or null", value);
-            return;
-        }
-        self.closed(
+        self.task_note(
             value,
             path,
-            &["task", "step", "at", "note"],
-            &["task", "step"],
+            ("step", CHECKPOINT_STEP_MAX),
+            "at",
+            ("note", CHECKPOINT_NOTE_MAX),
         );
-        let obj = value.as_object().expect("checked to be an object above");
-        self.integer(obj, path, "task", 1);
-        self.string(obj, path, "step", Some(CHECKPOINT_STEP_MAX));
-        self.timestamp(obj, path, "at");
-        self.nullable_string(obj, path, "note", Some(CHECKPOINT_NOTE_MAX));
     }
 
     fn blocker(&mut self, value: &Value, path: &str) {
+        self.task_note(
+            value,
+            path,
+            ("reason", BLOCKED_REASON_MAX),
+            "since",
+            ("needs", BLOCKED_NEEDS_MAX),
+        );
+    }
+
+    /// `checkpoint` and `blocked` share one shape: a closed object naming a task, a required
+    /// bounded text, an optional timestamp and an optional (nullable) bounded text.
+    fn task_note(
+        &mut self,
+        value: &Value,
+        path: &str,
+        (text, text_max): (&str, usize),
+        time: &str,
+        (extra, extra_max): (&str, usize),
+    ) {
         if !value.is_object() {
             self.type_error(path, "object or null", value);
             return;
         }
-        self.closed(
-            value,
-            path,
-            &["task", "reason", "since", "needs"],
-            &["task", "reason"],
-        );
+        self.closed(value, path, &["task", text, time, extra], &["task", text]);
         let obj = value.as_object().expect("checked to be an object above");
         self.integer(obj, path, "task", 1);
-        self.string(obj, path, "reason", Some(BLOCKED_REASON_MAX));
-        self.timestamp(obj, path, "since");
-        self.nullable_string(obj, path, "needs", Some(BLOCKED_NEEDS_MAX));
+        self.string(obj, path, text, Some(text_max));
+        self.timestamp(obj, path, time);
+        self.nullable_string(obj, path, extra, Some(extra_max));
     }
 
     fn task(&mut self, value: &Value, path: &str, era: Era, format: Option<PlanFormat>) {
