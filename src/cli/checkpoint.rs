@@ -265,12 +265,29 @@ fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
         return Ok(0);
     }
+    // Folders this init creates; a refused write removes them again, so a refusal leaves the
+    // tree as it was.
+    let created: Vec<std::path::PathBuf> = target
+        .checkpoint
+        .ancestors()
+        .skip(1)
+        .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
+        .map(std::path::Path::to_path_buf)
+        .collect();
     if let Some(dir) = target.checkpoint.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     }
     let journal = serde_json::json!({"operation": "checkpoint-init"});
-    let after = persist(&target.checkpoint, None, text.as_bytes(), journal)?;
+    let after = match persist(&target.checkpoint, None, text.as_bytes(), journal) {
+        Ok(after) => after,
+        Err(e) => {
+            for dir in &created {
+                let _ = std::fs::remove_dir(dir);
+            }
+            return Err(e);
+        }
+    };
     if ctx.json {
         let doc = serde_json::json!({"result": "written", "file": name, "sha256_after": after});
         print_out(&format!("{doc:#}\n"));
