@@ -45,6 +45,13 @@ enum Source {
     },
 }
 
+impl Default for Clock {
+    /// The system clock.
+    fn default() -> Self {
+        Self::system()
+    }
+}
+
 /// A clock setting that cannot be used.
 #[derive(Debug, thiserror::Error)]
 #[error(

@@ -26,7 +26,9 @@ pub mod gsd;
 pub mod jsonfmt;
 pub mod report;
 pub mod reversa;
+pub mod unlock;
 pub mod verify;
+pub mod write;
 
 pub use planseal_recovery as recovery;
 

@@ -31,8 +31,7 @@ fn redacted(text: &str) -> Cow<'_, str> {
 }
 
 fn main() -> ExitCode {
-    let code = cli::main();
-    ExitCode::from(u8::try_from(code).unwrap_or(2))
+    cli::main().into()
 }
 
 /// Writes to stdout; a closed pipe (`planseal verify | head`) ends the process quietly.

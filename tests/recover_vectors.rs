@@ -195,6 +195,7 @@ fn a_state_changed_before_the_lock_is_refused_under_it() {
         plan_dir: ws.plan_dir(),
         candidate: None,
         rollback: true,
+        ..Default::default()
     };
     let err = recover(&req, &mut |step| {
         if step == Step::AfterLock {
@@ -267,7 +268,7 @@ fn failing_ids(out: &std::process::Output) -> Vec<String> {
 }
 
 /// A lock whose owner is alive (this test process holds it) is never removed: `finalize` and
-/// `recover` both refuse with `lock-owner-alive`, naming the owner, and change nothing.
+/// `recover` both refuse with `lock-present` (owner alive), naming the owner, and change nothing.
 #[test]
 fn a_live_owners_lock_is_never_removed() {
     use planseal::recovery::store::{LockStyle, acquire};
@@ -284,7 +285,8 @@ fn a_live_owners_lock_is_never_removed() {
     let before = ws.state();
 
     let out = ws.run(&["recover", &ws.plan_rel(), "--candidate", "candidate.json"]);
-    assert_refused(&out, "lock-owner-alive");
+    assert_refused(&out, "lock-present");
+    assert!(stderr(&out).contains("owner is alive"), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(&format!("pid {}", std::process::id())),
         "{}",
@@ -295,7 +297,8 @@ fn a_live_owners_lock_is_never_removed() {
 
     std::fs::remove_file(ws.plan_dir().join(".finalizing.json")).unwrap();
     let out = ws.run(&["finalize", &ws.plan_rel(), "--candidate", "candidate.json"]);
-    assert_refused(&out, "lock-owner-alive");
+    assert_refused(&out, "lock-present");
+    assert!(stderr(&out).contains("owner is alive"), "{}", stderr(&out));
     assert_eq!(ws.state(), before);
     assert!(!ws.exists(".finalizing.json"));
     guard.release().unwrap();

@@ -54,11 +54,13 @@ fn empty_lock_directory_is_an_unknown_owner_and_needs_force_with_reason() {
     std::fs::create_dir(&lock).unwrap();
     let out = unlock(&s, &[]);
     assert_eq!(out.status.code(), Some(1));
+    // Every held lock is `lock-present`; the owner's state says why it stays.
     assert!(
-        stderr(&out).starts_with("lock-owner-alive:"),
+        stderr(&out).starts_with("lock-present:"),
         "{}",
         stderr(&out)
     );
+    assert!(stderr(&out).contains("owner unknown"), "{}", stderr(&out));
     assert!(stderr(&out).contains("--force --reason"));
     assert!(lock.is_dir());
     // --force alone is a usage error
@@ -112,7 +114,8 @@ fn live_owner_is_refused_and_a_reused_pid_counts_as_dead() {
     let out = unlock(&s, &["--json"]);
     assert_eq!(out.status.code(), Some(1));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["refusal"]["kind"], "lock-owner-alive");
+    assert_eq!(doc["refusal"]["kind"], "lock-present");
+    assert_eq!(doc["refusal"]["owner"], "alive");
     assert!(s.plan_dir().join("state.json.lock").is_dir());
     // Same pid, another start time: the pid was reused, the owner is gone.
     std::fs::remove_dir_all(s.plan_dir().join("state.json.lock")).unwrap();

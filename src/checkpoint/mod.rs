@@ -169,3 +169,9 @@ pub fn check(path: &Path) -> Section {
     }
     section
 }
+
+/// A checkpoint file as a write target: a lock folder `<file>.lock/` with an owner record, and
+/// the journal `<file>.journal.ndjson` beside it.
+pub fn checkpoint_target(path: &std::path::Path) -> crate::write::Target {
+    crate::write::Target::journal_beside(path, crate::recovery::store::LockStyle::Directory)
+}

@@ -10,7 +10,8 @@ use crate::print_out;
 use planseal::checkpoint::redact::EnvRedactor;
 use planseal::checkpoint::{self, diff, generate, resolve};
 use planseal::recovery::hash::sha256_hex;
-use planseal::report::{Refusal, Report, Section, System, json, text};
+use planseal::report::ExitCode;
+use planseal::report::{Refusal, RefusalKind, Report, Section, System, json, text};
 use std::path::Path;
 
 const TARGET_HELP: &str = "The checkpoint: projects/<id>/PROJECT-CHECKPOINT.md when projects/ holds a project \
@@ -96,7 +97,7 @@ pub struct DiffArgs {
     pub exit_code: bool,
 }
 
-pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     let redactor = Redactor::for_folder(&resolve::find_root(&ctx.cwd));
     let result = match command {
         Command::Status(a) => status(a, ctx),
@@ -131,9 +132,8 @@ impl Redactor {
         if self.0.is_empty() {
             return err;
         }
-        match err.downcast::<Refusal>() {
+        match super::into_refusal(err) {
             Ok(r) => anyhow::Error::new(Refusal {
-                kind: r.kind,
                 message: self.clean(&r.message),
                 hint: r.hint.map(|h| self.clean(&h)),
                 details: r
@@ -141,6 +141,7 @@ impl Redactor {
                     .into_iter()
                     .map(|f| self.0.clean_finding(f))
                     .collect(),
+                ..r
             }),
             Err(other) => anyhow::anyhow!(self.clean(&format!("{other:#}"))),
         }
@@ -151,9 +152,9 @@ fn locate(args: &TargetArgs, ctx: &Context) -> anyhow::Result<resolve::Target> {
     let root = resolve::find_root(&ctx.cwd);
     resolve::resolve(&root, &ctx.cwd, args.project.as_deref()).map_err(|e| {
         let kind = match &e {
-            resolve::ResolveError::UnknownProject { .. } => "unknown-project",
-            resolve::ResolveError::Ambiguous { .. } => "project-ambiguous",
-            resolve::ResolveError::NotMultiProject(_) => "unknown-project",
+            resolve::ResolveError::UnknownProject { .. } => RefusalKind::UnknownProject,
+            resolve::ResolveError::Ambiguous { .. } => RefusalKind::ProjectAmbiguous,
+            resolve::ResolveError::NotMultiProject(_) => RefusalKind::UnknownProject,
         };
         let hint = match &e {
             resolve::ResolveError::NotMultiProject(_) => {
@@ -183,7 +184,7 @@ fn require_existing(target: &resolve::Target, name: &str) -> anyhow::Result<()> 
     Ok(())
 }
 
-fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let target = locate(&args.target, ctx)?;
     let name = shown(&target.checkpoint, ctx);
     require_existing(&target, &name)?;
@@ -221,11 +222,9 @@ fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<i32> {
         out.push_str(&text::render(&report, text::Style { color: ctx.color }));
         print_out(&out);
     }
-    Ok(if args.exit_code && report.sections[0].failed() {
-        1
-    } else {
-        0
-    })
+    Ok(ExitCode::failed_if(
+        args.exit_code && report.sections[0].failed(),
+    ))
 }
 
 fn now_iso() -> anyhow::Result<String> {
@@ -233,12 +232,12 @@ fn now_iso() -> anyhow::Result<String> {
     Ok(planseal::clock::format_timestamp_seconds_z(clock.now()))
 }
 
-fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let target = locate(&args.target, ctx)?;
     let name = shown(&target.checkpoint, ctx);
     if target.checkpoint.exists() {
         return Err(Refusal::new(
-            "checkpoint-exists",
+            RefusalKind::CheckpointExists,
             format!("{name} already exists; init never overwrites it"),
         )
         .hint("planseal checkpoint refresh --write regenerates its generated sections")
@@ -263,7 +262,7 @@ fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
         } else {
             print_out(&text::printable(&redactor.clean(&text)));
         }
-        return Ok(0);
+        return Ok(ExitCode::Ok);
     }
     // Folders this init creates; a refused write removes them again, so a refusal leaves the
     // tree as it was.
@@ -278,8 +277,14 @@ fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     }
-    let journal = serde_json::json!({"operation": "checkpoint-init"});
-    let after = match persist(&target.checkpoint, None, text.as_bytes(), journal) {
+    let written = persist(
+        &checkpoint::checkpoint_target(&target.checkpoint),
+        None,
+        text.as_bytes(),
+        "checkpoint-init",
+        serde_json::json!({}),
+    );
+    let after = match written {
         Ok(after) => after,
         Err(e) => {
             for dir in &created {
@@ -294,10 +299,10 @@ fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<i32> {
     } else {
         print_out(&format!("{name}: created (sha256 {after})\n"));
     }
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
-fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let target = locate(&args.target, ctx)?;
     let name = shown(&target.checkpoint, ctx);
     require_existing(&target, &name)?;
@@ -307,7 +312,7 @@ fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
         let actual = sha256_hex(&g.bytes);
         if !actual.eq_ignore_ascii_case(exp.trim()) {
             return Err(Refusal::new(
-                "stale-snapshot",
+                RefusalKind::StaleSnapshot,
                 format!("{name}: its SHA-256 is {actual}, not the expected {exp}"),
             )
             .hint("the checkpoint changed since you read it (another terminal?): read it again, then retry")
@@ -316,7 +321,7 @@ fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
     }
     let old = std::str::from_utf8(&g.bytes).map_err(|e| {
         Refusal::new(
-            "checkpoint-unreadable",
+            RefusalKind::CheckpointUnreadable,
             format!("{name}: not UTF-8 text (byte {})", e.valid_up_to()),
         )
         .hint("save the file as UTF-8")
@@ -335,15 +340,14 @@ fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
         },
     )
     .map_err(|e| {
-        Refusal::new("session-order-unknown", format!("{name}: {e}"))
+        Refusal::new(RefusalKind::SessionOrderUnknown, format!("{name}: {e}"))
             .hint("give every `### Sessão` heading a date, then prune again")
     })?;
     let changed = new != old;
     let patch = redactor.clean(&super::unified_diff(old, &new, &name));
     let mut after = None;
     if changed && args.write {
-        let journal = serde_json::json!({
-            "operation": "checkpoint-refresh",
+        let details = serde_json::json!({
             "rows_added": changes.rows_added,
             "statuses_updated": changes.statuses_updated,
             "sections_rewritten": changes.sections_rewritten,
@@ -351,10 +355,11 @@ fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
             "sessions_removed": changes.sessions_removed.iter().map(|s| redactor.clean(s)).collect::<Vec<_>>(),
         });
         after = Some(persist(
-            &target.checkpoint,
+            &checkpoint::checkpoint_target(&target.checkpoint),
             Some(&g.bytes),
             new.as_bytes(),
-            journal,
+            "checkpoint-refresh",
+            details,
         )?);
     }
     if ctx.json {
@@ -389,10 +394,10 @@ fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
         print_out(&text::printable(&out));
     }
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
-fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let target = locate(&args.target, ctx)?;
     let name = shown(&target.checkpoint, ctx);
     let g = gather(&target, None)?;
@@ -445,11 +450,7 @@ fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
         print_out(&text::printable(&out));
     }
-    Ok(if args.exit_code && !d.is_empty() {
-        1
-    } else {
-        0
-    })
+    Ok(ExitCode::failed_if(args.exit_code && !d.is_empty()))
 }
 
 /// The `## Git Recente` facts of the repository at `root` (through gix, no `git` process).

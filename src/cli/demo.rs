@@ -9,6 +9,7 @@ use crate::print_out;
 use anyhow::Context as _;
 use planseal::dwp::finalize::{self, Candidate, FinalizeRequest, Step};
 use planseal::recovery::scratch_repo::ScratchRepo;
+use planseal::report::ExitCode;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -36,7 +37,7 @@ pub struct Args {
 
 const PLAN: &str = "PLAN_demo_greeting";
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     if let Some(paths) = &args.internal_finalize_crash {
         return interrupted_publication(&ctx.cwd.join(&paths[0]), &ctx.cwd.join(&paths[1]));
     }
@@ -44,20 +45,20 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         let path = ctx.cwd.join(file);
         let bytes =
             std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        return Ok(i32::from(
+        return Ok(ExitCode::failed_if(
             serde_json::from_slice::<serde_json::Value>(&bytes).is_err(),
         ));
     }
     if let Some(v) = &args.internal_ready_plan {
         let tasks: usize = v[1].parse().map_err(|_| {
             planseal::report::Refusal::new(
-                "usage-error",
+                planseal::report::RefusalKind::UsageError,
                 format!("TASKS must be a number ≥ 2, not {}", v[1]),
             )
         })?;
         ready_plan(&ctx.cwd.join(&v[0]), tasks.max(2))?;
         print_out(&format!(".dwp/plans/{PLAN}/state.json\n"));
-        return Ok(0);
+        return Ok(ExitCode::Ok);
     }
     // A fresh folder of its own (create_dir, not _all: an existing one is never reused or
     // removed — a former demo with the same pid may have been kept on purpose).
@@ -81,21 +82,22 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
             "\nThe scratch repository was removed (run `planseal demo --keep` to look around).\n",
         );
     }
-    result.map(|()| 0)
+    result.map(|()| ExitCode::Ok)
 }
 
 /// The child of step 4: a real finalize that stops dead after its marker, like a killed process —
 /// the lock stays behind, its owner (this process) gone.
-fn interrupted_publication(plan_dir: &Path, candidate: &Path) -> anyhow::Result<i32> {
+fn interrupted_publication(plan_dir: &Path, candidate: &Path) -> anyhow::Result<ExitCode> {
     let bytes =
         std::fs::read(candidate).with_context(|| format!("cannot read {}", candidate.display()))?;
-    let req = FinalizeRequest::new(
+    let mut req = FinalizeRequest::new(
         plan_dir,
         Candidate::Bytes {
             bytes,
             origin: candidate.display().to_string(),
         },
     );
+    req.clock = planseal::clock::Clock::from_env()?;
     finalize::finalize(&req, &mut |step| {
         if step == Step::AfterMarker {
             crate::print_err(

@@ -11,6 +11,7 @@ use planseal::dwp::diff::{
     Disagreement, FileDiff, StateChange, file_diff, state_changes, state_vs_markdown,
 };
 use planseal::dwp::rebuild::gather;
+use planseal::report::ExitCode;
 use std::path::{Path, PathBuf};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -61,7 +62,7 @@ impl DiffReport {
     }
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let plan_dir = plan_folder(&ctx.cwd, &args.plan_dir)?;
@@ -79,11 +80,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     } else {
         print_out(&render_text(&report, ctx.color));
     }
-    Ok(if args.exit_code && report.differs() {
-        1
-    } else {
-        0
-    })
+    Ok(ExitCode::failed_if(args.exit_code && report.differs()))
 }
 
 fn state_vs_md(plan_dir: &Path) -> anyhow::Result<DiffReport> {

@@ -4,7 +4,8 @@
 use super::Context;
 use crate::print_out;
 use planseal::dwp::finalize::{self, Candidate, FinalizeError, FinalizeRequest, Published};
-use planseal::report::Refusal;
+use planseal::report::ExitCode;
+use planseal::report::{Refusal, RefusalKind};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
@@ -36,7 +37,7 @@ pub struct Args {
     pub reason: Option<String>,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let plan_dir = ctx.cwd.join(&args.plan_dir);
@@ -50,9 +51,11 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     if let Some(reason) = &args.reason
         && reason.trim().is_empty()
     {
-        return Err(Refusal::new("usage-error", "--reason must not be empty")
-            .hint("say why the dirty work tree is acceptable")
-            .into());
+        return Err(
+            Refusal::new(RefusalKind::UsageError, "--reason must not be empty")
+                .hint("say why the dirty work tree is acceptable")
+                .into(),
+        );
     }
     let mut req = FinalizeRequest::new(plan_dir, candidate);
     req.expected_sha256 = args.expected_sha256.clone();
@@ -63,9 +66,10 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         None
     };
     req.candidate_path = args.candidate.as_ref().map(|p| ctx.cwd.join(p));
+    req.clock = planseal::clock::Clock::from_env()?;
     let outcome = finalize::finalize(&req, &mut |_| {}).map_err(lift)?;
     print_published(&outcome, ctx);
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
 /// Reads `--candidate FILE`; a missing file is the refusal `file-not-found`.
@@ -73,7 +77,7 @@ pub fn read_candidate(full: &Path, shown: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(full).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             Refusal::new(
-                "file-not-found",
+                RefusalKind::FileNotFound,
                 format!("{}: candidate file not found", shown.display()),
             )
             .hint("pass the path of the completed state to publish")

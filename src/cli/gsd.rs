@@ -9,10 +9,11 @@ use planseal::gsd::document::{Document, FieldStyle, Value};
 use planseal::gsd::rules::{compute_progress_percent, normalize_status};
 use planseal::gsd::statusline::{self, Format, Located};
 use planseal::gsd::sync::{self, Baseline};
-use planseal::recovery::hash::sha256_hex;
-use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
 use planseal::report::text::printable;
-use planseal::report::{Refusal, Report, json as report_json, text as report_text};
+use planseal::report::{
+    ExitCode, Refusal, RefusalKind, Report, json as report_json, text as report_text,
+};
+use planseal::write::{JournalEntry, Writer};
 use serde_json::json;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -124,7 +125,7 @@ pub struct StatuslineArgs {
     pub strict: bool,
 }
 
-pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     let file = match &command {
         Command::Statusline(args) => return run_statusline(args, ctx),
         Command::Status(a) => a.file.as_deref(),
@@ -138,7 +139,7 @@ pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
         Err(_) => Redactor::from_env(None),
     };
     let result = match command {
-        Command::Statusline(_) => Ok(0),
+        Command::Statusline(_) => Ok(ExitCode::Ok),
         Command::Status(args) => run_status(args, ctx, &redactor),
         Command::Check(args) => run_check(args, ctx, &redactor),
         Command::Sync(args) => run_sync(args, ctx, &redactor),
@@ -187,7 +188,7 @@ fn home_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-fn run_statusline(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
+fn run_statusline(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let home = home_dir();
     let (text, config_start, state_path) = match &args.file {
         Some(file) => {
@@ -220,7 +221,7 @@ fn run_statusline(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
                 Located::File { text, path } => (Some(text), start, path),
                 Located::NoActiveWorkstream { .. } => {
                     print_out(statusline::NO_ACTIVE_WORKSTREAM);
-                    return Ok(0);
+                    return Ok(ExitCode::Ok);
                 }
                 Located::MissingWorkstreamState(path) => {
                     if args.strict {
@@ -246,7 +247,7 @@ fn run_statusline(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
         }
     };
     let Some(text) = text else {
-        return Ok(0);
+        return Ok(ExitCode::Ok);
     };
     let format = if args.compact {
         Format::Compact
@@ -258,7 +259,7 @@ fn run_statusline(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<i32> {
         // One open of `<project>/.env` on top of the render; nothing else is read.
         print_out(&env_redactor(&state_path, false).clean(&line));
     }
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
 /// The STATE.md a command works on: FILE, else the one the statusline would render.
@@ -270,7 +271,7 @@ fn resolve_file(file: Option<&Path>, ctx: &Context) -> anyhow::Result<PathBuf> {
     match statusline::locate(&ctx.cwd, home_dir().as_deref(), workstream.as_deref()) {
         Located::File { path, .. } => Ok(path),
         Located::NoActiveWorkstream { root } => Err(Refusal::new(
-            "no-active-workstream",
+            RefusalKind::NoActiveWorkstream,
             format!(
                 "{} is in workstream mode but no workstream is active",
                 root.join(".planning").display()
@@ -358,7 +359,7 @@ fn disagreements(doc: &Document, derivation: &Derivation) -> Vec<serde_json::Val
         .collect()
 }
 
-fn run_status(args: StatusArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
+fn run_status(args: StatusArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<ExitCode> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (_, text) = read_state(&path)?;
     let doc = Document::parse(text);
@@ -407,8 +408,9 @@ fn run_status(args: StatusArgs, ctx: &Context, redactor: &Redactor) -> anyhow::R
     let compact = statusline::render_text(&doc.text, Format::Compact);
     let file = shown(&path, ctx);
     // --exit-code: a disagreement, or a check of `gsd check` that fails (SPEC §1.11).
-    let code =
-        i32::from(args.exit_code && (!drift.is_empty() || planseal::gsd::check(&path).failed()));
+    let code = ExitCode::failed_if(
+        args.exit_code && (!drift.is_empty() || planseal::gsd::check(&path).failed()),
+    );
     if ctx.json {
         let out = json!({
             "file": file,
@@ -489,7 +491,7 @@ fn run_status(args: StatusArgs, ctx: &Context, redactor: &Redactor) -> anyhow::R
     Ok(code)
 }
 
-fn run_check(args: FileArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
+fn run_check(args: FileArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<ExitCode> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let mut section = planseal::gsd::check(&path);
     section.name = shown(&path, ctx);
@@ -507,17 +509,14 @@ fn run_check(args: FileArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resu
     Ok(report.verdict().exit_code())
 }
 
-/// `<file>.journal.ndjson` beside the file (SPEC §1.8, formats other than DWP).
-fn journal_for(path: &Path) -> Journal {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".journal.ndjson");
-    Journal::new(PathBuf::from(name))
-}
-
 /// The baseline of the preservation rule: the body at the last journaled planseal write (its
 /// recorded source lines), when that write is what the file still holds or an ancestor of it.
 fn journal_baseline(path: &Path) -> Option<Baseline> {
-    let read = journal_for(path).read().ok()?;
+    // The lock wait does not matter for reading the journal.
+    let read = planseal::gsd::state_target(path, Duration::ZERO)
+        .journal()
+        .read()
+        .ok()?;
     let entry = read
         .entries
         .iter()
@@ -559,61 +558,27 @@ fn js_iso(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-fn store_refusal(err: StoreError, path: &Path) -> anyhow::Error {
-    let kind = err.kind();
-    let hint = match &err {
-        StoreError::LockPresent { .. } => {
-            "another GSD writer holds .planning/STATE.md.lock; retry when it is done (a dead writer's lock is taken over automatically)"
-        }
-        StoreError::StateChanged { .. } => {
-            "the file changed while planseal worked; run the command again"
-        }
-        // An I/O failure is not a refusal: exit 2, as for every other command.
-        _ => {
-            return anyhow::Error::new(err).context(format!(
-                "{}: nothing was written (check the file and its folder's permissions)",
-                path.display()
-            ));
-        }
-    };
-    Refusal::new(kind, format!("{}: {err}", path.display()))
-        .hint(hint)
-        .into()
-}
-
 /// Replaces STATE.md under GSD's pid-file lock (waiting up to `lock_wait` seconds for a live
 /// writer) if it still holds `before`, and journals `entry` beside it.
 fn write_locked(
     path: &Path,
     before: &[u8],
     new_text: &str,
-    entry: &serde_json::Value,
+    entry: JournalEntry,
     lock_wait: u64,
 ) -> anyhow::Result<()> {
-    let operation = entry["operation"].as_str().unwrap_or("gsd write");
-    let committed = store::commit(&CommitRequest {
-        target: path,
-        lock: LockStyle::PidFile {
-            wait: Duration::from_secs(lock_wait),
-        },
-        operation,
-        tool: planseal::TOOL_VERSION,
-        expected_bytes: Some(before),
-        new_bytes: new_text.as_bytes(),
-        journal: Some((&journal_for(path), entry)),
-        durability: Durability::Full,
-    })
-    .map_err(|e| store_refusal(e, path))?;
+    let target = planseal::gsd::state_target(path, Duration::from_secs(lock_wait));
+    let committed = Writer::from_env().commit(&target, Some(before), new_text.as_bytes(), entry)?;
     super::warn_if_unjournaled(&path.display().to_string(), &committed);
     Ok(())
 }
 
-fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
+fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<ExitCode> {
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (bytes, text) = read_state(&path)?;
     if std::str::from_utf8(&bytes).is_err() {
         return Err(Refusal::new(
-            "not-utf8",
+            RefusalKind::NotUtf8,
             format!(
                 "{}: STATE.md is not valid UTF-8; nothing was written",
                 path.display()
@@ -632,7 +597,7 @@ fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resul
     let now = js_iso(clock.now());
     let plan = sync::plan(&doc, &derivation, baseline.as_ref(), &now).map_err(|e| {
         anyhow::Error::from(
-            Refusal::new("shape-error", format!("{}: {e}", path.display()))
+            Refusal::new(RefusalKind::ShapeError, format!("{}: {e}", path.display()))
                 .hint("add the closing `---` line after the frontmatter, then run sync again"),
         )
     })?;
@@ -645,16 +610,17 @@ fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resul
     if args.write
         && let Some(new_text) = &plan.new_text
     {
-        let entry = json!({
-            "time": planseal::clock::format_timestamp(clock.now()),
-            "tool": planseal::TOOL_VERSION,
-            "operation": "gsd sync",
-            "before_sha256": sha256_hex(&bytes),
-            "after_sha256": sha256_hex(new_text.as_bytes()),
-            "changes": plan.updates,
-            "sources": sync::source_lines(&derivation),
-        });
-        write_locked(&path, &bytes, new_text, &entry, args.lock_wait)?;
+        let entry = JournalEntry::for_file(
+            planseal::clock::format_timestamp(clock.now()),
+            "gsd sync",
+            &path.display().to_string(),
+        )
+        .with("changes", serde_json::to_value(&plan.updates)?)
+        .with(
+            "sources",
+            serde_json::to_value(sync::source_lines(&derivation))?,
+        );
+        write_locked(&path, &bytes, new_text, entry, args.lock_wait)?;
         written = true;
     }
     if ctx.json {
@@ -668,7 +634,7 @@ fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resul
             "diff": diff,
         });
         print_json(redactor, out);
-        return Ok(0);
+        return Ok(ExitCode::Ok);
     }
     let mut out = String::new();
     match &diff {
@@ -691,17 +657,17 @@ fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resul
         });
     }
     print_out(&printable(&redactor.clean(&out)));
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
-fn run_recover(args: RecoverArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<i32> {
+fn run_recover(args: RecoverArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Result<ExitCode> {
     use planseal::gsd::recover::{self, Version};
     use planseal::recovery::git::{HistoryOptions, Repo};
     let path = resolve_file(args.file.as_deref(), ctx)?;
     let (bytes, text) = read_state(&path)?;
     let Some(repo) = Repo::discover(&planning_dir(&path))? else {
         return Err(Refusal::new(
-            "no-git",
+            RefusalKind::NoGit,
             format!(
                 "{} is not inside a git repository: there is no history to recover from",
                 path.display()
@@ -760,7 +726,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context, redactor: &Redactor) -> anyhow:
         let new_text = recover::restore(&current.text, &lost, &picks).map_err(|e| {
             anyhow::Error::from(
                 Refusal::new(
-                    "unknown-piece",
+                    RefusalKind::UnknownPiece,
                     format!("{}: {e}; nothing was written", path.display()),
                 )
                 .hint("run `planseal gsd recover` without --write to list the ids"),
@@ -770,16 +736,17 @@ fn run_recover(args: RecoverArgs, ctx: &Context, redactor: &Redactor) -> anyhow:
         if new_text != current.text {
             let derivation = derive::derive(&Document::parse(new_text.clone()), None);
             let mut clock = planseal::clock::Clock::from_env()?;
-            let entry = json!({
-                "time": planseal::clock::format_timestamp(clock.now()),
-                "tool": planseal::TOOL_VERSION,
-                "operation": "gsd recover",
-                "before_sha256": sha256_hex(&bytes),
-                "after_sha256": sha256_hex(new_text.as_bytes()),
-                "restored": picks,
-                "sources": sync::source_lines(&derivation),
-            });
-            write_locked(&path, &bytes, &new_text, &entry, args.lock_wait)?;
+            let entry = JournalEntry::for_file(
+                planseal::clock::format_timestamp(clock.now()),
+                "gsd recover",
+                &path.display().to_string(),
+            )
+            .with("restored", serde_json::to_value(&picks)?)
+            .with(
+                "sources",
+                serde_json::to_value(sync::source_lines(&derivation))?,
+            );
+            write_locked(&path, &bytes, &new_text, entry, args.lock_wait)?;
             written = true;
         }
     }
@@ -788,7 +755,7 @@ fn run_recover(args: RecoverArgs, ctx: &Context, redactor: &Redactor) -> anyhow:
     let still_lost = lost
         .iter()
         .any(|l| !written || !restored_ids.contains(&l.id));
-    let code = i32::from(args.exit_code && still_lost);
+    let code = ExitCode::failed_if(args.exit_code && still_lost);
     if ctx.json {
         let out = json!({
             "file": file,

@@ -7,6 +7,7 @@ use crate::print_out;
 use anyhow::Context as _;
 use planseal::dwp::history::{PlanLog, plan_log};
 use planseal::recovery::git::{HistoryOptions, Repo};
+use planseal::report::ExitCode;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -29,7 +30,7 @@ pub struct Args {
     pub max_count: Option<usize>,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let plan_dir = plan_folder(&ctx.cwd, &args.plan_dir)?;
@@ -50,11 +51,9 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     } else {
         print_out(&render(&log, ctx.color));
     }
-    Ok(if args.exit_code && !log.differences.is_empty() {
-        1
-    } else {
-        0
-    })
+    Ok(ExitCode::failed_if(
+        args.exit_code && !log.differences.is_empty(),
+    ))
 }
 
 /// `--file`: one line per version, `<hash> <committer time> <subject>`.
@@ -64,7 +63,7 @@ fn file_history(
     file: &Path,
     limit: Option<usize>,
     ctx: &Context,
-) -> anyhow::Result<i32> {
+) -> anyhow::Result<ExitCode> {
     let Some(repo) = repo else {
         anyhow::bail!(
             "{} is not in a git repository; there is no file history to show",
@@ -112,7 +111,7 @@ fn file_history(
         }
         print_out(&out);
     }
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
 /// The plan folder named on the command line, resolved against `-C`; it must exist and hold a

@@ -16,7 +16,10 @@ mod verify;
 
 use crate::{print_err, print_out};
 use clap::{Parser, Subcommand, ValueEnum};
-use planseal::report::Refusal;
+use planseal::dwp::finalize::FinalizeError;
+use planseal::report::{ExitCode, HintedError, Refusal};
+use planseal::unlock::UnlockError;
+use planseal::write::WriteError;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -133,7 +136,7 @@ impl Context {
 }
 
 /// Parses, runs and maps the outcome to an exit code.
-pub fn main() -> i32 {
+pub fn main() -> ExitCode {
     // `update` accepts the DWP helper's abbreviated long options (argparse's allow_abbrev).
     let argv = update::expand_abbreviations(std::env::args_os().collect());
     // `--json` is matched only when written in full, so a raw scan finds it even when parsing fails.
@@ -143,25 +146,21 @@ pub fn main() -> i32 {
         Err(e) if !e.use_stderr() => {
             // --help and --version: not errors.
             let _ = e.print();
-            return 0;
+            return ExitCode::Ok;
         }
         Err(e) => return report_usage_error(&e, json_requested),
     };
     let ctx = match Context::from_global(&cli.global) {
         Ok(ctx) => ctx,
         Err(e) => {
-            print_err(&format!(
-                "planseal: cannot read the current directory: {e}\n"
-            ));
-            return 2;
+            let err = HintedError::usage(format!("cannot read the current directory: {e}"));
+            return report_error(&err.into(), json_requested);
         }
     };
     if !ctx.cwd.is_dir() {
-        print_err(&format!(
-            "planseal: -C {}: not a directory\n  hint: pass a folder that exists\n",
-            ctx.cwd.display()
-        ));
-        return 2;
+        let err = HintedError::usage(format!("-C {}: not a directory", ctx.cwd.display()))
+            .hint("pass a folder that exists");
+        return report_error(&err.into(), ctx.json);
     }
     let result = match cli.command {
         Command::Verify(a) => verify::run(a, &ctx),
@@ -179,37 +178,91 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(code) => code,
-        Err(err) => report_error(&err, &ctx),
+        Err(err) => report_error(&err, ctx.json),
     }
+}
+
+/// The refusal an error is, when it is one: a library error that wraps a refusal (a write's,
+/// a publication's, an unlock's) is unwrapped, anything else is handed back.
+pub(crate) fn into_refusal(err: anyhow::Error) -> Result<Refusal, anyhow::Error> {
+    let err = match err.downcast::<Refusal>() {
+        Ok(r) => return Ok(r),
+        Err(e) => e,
+    };
+    let err = match err.downcast::<WriteError>() {
+        Ok(WriteError::Refused(r)) => return Ok(r),
+        Ok(other) => return Err(other.into()),
+        Err(e) => e,
+    };
+    let err = match err.downcast::<FinalizeError>() {
+        Ok(FinalizeError::Refused(r)) => return Ok(r),
+        Ok(other) => return Err(other.into()),
+        Err(e) => e,
+    };
+    match err.downcast::<UnlockError>() {
+        Ok(UnlockError::Write(WriteError::Refused(r))) => Ok(r),
+        Ok(other) => Err(other.into()),
+        Err(e) => Err(e),
+    }
+}
+
+fn refusal_ref(err: &anyhow::Error) -> Option<&Refusal> {
+    if let Some(r) = err.downcast_ref::<Refusal>() {
+        return Some(r);
+    }
+    if let Some(WriteError::Refused(r)) = err.downcast_ref::<WriteError>() {
+        return Some(r);
+    }
+    if let Some(FinalizeError::Refused(r)) = err.downcast_ref::<FinalizeError>() {
+        return Some(r);
+    }
+    if let Some(UnlockError::Write(WriteError::Refused(r))) = err.downcast_ref::<UnlockError>() {
+        return Some(r);
+    }
+    None
 }
 
 /// The one mapping from errors to output and exit codes: a [`Refusal`] is exit 1 with its kind
 /// leading the stderr message (and a JSON document on stdout with `--json`); anything else is an
-/// error the command could not get past, exit 2.
-fn report_error(err: &anyhow::Error, ctx: &Context) -> i32 {
-    if let Some(refusal) = err.downcast_ref::<Refusal>() {
+/// error the command could not get past, exit 2 — its hint, when it has one, on its own line.
+fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
+    if let Some(refusal) = refusal_ref(err) {
         print_err(&render_refusal(refusal));
-        if ctx.json {
+        if json {
             let doc = serde_json::json!({ "result": "refused", "refusal": refusal });
             print_out(&format!("{doc:#}\n"));
         }
-        return 1;
+        return ExitCode::Failed;
     }
+    let (hint, code) = match err.downcast_ref::<HintedError>() {
+        Some(h) => (h.hint.clone(), h.code),
+        None if err.downcast_ref::<WriteError>().is_some() => (
+            Some("check the folder's permissions and free space, then retry".to_string()),
+            ExitCode::UsageOrUnverified,
+        ),
+        None => (None, ExitCode::UsageOrUnverified),
+    };
     let mut text = format!("planseal: error: {err}\n");
     for cause in err.chain().skip(1) {
         text.push_str(&format!("  caused by: {cause}\n"));
     }
+    if let Some(h) = &hint {
+        text.push_str(&format!("  hint: {h}\n"));
+    }
     print_err(&text);
-    if ctx.json {
-        let doc = serde_json::json!({ "result": "error", "message": format!("{err:#}") });
+    if json {
+        let mut doc = serde_json::json!({ "result": "error", "message": format!("{err:#}") });
+        if let Some(h) = hint {
+            doc["hint"] = h.into();
+        }
         print_out(&format!("{doc:#}\n"));
     }
-    2
+    code
 }
 
 /// A usage error is exit 2 with the stable kind `usage-error` leading stderr (SPEC §6) and, with
 /// `--json`, a JSON document on stdout, so scripts can tell it from a refusal without parsing prose.
-fn report_usage_error(e: &clap::Error, json: bool) -> i32 {
+fn report_usage_error(e: &clap::Error, json: bool) -> ExitCode {
     let rendered = e.render().to_string();
     let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
     print_err(&format!("usage-error: {body}"));
@@ -223,7 +276,7 @@ fn report_usage_error(e: &clap::Error, json: bool) -> i32 {
         });
         print_out(&format!("{doc:#}\n"));
     }
-    2
+    ExitCode::UsageOrUnverified
 }
 
 /// A path as the user should see it: relative to the working directory when inside it.
@@ -245,7 +298,7 @@ pub(crate) fn unified_diff(old: &str, new: &str, name: &str) -> String {
 
 /// A write that happened although its journal line could not be appended: the change stays (a
 /// retry would apply it twice), so the missing line is only reported, on stderr.
-pub(crate) fn warn_if_unjournaled(what: &str, committed: &planseal::recovery::store::Committed) {
+pub(crate) fn warn_if_unjournaled(what: &str, committed: &planseal::write::Committed) {
     if let Some(e) = &committed.journal_error {
         print_err(&format!(
             "warning: {what} was written but its journal line was not: {e}\n"

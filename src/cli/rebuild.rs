@@ -5,7 +5,8 @@ use super::Context;
 use super::log::{open_repo, plan_folder};
 use crate::print_out;
 use planseal::dwp::rebuild::{Change, gather, rebuild, write};
-use planseal::report::Refusal;
+use planseal::report::ExitCode;
+use planseal::report::{Refusal, RefusalKind};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -24,13 +25,13 @@ pub struct Args {
     pub exit_code: bool,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let plan_dir = plan_folder(&ctx.cwd, &args.plan_dir)?;
     if plan_dir.join(".finalizing.json").exists() {
         return Err(Refusal::new(
-            "marker-present",
+            RefusalKind::MarkerPresent,
             format!(
                 "{}: a publication was interrupted (.finalizing.json); a rebuild would race it",
                 plan_dir.display()
@@ -49,16 +50,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     let rebuilt = rebuild(&inputs, &now);
 
     let written = if args.write && rebuilt.changed() {
-        Some(write(&plan_dir, &inputs, &rebuilt, &now).map_err(|e| {
-            let kind = e.kind();
-            anyhow::Error::from(
-                Refusal::new(kind, format!("nothing was written: {e}")).hint(match kind {
-                    "lock-present" => "another writer holds the lock; see `planseal unlock`",
-                    "state-changed" => "the plan changed while rebuilding; run the rebuild again",
-                    _ => "check the plan folder's permissions",
-                }),
-            )
-        })?)
+        Some(write(&plan_dir, &inputs, &rebuilt, &now)?)
     } else {
         None
     };
@@ -99,9 +91,5 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         }
         print_out(&out);
     }
-    Ok(if args.exit_code && rebuilt.changed() {
-        1
-    } else {
-        0
-    })
+    Ok(ExitCode::failed_if(args.exit_code && rebuilt.changed()))
 }

@@ -4,9 +4,9 @@
 use super::Context;
 use super::finalize::{lift, read_candidate, short};
 use crate::print_out;
-use planseal::dwp::recover::{
-    self, Diagnosis, OwnerState, RecoverOutcome, RecoverRequest, StateRelation,
-};
+use planseal::dwp::recover::{self, Diagnosis, RecoverOutcome, RecoverRequest, StateRelation};
+use planseal::report::ExitCode;
+use planseal::report::LockOwnerState;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -35,7 +35,7 @@ pub struct Args {
     pub dry_run: bool,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let candidate = match &args.candidate {
@@ -49,6 +49,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         plan_dir: ctx.cwd.join(&args.plan_dir),
         candidate,
         rollback: args.rollback,
+        clock: planseal::clock::Clock::from_env()?,
     };
     if args.dry_run {
         return dry_run(&req, ctx);
@@ -61,7 +62,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
     let outcome = recover::recover(&req, &mut |_| {}).map_err(lift)?;
     if ctx.json {
         print_out(&format!("{:#}\n", to_json(&outcome)));
-        return Ok(0);
+        return Ok(ExitCode::Ok);
     }
     let text = match &outcome {
         RecoverOutcome::NothingToRecover(d) => {
@@ -109,11 +110,11 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         ),
     };
     print_out(&text);
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
 /// `--dry-run`: the diagnosis and the action recover would take; nothing is written.
-fn dry_run(req: &RecoverRequest, ctx: &Context) -> anyhow::Result<i32> {
+fn dry_run(req: &RecoverRequest, ctx: &Context) -> anyhow::Result<ExitCode> {
     let diagnosis = recover::diagnose(&req.plan_dir).map_err(lift)?;
     let action = planned_action(&diagnosis, req);
     if ctx.json {
@@ -127,7 +128,7 @@ fn dry_run(req: &RecoverRequest, ctx: &Context) -> anyhow::Result<i32> {
             "would": action,
         });
         print_out(&format!("{doc:#}\n"));
-        return Ok(0);
+        return Ok(ExitCode::Ok);
     }
     let mut text = describe(&diagnosis);
     if diagnosis.marker.is_none() {
@@ -141,7 +142,7 @@ fn dry_run(req: &RecoverRequest, ctx: &Context) -> anyhow::Result<i32> {
         "  would       {action} (dry run: nothing changed)\n"
     ));
     print_out(&text);
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
 /// What `recover` with the same flags would do, judged from the diagnosis alone.
@@ -214,9 +215,9 @@ fn describe(d: &Diagnosis) -> String {
     ));
     if let Some(lock) = &d.lock {
         let state = match lock.owner_state {
-            OwnerState::ProvablyDead => "owner is gone — will be removed",
-            OwnerState::Alive => "owner is alive",
-            OwnerState::Unknown => "owner unknown",
+            LockOwnerState::Dead => "owner is gone — will be removed",
+            LockOwnerState::Alive => "owner is alive",
+            LockOwnerState::Unknown => "owner unknown",
         };
         s.push_str(&format!(
             "  lock        {} ({state}): {}\n",

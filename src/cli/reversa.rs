@@ -5,7 +5,10 @@ use super::{Context, shown};
 use crate::print_out;
 use anyhow::Context as _;
 use planseal::recovery::hash::sha256_hex;
-use planseal::report::{Finding, Refusal, Report, Section, Severity, System, json, text};
+use planseal::report::ExitCode;
+use planseal::report::{
+    Finding, Refusal, RefusalKind, Report, Section, Severity, System, json, text,
+};
 use planseal::reversa::{self, edit, history, model::StateFile};
 use std::path::{Path, PathBuf};
 
@@ -97,7 +100,7 @@ pub struct HistoryArgs {
     pub exit_code: bool,
 }
 
-pub fn run(command: Command, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     let file = match &command {
         Command::Status(a) => &a.file,
         Command::Advance(a) => &a.file,
@@ -155,7 +158,7 @@ fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
-fn status(args: StatusArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<i32> {
+fn status(args: StatusArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<ExitCode> {
     let path = locate(&args.file, ctx)?;
     let bytes = read(&path)?;
     let name = shown(&path, ctx);
@@ -183,11 +186,9 @@ fn status(args: StatusArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow
         out.push_str(&text::render(&report, text::Style { color: ctx.color }));
         printer.print(&out);
     }
-    Ok(if args.exit_code && report.sections[0].failed() {
-        1
-    } else {
-        0
-    })
+    Ok(ExitCode::failed_if(
+        args.exit_code && report.sections[0].failed(),
+    ))
 }
 
 fn summary_text(s: &reversa::Summary) -> String {
@@ -257,7 +258,7 @@ fn check_expected(bytes: &[u8], expected: Option<&str>, path: &str) -> Result<()
         let actual = sha256_hex(bytes);
         if !actual.eq_ignore_ascii_case(exp.trim()) {
             return Err(Refusal::new(
-                "stale-snapshot",
+                RefusalKind::StaleSnapshot,
                 format!("{path}: its SHA-256 is {actual}, not the expected {exp}"),
             )
             .hint(
@@ -302,7 +303,11 @@ fn report_write(
     }
 }
 
-fn advance(args: AdvanceArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<i32> {
+fn advance(
+    args: AdvanceArgs,
+    ctx: &Context,
+    printer: &RedactingPrinter,
+) -> anyhow::Result<ExitCode> {
     let path = locate(&args.file, ctx)?;
     let name = shown(&path, ctx);
     let bytes = read(&path)?;
@@ -312,14 +317,19 @@ fn advance(args: AdvanceArgs, ctx: &Context, printer: &RedactingPrinter) -> anyh
     let before = sha256_hex(&bytes);
     if args.write.dry_run {
         report_write(ctx, printer, &name, "advance", &e.changes, &before, None);
-        return Ok(0);
+        return Ok(ExitCode::Ok);
     }
-    let journal = serde_json::json!({
-        "operation": "reversa-advance",
+    let details = serde_json::json!({
         "phase_done": args.phase_done,
         "changes": e.changes,
     });
-    let after = persist(&path, Some(&bytes), &e.new_bytes, journal)?;
+    let after = persist(
+        &reversa::state_target(&path),
+        Some(&bytes),
+        &e.new_bytes,
+        "reversa-advance",
+        details,
+    )?;
     report_write(
         ctx,
         printer,
@@ -329,15 +339,15 @@ fn advance(args: AdvanceArgs, ctx: &Context, printer: &RedactingPrinter) -> anyh
         &before,
         Some(&after),
     );
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
-fn set(args: SetArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<i32> {
+fn set(args: SetArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Result<ExitCode> {
     let path = locate(&args.file, ctx)?;
     let name = shown(&path, ctx);
     let value: serde_json::Value = serde_json::from_str(&args.value).map_err(|e| {
         Refusal::new(
-            "invalid-value",
+            RefusalKind::InvalidValue,
             format!("{name}: VALUE for `{}` is not JSON ({e})", args.field),
         )
         .hint(format!(
@@ -353,21 +363,26 @@ fn set(args: SetArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Resu
     let before = sha256_hex(&bytes);
     if args.write.dry_run {
         report_write(ctx, printer, &name, "set", &e.changes, &before, None);
-        return Ok(0);
+        return Ok(ExitCode::Ok);
     }
     let forced: Vec<serde_json::Value> = e
         .forced
         .iter()
         .map(|v| serde_json::json!({"id": v.kind.id(), "field": v.field, "old_value": v.old_value}))
         .collect();
-    let journal = serde_json::json!({
-        "operation": "reversa-set",
+    let details = serde_json::json!({
         "field": args.field,
         "changes": e.changes,
         "forced": forced,
         "reason": args.reason,
     });
-    let after = persist(&path, Some(&bytes), &e.new_bytes, journal)?;
+    let after = persist(
+        &reversa::state_target(&path),
+        Some(&bytes),
+        &e.new_bytes,
+        "reversa-set",
+        details,
+    )?;
     report_write(
         ctx,
         printer,
@@ -377,14 +392,14 @@ fn set(args: SetArgs, ctx: &Context, printer: &RedactingPrinter) -> anyhow::Resu
         &before,
         Some(&after),
     );
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
 fn history_cmd(
     args: HistoryArgs,
     ctx: &Context,
     printer: &RedactingPrinter,
-) -> anyhow::Result<i32> {
+) -> anyhow::Result<ExitCode> {
     let path = locate(&args.file, ctx)?;
     let name = shown(&path, ctx);
     let versions = git_versions(&path)?;
@@ -444,11 +459,9 @@ fn history_cmd(
     } else {
         printer.print(&text::render(&report, text::Style { color: ctx.color }));
     }
-    Ok(if args.exit_code && report.sections[0].failed() {
-        1
-    } else {
-        0
-    })
+    Ok(ExitCode::failed_if(
+        args.exit_code && report.sections[0].failed(),
+    ))
 }
 
 /// The versions of `path` along the history of HEAD, oldest first (read through gix).
@@ -481,64 +494,35 @@ fn git_versions(path: &Path) -> anyhow::Result<Vec<history::Version>> {
         .collect())
 }
 
-/// Writes `new_bytes` over `path` through planseal's store: lock directory `<file>.lock/` with an
+/// Writes `new_bytes` over `path` through the write path: lock folder `<file>.lock/` with an
 /// owner record, re-read under the lock and compare with `old_bytes` (`None`: the file must not
 /// exist yet), atomic replace keeping the permission bits, one line appended to
-/// `<file>.journal.ndjson`. Returns the new SHA-256. A refusal leaves the file as it was.
+/// `<file>.journal.ndjson` with `details` (an object: the operation's own fields; `reason` and
+/// `forced` go to the common fields). Returns the new SHA-256. A refusal leaves the file as it was.
 pub(super) fn persist(
-    path: &Path,
+    target: &planseal::write::Target,
     old_bytes: Option<&[u8]>,
     new_bytes: &[u8],
-    mut journal_entry: serde_json::Value,
+    operation: &str,
+    details: serde_json::Value,
 ) -> anyhow::Result<String> {
-    use planseal::recovery::store::{
-        self, CommitRequest, Durability, Journal, LockStyle, StoreError,
-    };
     let mut clock = planseal::clock::Clock::from_env()?;
-    let operation = journal_entry["operation"]
-        .as_str()
-        .unwrap_or("write")
-        .to_string();
-    if let serde_json::Value::Object(map) = &mut journal_entry {
-        let mut head = serde_json::Map::new();
-        head.insert("time".into(), clock.now_iso().into());
-        head.insert("tool".into(), planseal::TOOL_VERSION.into());
-        head.insert("file".into(), path.display().to_string().into());
-        for (k, v) in std::mem::take(map) {
-            head.insert(k, v);
+    let path = target.path();
+    let mut entry = planseal::write::JournalEntry::for_file(
+        clock.now_iso(),
+        operation,
+        &path.display().to_string(),
+    );
+    if let serde_json::Value::Object(mut map) = details {
+        entry.reason = map
+            .remove("reason")
+            .and_then(|r| r.as_str().map(str::to_string));
+        if let Some(serde_json::Value::Array(forced)) = map.remove("forced") {
+            entry.forced = forced;
         }
-        head.insert(
-            "sha256_before".into(),
-            old_bytes
-                .map(sha256_hex)
-                .map(Into::into)
-                .unwrap_or(serde_json::Value::Null),
-        );
-        head.insert("sha256_after".into(), sha256_hex(new_bytes).into());
-        *map = head;
+        entry.details = map;
     }
-    let mut journal_path = path.as_os_str().to_owned();
-    journal_path.push(".journal.ndjson");
-    let journal = Journal::new(PathBuf::from(journal_path));
-    let done = store::commit(&CommitRequest {
-        target: path,
-        lock: LockStyle::Directory,
-        operation: &operation,
-        tool: planseal::TOOL_VERSION,
-        expected_bytes: old_bytes,
-        new_bytes,
-        journal: Some((&journal, &journal_entry)),
-        durability: Durability::Full,
-    })
-    .map_err(|e| {
-        let hint = match &e {
-            StoreError::LockPresent { .. } => "another writer holds the lock; if it is gone, `planseal unlock` removes a dead owner's lock",
-            StoreError::StateChanged { .. } => "the file changed while planseal was working: read it again and retry",
-            // An I/O failure is not a refusal: exit 2, as for every other command.
-            _ => return anyhow::Error::new(e).context("nothing was written (check the folder's permissions and free space)"),
-        };
-        anyhow::Error::new(Refusal::new(e.kind(), e.to_string()).hint(hint))
-    })?;
+    let done = planseal::write::Writer::from_env().commit(target, old_bytes, new_bytes, entry)?;
     super::warn_if_unjournaled(&path.display().to_string(), &done);
     Ok(done.after_sha256)
 }

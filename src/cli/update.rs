@@ -11,12 +11,14 @@ use super::Context;
 use crate::{print_err, print_out};
 use planseal::clock::Clock;
 use planseal::dwp::finalize::FinalizeError;
+use planseal::dwp::layout;
 use planseal::dwp::model::TaskStatus;
 use planseal::dwp::update::{
     PlanFacts, Transition, UpdateRequest, check_arguments, plan_transition,
 };
-use planseal::recovery::store::{self, CommitRequest, Durability, Journal, LockStyle, StoreError};
-use planseal::report::Refusal;
+use planseal::recovery::store;
+use planseal::report::{ExitCode, Refusal, RefusalKind};
+use planseal::write::Writer;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -259,23 +261,7 @@ impl Args {
     }
 }
 
-/// Where a DWP plan keeps its transition journal.
-pub fn journal_path(plan_dir: &Path) -> PathBuf {
-    plan_dir
-        .join("analysis_results")
-        .join("STATE_JOURNAL.ndjson")
-}
-
-/// fsync can be switched off only for the benchmark that measures its cost.
-pub fn durability_from_env() -> Durability {
-    if std::env::var_os("PLANSEAL_BENCH_NO_FSYNC").is_some_and(|v| v == "1") {
-        Durability::NoSync
-    } else {
-        Durability::Full
-    }
-}
-
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.state));
     let req = args.request();
@@ -286,7 +272,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         Ok(p) if p.is_file() => p,
         _ => {
             return Err(Refusal::new(
-                "state-missing",
+                RefusalKind::StateMissing,
                 format!("{}: no such state file", args.state.display()),
             )
             .hint("pass the plan's state.json, e.g. .dwp/plans/PLAN_name/state.json")
@@ -309,27 +295,20 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         ));
     }
     if transition.completes_plan {
-        return publish(&transition, &req, &facts, &plan_dir, ctx);
+        return publish(&transition, &req, &facts, &plan_dir, &clock, ctx);
     }
-    let entry = transition.journal_entry(&req, &facts.plan_name, planseal::TOOL_VERSION);
-    let journal = Journal::inside(&plan_dir, journal_path(&plan_dir));
-    let operation = format!("update task {} → {}", transition.task, transition.to);
+    let entry = transition.journal_entry(&req, &facts.plan_name);
     // Between validation and the lock: another writer may get in here (tests pause at it).
     store::crash_point("update.before_lock");
-    let committed = store::commit(&CommitRequest {
-        target: &state_path,
-        lock: LockStyle::Directory,
-        operation: &operation,
-        tool: planseal::TOOL_VERSION,
-        expected_bytes: Some(&bytes),
-        new_bytes: &transition.candidate_bytes,
-        journal: Some((&journal, &entry)),
-        durability: durability_from_env(),
-    })
-    .map_err(|e| store_refusal(e, &state_path))?;
+    let committed = Writer::from_env().commit(
+        &layout::state_target(&plan_dir),
+        Some(&bytes),
+        &transition.candidate_bytes,
+        entry,
+    )?;
     super::warn_if_unjournaled("state.json", &committed);
     report_applied(&transition, &transition.summary_line(), ctx);
-    Ok(0)
+    Ok(ExitCode::Ok)
 }
 
 fn report_applied(t: &Transition, line: &str, ctx: &Context) {
@@ -360,64 +339,16 @@ fn publish(
     req: &UpdateRequest,
     facts: &PlanFacts,
     plan_dir: &Path,
+    clock: &Clock,
     ctx: &Context,
-) -> anyhow::Result<i32> {
-    match planseal::dwp::update::publish_terminal(t, req, facts, plan_dir) {
+) -> anyhow::Result<ExitCode> {
+    match planseal::dwp::update::publish_terminal(t, req, facts, plan_dir, clock) {
         Ok(_) => {}
         Err(FinalizeError::Refused(r)) => return Err(r.into()),
         Err(other) => return Err(anyhow::Error::new(other)),
     }
     report_applied(t, &t.published_line(), ctx);
-    Ok(0)
-}
-
-/// A store error as the refusal a user can act on (anything else stays an error, exit 2).
-pub fn store_refusal(e: StoreError, target: &Path) -> anyhow::Error {
-    let e_text = e.to_string();
-    match e {
-        StoreError::LockPresent { lock_path, holder } => {
-            let status = store::owner_status(&holder);
-            let hint = match status {
-                store::OwnerStatus::Dead(_) => format!(
-                    "the writer that took the lock is gone (a crash?): `planseal unlock {}` removes it, then retry",
-                    target.display()
-                ),
-                store::OwnerStatus::Alive => {
-                    "another writer is working: wait for it and retry".to_string()
-                }
-                store::OwnerStatus::Unknown(_) => format!(
-                    "if no writer is running (check with ps), `planseal unlock {} --force --reason TEXT` removes it",
-                    target.display()
-                ),
-            };
-            Refusal::new(
-                "lock-present",
-                format!(
-                    "{} is locked: {holder} — {status}; nothing was written",
-                    lock_path.display()
-                ),
-            )
-            .hint(hint)
-            .into()
-        }
-        StoreError::StateChanged {
-            path,
-            expected,
-            actual,
-        } => Refusal::new(
-            "state-changed",
-            format!(
-                "{} changed while this update was being checked (read {expected}, now {actual}); nothing was written",
-                path.display()
-            ),
-        )
-        .hint("another writer got there first: re-read state.json and retry")
-        .into(),
-        StoreError::SymlinkEscape { .. } => Refusal::new("symlink-escape", format!("{e_text}; nothing was written"))
-            .hint("replace the symlink by a regular file (or folder) inside the plan folder, then retry")
-            .into(),
-        other => anyhow::Error::new(other),
-    }
+    Ok(ExitCode::Ok)
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! 1 NOT CONFORMANT, 2 UNVERIFIED or usage error.
 
 use super::Context;
-use crate::{print_err, print_out};
-use planseal::report::{json, text};
+use crate::print_out;
+use planseal::report::{ExitCode, HintedError, json, text};
 use planseal::verify::{VerifyOptions, verify};
 use std::path::PathBuf;
 
@@ -26,7 +26,7 @@ pub struct Args {
     pub gsd: Vec<PathBuf>,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(
         &ctx.cwd
@@ -39,17 +39,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<i32> {
         dwp_dir: args.dwp_dir.filter(|d| !d.as_os_str().is_empty()),
         gsd: args.gsd,
     };
-    let report = match verify(&opts) {
-        Ok(r) => r,
-        Err(e) => {
-            print_err(&format!("planseal verify: {e}\n  hint: {}\n", e.hint()));
-            if ctx.json {
-                let doc = serde_json::json!({ "result": "error", "message": e.to_string(), "hint": e.hint() });
-                print_out(&format!("{doc:#}\n"));
-            }
-            return Ok(2);
-        }
-    };
+    let report = verify(&opts).map_err(|e| HintedError::usage(e.to_string()).hint(e.hint()))?;
     if ctx.json {
         print_out(&format!("{:#}\n", json::to_value(&report)));
     } else {

@@ -23,7 +23,7 @@
 //! ```
 
 use crate::dwp::model::{GateRecord, State, Task, TaskStatus};
-use crate::report::Finding;
+use crate::report::{Finding, RefusalKind};
 use planseal_recovery::paths::{PathError, check_relative, resolve_inside};
 use regex::Regex;
 use serde_json::Value;
@@ -583,11 +583,11 @@ pub enum GateSpecError {
 }
 
 impl GateSpecError {
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> RefusalKind {
         match self {
-            GateSpecError::Malformed { .. } => "gate-spec-malformed",
-            GateSpecError::ExitCodeNotInteger { .. } => "gate-exit-code-not-integer",
-            GateSpecError::Ambiguous { .. } => "gate-spec-ambiguous",
+            GateSpecError::Malformed { .. } => RefusalKind::GateSpecMalformed,
+            GateSpecError::ExitCodeNotInteger { .. } => RefusalKind::GateExitCodeNotInteger,
+            GateSpecError::Ambiguous { .. } => RefusalKind::GateSpecAmbiguous,
         }
     }
     pub fn hint(&self) -> &'static str {

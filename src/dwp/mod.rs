@@ -12,6 +12,7 @@ pub mod finalize;
 pub mod fingerprint;
 pub mod gates;
 pub mod history;
+pub mod layout;
 pub mod markdown;
 pub mod model;
 pub mod rebuild;

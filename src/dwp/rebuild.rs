@@ -1015,41 +1015,32 @@ pub struct Written {
     pub progress_entry: Vec<String>,
 }
 
-/// Writes the rebuilt state through the store: the lock of state.json, a re-read of state.json
-/// and PROGRESS.md under it (refused with `state-changed` if either moved since [`gather`]), an
-/// atomic replace of both, one journal line, release. `now` is the rebuild's time stamp.
+/// Writes the rebuilt state through one transaction: the lock of state.json, a re-read of
+/// state.json and PROGRESS.md under it (refused with `state-changed` if either moved since
+/// [`gather`]), an atomic replace of both, one journal line, release. `now` is the rebuild's
+/// time stamp.
 pub fn write(
     plan_dir: &Path,
     inputs: &Inputs,
     rebuilt: &Rebuilt,
     now: &str,
-) -> Result<Written, Box<crate::recovery::store::StoreError>> {
-    write_inner(plan_dir, inputs, rebuilt, now).map_err(Box::new)
-}
-
-#[allow(clippy::result_large_err)] // boxed once, at the public edge
-fn write_inner(
-    plan_dir: &Path,
-    inputs: &Inputs,
-    rebuilt: &Rebuilt,
-    now: &str,
-) -> Result<Written, crate::recovery::store::StoreError> {
+) -> Result<Written, crate::write::WriteError> {
+    use crate::dwp::layout;
     use crate::recovery::hash::sha256_hex;
-    use crate::recovery::store::{
-        Durability, Journal, LockStyle, StoreError, acquire, write_atomic,
-    };
-    let state_path = plan_dir.join("state.json");
-    let progress_path = plan_dir.join("PROGRESS.md");
+    use crate::write::{JournalEntry, Writer};
+    let state_path = layout::state_path(plan_dir);
+    let progress_path = plan_dir.join(layout::PROGRESS_FILE);
     let style = match &inputs.old_bytes {
         Some(bytes) if inputs.old_state.is_some() => crate::jsonfmt::JsonStyle::detect(bytes),
         _ => crate::jsonfmt::JsonStyle::python_pretty(),
     };
     let new_bytes = crate::jsonfmt::to_bytes(&rebuilt.state, &style);
+    let target = layout::state_target(plan_dir);
     let progress_before = match std::fs::read(&progress_path) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
-            return Err(StoreError::Io {
+            return Err(crate::write::WriteError::Io {
                 op: "read",
                 path: progress_path,
                 source: e,
@@ -1062,7 +1053,7 @@ fn write_inner(
     let entry = crate::dwp::markdown::ReconciliationEntry {
         date: now.get(..10).unwrap_or(now).to_string(),
         summary: format!(
-            "state.json rebuilt by planseal from the README index, the task logs{} (SPEC §1.11): {} field(s) changed; the markdown wins every disagreement",
+            "state.json rebuilt by planseal from the README index, the task logs{}: {} field(s) changed; the markdown wins every disagreement",
             if inputs.git.is_some() {
                 " and the git log"
             } else {
@@ -1077,69 +1068,26 @@ fn write_inner(
         &entry,
     );
 
-    let guard = acquire(
-        &state_path,
-        &LockStyle::Directory,
-        "rebuild",
-        crate::TOOL_VERSION,
-    )?;
-    let reread = |path: &Path| match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(StoreError::Io {
-            op: "re-read under the lock",
-            path: path.to_path_buf(),
-            source: e,
-        }),
-    };
-    let hash = |b: &Option<Vec<u8>>| {
-        b.as_deref()
-            .map(sha256_hex)
-            .unwrap_or_else(|| "<absent>".into())
-    };
-    for (path, expected) in [
-        (&state_path, &inputs.old_bytes),
-        (&progress_path, &progress_before),
-    ] {
-        let current = reread(path)?;
-        if &current != expected {
-            let err = StoreError::StateChanged {
-                path: path.to_path_buf(),
-                expected: hash(expected),
-                actual: hash(&current),
-            };
-            let _ = guard.release();
-            return Err(err);
-        }
-    }
-    let journal_dir = plan_dir.join("analysis_results");
-    let journal = Journal::inside(plan_dir, journal_dir.join("STATE_JOURNAL.ndjson"));
+    let tx = Writer::from_env().begin(&target, "rebuild", now)?;
+    tx.expect_unchanged(&state_path, inputs.old_bytes.as_deref())?;
+    tx.expect_unchanged(&progress_path, progress_before.as_deref())?;
     // A journal leading out of the plan refuses the rebuild before anything is written.
-    if let Err(err) = journal.check_target() {
-        let _ = guard.release();
-        return Err(err);
-    }
-    write_atomic(&state_path, &new_bytes, Durability::Full)?;
-    write_atomic(&progress_path, &progress_after, Durability::Full)?;
+    target.check_writable(&[])?;
+    tx.replace(&state_path, &new_bytes)?;
+    tx.replace(&progress_path, &progress_after)?;
     let after_sha256 = sha256_hex(&new_bytes);
     let before_sha256 = inputs.old_bytes.as_deref().map(sha256_hex);
-    if journal_dir.is_dir() {
-        journal.append(
-            &json!({
-                "time": now,
-                "tool": crate::TOOL_VERSION,
-                "operation": "rebuild",
-                "plan": inputs.plan,
-                "task": null,
-                "reason": "state.json regenerated from the markdown and git (SPEC §1.11)",
-                "before_sha256": before_sha256,
-                "after_sha256": after_sha256,
-                "changes": lines,
-            }),
-            Durability::Full,
-        )?;
+    if plan_dir.join(layout::RESULTS_DIR).is_dir() {
+        let line = JournalEntry::for_plan(now, "rebuild", &inputs.plan)
+            .transition(None, Value::Null, Value::Null)
+            .reason(Some(
+                "state.json regenerated from the markdown and git".to_string(),
+            ))
+            .hashes(before_sha256.clone(), Some(after_sha256.clone()))
+            .with("changes", lines.clone());
+        tx.journal(&line)?;
     }
-    guard.release()?;
+    tx.finish()?;
     Ok(Written {
         before_sha256,
         after_sha256,

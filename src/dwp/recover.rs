@@ -12,12 +12,15 @@
 //! so any state.json that is not the candidate is treated as "before", and rolling forward needs
 //! `--candidate` with the marker's `candidate_sha256`.
 
+use crate::clock::Clock;
 use crate::dwp::finalize::store;
 use crate::dwp::finalize::{
     self, FinalizeError, FinalizeRequest, MARKER_FILE, Marker, RECEIPT_FILE, Receipt, Step,
     StepHook, ValidationInput,
 };
-use crate::report::Refusal;
+use crate::dwp::layout;
+use crate::report::{LockOwnerState, Refusal, RefusalKind};
+use crate::write::{JournalEntry, Transaction, Writer};
 use planseal_recovery::hash::sha256_hex;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +32,8 @@ pub struct RecoverRequest {
     pub candidate: Option<(Vec<u8>, String)>,
     /// `--rollback`: remove the marker and keep the state before.
     pub rollback: bool,
+    /// Where the lock record and the journal lines take their time.
+    pub clock: Clock,
 }
 
 /// How state.json relates to the marker.
@@ -64,17 +69,7 @@ pub struct Diagnosis {
 pub struct LockInfo {
     pub path: PathBuf,
     pub owner: String,
-    pub owner_state: OwnerState,
-}
-
-/// What is known about a lock's owner (SPEC §1.8).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OwnerState {
-    /// Same host and the process is gone (or its start time differs): the lock may be removed.
-    ProvablyDead,
-    Alive,
-    /// No owner record (the helper's empty directory) or another host.
-    Unknown,
+    pub owner_state: LockOwnerState,
 }
 
 /// What recovery did.
@@ -106,7 +101,7 @@ pub fn diagnose(plan_dir: &Path) -> Result<Diagnosis, FinalizeError> {
         None => None,
         Some(bytes) => Some(Marker::parse(&bytes).map_err(|e| {
             Refusal::new(
-                "marker-unreadable",
+                RefusalKind::MarkerUnreadable,
                 format!("{}: {e}", plan_dir.join(MARKER_FILE).display()),
             )
             .hint("inspect the file; if no publication is in flight, restore the plan and remove it by hand")
@@ -159,7 +154,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
             .map(|e| e.state_sha256_before.clone())
             .unwrap_or_default();
         return Err(Refusal::new(
-            "state-diverged",
+            RefusalKind::StateDiverged,
             format!(
                 "{}: state.json ({state_sha}) is neither the candidate being published ({}) nor the state before ({before})",
                 plan_dir.display(),
@@ -175,7 +170,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         let given = sha256_hex(bytes);
         if given != marker.candidate_sha256 {
             return Err(Refusal::new(
-                "candidate-mismatch",
+                RefusalKind::CandidateMismatch,
                 format!(
                     "{origin} ({given}) is not the candidate the interrupted publication was writing ({})",
                     marker.candidate_sha256
@@ -187,7 +182,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
     }
     if req.rollback && relation == StateRelation::IsCandidate {
         return Err(Refusal::new(
-            "rollback-impossible",
+            RefusalKind::RollbackImpossible,
             format!(
                 "{}: state.json already is the published candidate ({}); the state before is not kept, so there is nothing to roll back to",
                 plan_dir.display(),
@@ -207,7 +202,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         ext.candidate.clone().into_bytes()
     } else {
         return Err(Refusal::new(
-            "candidate-required",
+            RefusalKind::CandidateRequired,
             format!(
                 "{}: the marker (written by the DWP helper) holds only the candidate's hash {}; planseal needs the candidate itself",
                 plan_dir.display(),
@@ -218,10 +213,12 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         .into());
     };
 
-    store::check_write_targets(&plan_dir)?;
+    let mut clock = req.clock.clone();
+    let target = layout::state_target(&plan_dir);
+    finalize::check_write_targets(&target)?;
     // The lock: removed only when its owner is provably dead.
-    let lock_removed = store::clear_stale_lock(&state_path, diagnosis.lock.as_ref())?;
-    let lock = store::Lock::acquire(&state_path, "recover")?;
+    let lock_removed = store::clear_stale_lock(&state_path, diagnosis.lock.as_ref(), &mut clock)?;
+    let tx = Writer::from_env().begin(&target, "recover", &clock.now_iso())?;
     reach_lock(hook);
     // What was judged above was read without the lock: act only if it still holds.
     let marker_now = store::read_optional(&plan_dir.join(MARKER_FILE))?;
@@ -234,24 +231,25 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         != Some(&marker)
         || state_now.as_deref().map(sha256_hex) != diagnosis.state_sha256
     {
-        lock.release()?;
+        tx.finish()?;
         return Err(finalize::state_changed(&state_path));
     }
 
     if req.rollback {
-        store::remove_file(&plan_dir.join(MARKER_FILE))?;
-        lock.append_plain(&plan_dir, &rollback_entry(&diagnosis, &marker));
-        lock.release()?;
+        tx.remove(&plan_dir.join(MARKER_FILE))?;
+        // Best effort, as every publication line: the marker is gone either way.
+        let _ = tx.journal(&rollback_entry(&diagnosis, &marker, &mut clock));
+        tx.finish()?;
         return Ok(RecoverOutcome::RolledBack {
             diagnosis,
             lock_removed,
         });
     }
 
-    let result = roll_forward(&plan_dir, &lock, &candidate_bytes, &marker, hook);
+    let result = roll_forward(&tx, &candidate_bytes, &marker, &mut clock, hook);
     match result {
         Ok(receipt) => {
-            lock.release()?;
+            tx.finish()?;
             Ok(RecoverOutcome::RolledForward {
                 diagnosis,
                 state_sha256: marker.candidate_sha256.clone(),
@@ -261,7 +259,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
             })
         }
         Err(e) => {
-            lock.release()?;
+            tx.finish()?;
             Err(e)
         }
     }
@@ -269,32 +267,20 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
 
 /// The journal line of a rollback: nothing was published, the marker was removed and
 /// state.json kept its bytes (SPEC §1.8).
-fn rollback_entry(diagnosis: &Diagnosis, marker: &Marker) -> serde_json::Value {
+fn rollback_entry(diagnosis: &Diagnosis, marker: &Marker, clock: &mut Clock) -> JournalEntry {
     let state_sha = diagnosis.state_sha256.clone().unwrap_or_default();
-    let plan_status = std::fs::read(diagnosis.plan_dir.join("state.json"))
+    let plan_status = std::fs::read(layout::state_path(&diagnosis.plan_dir))
         .ok()
         .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
         .map(|v| v["status"].clone())
         .unwrap_or_default();
-    serde_json::json!({
-        "time": finalize::now_iso(),
-        "tool": crate::TOOL_VERSION,
-        "operation": "recover --rollback",
-        "plan": diagnosis.plan,
-        "task": null,
-        "from": plan_status,
-        "to": plan_status,
-        "result": "rolled-back",
-        "reason": null,
-        "before_sha256": state_sha,
-        "after_sha256": state_sha,
-        "state_changed": false,
-        "marker_removed": finalize::MARKER_FILE,
-        "candidate_sha256": marker.candidate_sha256,
-        "agent": null,
-        "model": null,
-        "forced": [],
-    })
+    JournalEntry::for_plan(clock.now_iso(), "recover --rollback", &diagnosis.plan)
+        .transition(None, plan_status.clone(), plan_status)
+        .hashes(Some(state_sha.clone()), Some(state_sha))
+        .with("result", "rolled-back")
+        .with("state_changed", false)
+        .with("marker_removed", MARKER_FILE)
+        .with("candidate_sha256", marker.candidate_sha256.clone())
 }
 
 fn reach_lock(hook: &mut dyn FnMut(Step)) {
@@ -302,12 +288,14 @@ fn reach_lock(hook: &mut dyn FnMut(Step)) {
 }
 
 fn roll_forward(
-    plan_dir: &Path,
-    lock: &store::Lock,
+    tx: &Transaction<'_>,
     candidate: &[u8],
     marker: &Marker,
+    clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
 ) -> Result<Receipt, FinalizeError> {
+    let state_path = tx.target().path();
+    let plan_dir = state_path.parent().unwrap_or(Path::new("."));
     let validation = finalize::validate_candidate(&ValidationInput {
         plan_dir,
         candidate,
@@ -315,8 +303,8 @@ fn roll_forward(
         allow_dirty_reason: None,
     })?;
     if let Some(first) = validation.failures.first() {
-        return Err(Refusal::new(
-            first.id.clone(),
+        return Err(Refusal::from_check(
+            first,
             format!(
                 "{}: the interrupted candidate no longer verifies — {}; the marker stays",
                 plan_dir.display(),
@@ -334,7 +322,7 @@ fn roll_forward(
     }
     if validation.artifacts_sha256 != marker.artifacts_sha256 {
         return Err(Refusal::new(
-            "artifacts-changed",
+            RefusalKind::ArtifactsChanged,
             format!(
                 "{}: the plan's files changed since the interrupted publication (fingerprint {} then, {} now); the marker stays",
                 plan_dir.display(),
@@ -350,15 +338,12 @@ fn roll_forward(
     req.operation = "recover".into();
     // The line of the publication this recovery completes: when the rename had already
     // happened, the state before is known only by the hash the marker recorded.
-    let before = store::read_state(&plan_dir.join("state.json"))?;
-    let mut entry = finalize::publication_entry(plan_dir, "recover", &before, candidate);
-    if let (Some(ext), Some(map)) = (&marker.planseal, entry.as_object_mut()) {
-        map.insert(
-            "before_sha256".into(),
-            ext.state_sha256_before.clone().into(),
-        );
+    let before = store::read_state(state_path)?;
+    let mut entry = finalize::publication_entry(plan_dir, "recover", &before, candidate, clock);
+    if let Some(ext) = &marker.planseal {
+        entry.before_sha256 = Some(ext.state_sha256_before.clone());
     }
     req.journal_entry = Some(entry);
-    finalize::publish_from_marker(plan_dir, lock, candidate, marker, &validation, &req, hook)?;
+    finalize::publish_from_marker(tx, candidate, marker, &validation, &req, clock, hook)?;
     Ok(validation.receipt(&marker.candidate_sha256))
 }

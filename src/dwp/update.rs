@@ -33,7 +33,8 @@ use crate::dwp::semantics::{
     ApprovalSource, CheckMode, approval_effective, check_state, derive_status_of,
 };
 use crate::jsonfmt::to_python_pretty;
-use crate::report::{Finding, Refusal};
+use crate::report::{Finding, Refusal, RefusalKind};
+use crate::write::JournalEntry;
 use planseal_recovery::hash::sha256_hex;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
@@ -166,24 +167,34 @@ impl Transition {
     }
 
     /// The journal line of this transition (SPEC §1.8).
-    pub fn journal_entry(&self, req: &UpdateRequest, plan: &str, tool: &str) -> Value {
-        json!({
-            "time": self.stamp,
-            "tool": tool,
-            "operation": if self.completes_plan { "update+finalize" } else { "update" },
-            "plan": plan,
-            "task": self.task,
-            "from": self.from.map(TaskStatus::as_str),
-            "to": self.to.as_str(),
-            "reason": req.reopen_reason,
-            "before_sha256": self.before_sha256,
-            "after_sha256": self.after_sha256,
-            "agent": req.agent,
-            "model": req.model,
-            "gates_added": req.gates.len() + req.gate_jsons.len(),
-            "forced": [],
-            "advisories": self.advisories.iter().map(|f| f.id.clone()).collect::<Vec<_>>(),
-        })
+    pub fn journal_entry(&self, req: &UpdateRequest, plan: &str) -> JournalEntry {
+        let operation = if self.completes_plan {
+            "update+finalize"
+        } else {
+            "update"
+        };
+        let mut entry = JournalEntry::for_plan(self.stamp.clone(), operation, plan)
+            .transition(
+                Some(self.task),
+                self.from.map(TaskStatus::as_str).into(),
+                self.to.as_str().into(),
+            )
+            .reason(req.reopen_reason.clone())
+            .hashes(
+                Some(self.before_sha256.clone()),
+                Some(self.after_sha256.clone()),
+            )
+            .with("gates_added", req.gates.len() + req.gate_jsons.len())
+            .with(
+                "advisories",
+                self.advisories
+                    .iter()
+                    .map(|f| f.id.clone())
+                    .collect::<Vec<_>>(),
+            );
+        entry.agent = req.agent.clone();
+        entry.model = req.model.clone();
+        entry
     }
 }
 
@@ -199,7 +210,7 @@ fn recover_hint(facts: &PlanFacts) -> String {
     )
 }
 
-fn refuse(kind: &str, message: impl Into<String>, hint: &str) -> Refusal {
+fn refuse(kind: RefusalKind, message: impl Into<String>, hint: &str) -> Refusal {
     Refusal::new(kind, message).hint(hint)
 }
 
@@ -211,7 +222,7 @@ fn too_long(flag: &str, text: &str, max: usize) -> Result<(), Refusal> {
     let n = chars(text);
     if n > max {
         return Err(refuse(
-            "field-too-long",
+            RefusalKind::FieldTooLong,
             format!("{flag} is {n} characters long; the limit is {max}"),
             "shorten the text; put the details in the task log and cite it",
         ));
@@ -233,7 +244,7 @@ pub fn check_arguments(req: &UpdateRequest) -> Result<(), Refusal> {
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
         if !ok {
             return Err(refuse(
-                "commit-not-hex",
+                RefusalKind::CommitNotHex,
                 format!("--commit `{c}` is not 7 to 40 lower-case hex digits"),
                 "pass the commit hash as git prints it, e.g. `git rev-parse HEAD`",
             ));
@@ -254,14 +265,14 @@ pub fn plan_transition(
     // 2. The file parses; a leftover marker refuses every update.
     let mut value = parse_json(bytes).map_err(|e| {
         refuse(
-            "state-unreadable",
+            RefusalKind::StateUnreadable,
             format!("state.json cannot be parsed: {e}; it was left exactly as it is"),
             "restore state.json from a backup or rebuild it with `planseal rebuild`",
         )
     })?;
     if facts.marker_present {
         return Err(refuse(
-            "marker-present",
+            RefusalKind::MarkerPresent,
             format!(
                 "{}: an interrupted publication left .finalizing.json; no update until it is resolved",
                 facts.plan_name
@@ -275,7 +286,7 @@ pub fn plan_transition(
         && !expected.eq_ignore_ascii_case(&before_sha256)
     {
         return Err(refuse(
-            "stale-snapshot",
+            RefusalKind::StaleSnapshot,
             format!(
                 "stale state snapshot: --expected-sha256 {expected} but state.json is {before_sha256}"
             ),
@@ -299,7 +310,7 @@ pub fn plan_transition(
         .ok_or_else(|| {
             let list: Vec<String> = ids.iter().map(u64::to_string).collect();
             refuse(
-                "unknown-task",
+                RefusalKind::UnknownTask,
                 format!(
                     "task {} is not in the plan; its tasks are {}",
                     req.task,
@@ -328,7 +339,7 @@ pub fn plan_transition(
             .collect();
         if !open.is_empty() {
             return Err(refuse(
-                "prior-task-incomplete",
+                RefusalKind::PriorTaskIncomplete,
                 format!(
                     "task {task_id} cannot be {}: lower task(s) not completed: {}",
                     if to == TaskStatus::Completed {
@@ -388,14 +399,14 @@ pub fn plan_transition(
         for raw in &req.gate_jsons {
             let record = parse_json(raw.as_bytes()).map_err(|e| {
                 refuse(
-                    "gate-json-unparseable",
+                    RefusalKind::GateJsonUnparseable,
                     format!("--gate-json is not JSON: {e}"),
                     "pass one JSON object, e.g. '{\"command\": \"…\", \"passes\": true, \"exit_code\": 0, \"last_run\": \"…\", \"evidence\": \"…\"}'",
                 )
             })?;
             if !record.is_object() {
                 return Err(refuse(
-                    "gate-json-not-object",
+                    RefusalKind::GateJsonNotObject,
                     format!(
                         "--gate-json must be a JSON object, got {}",
                         schema::type_name(&record)
@@ -417,7 +428,7 @@ pub fn plan_transition(
                 }
             } else {
                 return Err(refuse(
-                    "shape-error",
+                    RefusalKind::ShapeError,
                     format!("task {task_id}: `gates` is not an array"),
                     "repair state.json (`planseal rebuild`)",
                 ));
@@ -590,7 +601,7 @@ fn task_object(value: &mut Value, index: usize) -> Result<&mut Map<String, Value
         .and_then(Value::as_object_mut)
         .ok_or_else(|| {
             refuse(
-                "shape-error",
+                RefusalKind::ShapeError,
                 format!("tasks[{index}] is not an object"),
                 "repair state.json (`planseal rebuild`)",
             )
@@ -604,8 +615,8 @@ fn refuse_findings(findings: Vec<Finding>, what: &str) -> Result<(), Refusal> {
         return Ok(());
     };
     let kind = match first.id.as_str() {
-        schema::STATE_SHAPE_ERROR => "shape-error".to_string(),
-        other => other.to_string(),
+        schema::STATE_SHAPE_ERROR => RefusalKind::ShapeError,
+        other => RefusalKind::from_id(other),
     };
     let message = if findings.len() == 1 {
         format!("{what}: {}", first.message)
@@ -631,15 +642,16 @@ fn state_findings(value: &Value, facts: &PlanFacts, completed_only: bool) -> Res
     } else {
         CheckMode::Strict
     };
-    let era = match crate::dwp::model::state_era(value) {
-        Ok(era) => era,
-        Err(e) => {
-            let f = e.finding();
-            return Err(Refusal::new("unsupported-schema", f.message.clone())
+    let era =
+        match crate::dwp::model::state_era(value) {
+            Ok(era) => era,
+            Err(e) => {
+                let f = e.finding();
+                return Err(Refusal::new(RefusalKind::UnsupportedSchema, f.message.clone())
                 .hint("planseal supports the v1, v2 and v5 state schemas; check the `schema` URL")
                 .details(vec![f]));
-        }
-    };
+            }
+        };
     let issues: Vec<_> = validate_state(value)
         .into_iter()
         .filter(|i| i.is_error())
@@ -693,7 +705,7 @@ fn check_ready(state: &State) -> Result<(), Refusal> {
             )
         };
         return Err(refuse(
-            "not-ready",
+            RefusalKind::NotReady,
             format!("plan is not ready: {what}"),
             "finish materializing (or the promotion) and set materialization to `ready` first",
         ));
@@ -723,7 +735,7 @@ fn check_approved(
     }
     if !approval.permits_execution() {
         return Err(refuse(
-            "not-approved",
+            RefusalKind::NotApproved,
             format!("plan is not approved: approval is `{approval}` ({source})"),
             "get the plan approved and record `approval: approved` (or the README Approval: line)",
         ));
@@ -748,7 +760,7 @@ fn check_reopen(
         .is_none_or(|r| r.trim().is_empty())
     {
         return Err(refuse(
-            "reopen-without-reason",
+            RefusalKind::ReopenWithoutReason,
             format!(
                 "task {id} is completed; moving it to {} reopens it and needs a reason",
                 req.status
@@ -778,7 +790,7 @@ fn check_reopen(
             advisories.push(Finding::advisory("reopen-without-amendment", message).task(id));
         } else {
             return Err(refuse(
-                "reopen-without-amendment",
+                RefusalKind::ReopenWithoutAmendment,
                 message,
                 "append the amendment record to the task's Completion & Log (and PROGRESS.md), then retry",
             ));
@@ -799,7 +811,7 @@ fn check_blockers(
             Some(Some(t)) if t == task_id => {}
             Some(other) => {
                 return Err(refuse(
-                    "resolve-unrelated-blocker",
+                    RefusalKind::ResolveUnrelatedBlocker,
                     format!(
                         "--resolve-blocker on task {task_id}, but the active blocker belongs to task {}",
                         other.map(|t| t.to_string()).unwrap_or_else(|| "?".into())
@@ -809,7 +821,7 @@ fn check_blockers(
             }
             None => {
                 return Err(refuse(
-                    "resolve-unrelated-blocker",
+                    RefusalKind::ResolveUnrelatedBlocker,
                     format!("--resolve-blocker on task {task_id}, but no blocker is active"),
                     "drop --resolve-blocker",
                 ));
@@ -817,7 +829,7 @@ fn check_blockers(
         }
         if !matches!(to, TaskStatus::InProgress | TaskStatus::Completed) {
             return Err(refuse(
-                "resolve-must-resume",
+                RefusalKind::ResolveMustResume,
                 format!(
                     "resolving task {task_id}'s blocker must move it to in_progress or completed, not {to}"
                 ),
@@ -831,7 +843,7 @@ fn check_blockers(
         && !req.resolve_blocker
     {
         return Err(refuse(
-            "active-blocker-unresolved",
+            RefusalKind::ActiveBlockerUnresolved,
             format!(
                 "task {} is blocked; resolve that blocker before any other transition",
                 bt.map(|t| t.to_string()).unwrap_or_else(|| "?".into())
@@ -847,7 +859,7 @@ fn check_blockers(
             .is_none_or(|r| r.trim().is_empty())
         {
             return Err(refuse(
-                "block-without-reason",
+                RefusalKind::BlockWithoutReason,
                 format!("blocking task {task_id} needs --block-reason"),
                 "say what blocks the task with --block-reason TEXT (and --block-needs TEXT)",
             ));
@@ -856,7 +868,7 @@ fn check_blockers(
             && bt != Some(task_id)
         {
             return Err(refuse(
-                "replace-unrelated-blocker",
+                RefusalKind::ReplaceUnrelatedBlocker,
                 format!(
                     "task {} already holds the active blocker; task {task_id} cannot replace it",
                     bt.map(|t| t.to_string()).unwrap_or_else(|| "?".into())
@@ -877,7 +889,7 @@ fn check_blockers(
 fn check_completion(task: &Task) -> Result<(), Refusal> {
     let id = task.id.unwrap_or(task.index as u64 + 1);
     if let Some(f) = gates::completion_finding(task) {
-        return Err(Refusal::new(f.id.clone(), f.message.clone())
+        return Err(Refusal::from_check(&f, f.message.clone())
             .hint(f.hint.clone().unwrap_or_default())
             .details(vec![f]));
     }
@@ -886,7 +898,7 @@ fn check_completion(task: &Task) -> Result<(), Refusal> {
         .any(|g| is_invalidated(g.evidence_text()))
     {
         return Err(refuse(
-            "evidence-invalidated-by-refine",
+            RefusalKind::EvidenceInvalidatedByRefine,
             format!(
                 "task {id} cannot be completed: the latest record of a gate was invalidated by refine"
             ),
@@ -964,6 +976,7 @@ pub fn publish_terminal(
     update: &UpdateRequest,
     facts: &PlanFacts,
     plan_dir: &std::path::Path,
+    clock: &Clock,
 ) -> Result<crate::dwp::finalize::Published, crate::dwp::finalize::FinalizeError> {
     use crate::dwp::finalize::{Candidate, FinalizeRequest, finalize};
     let mut req = FinalizeRequest::new(
@@ -975,7 +988,8 @@ pub fn publish_terminal(
     );
     req.expected_sha256 = Some(t.before_sha256.clone());
     req.operation = "update".to_string();
-    req.journal_entry = Some(t.journal_entry(update, &facts.plan_name, crate::TOOL_VERSION));
+    req.journal_entry = Some(t.journal_entry(update, &facts.plan_name));
+    req.clock = clock.clone();
     finalize(&req, &mut |_| {})
 }
 

@@ -97,3 +97,10 @@ pub fn check(path: &Path) -> Section {
     }
     section
 }
+
+/// GSD's STATE.md as a write target: GSD's own O_EXCL pid file `STATE.md.lock` (waiting up to
+/// `wait` for a live writer, taking over a dead one's, as GSD's tools do), and the journal
+/// `STATE.md.journal.ndjson` beside it.
+pub fn state_target(path: &std::path::Path, wait: std::time::Duration) -> crate::write::Target {
+    crate::write::Target::journal_beside(path, crate::recovery::store::LockStyle::PidFile { wait })
+}

@@ -27,7 +27,7 @@ pub fn to_value(report: &Report) -> Value {
         .collect();
     json!({
         "verdict": report.verdict(),
-        "exit_code": report.verdict().exit_code(),
+        "exit_code": report.verdict().exit_code().code(),
         "counts": c,
         "failing": report.sections.iter().flat_map(|s| s.findings.iter()).filter(|f| f.severity == Severity::Fail).map(|f| f.id.as_str()).collect::<Vec<_>>(),
         "sections": sections,

@@ -1,8 +1,15 @@
 //! Findings, verdicts and their printers. Every check in every format produces [`Finding`]s; the
 //! text and JSON output, the verdict and the exit code are all derived from the list.
 
+pub mod error;
+pub mod exit;
 pub mod json;
+pub mod refusal;
 pub mod text;
+
+pub use error::HintedError;
+pub use exit::ExitCode;
+pub use refusal::{LockOwnerState, Refusal, RefusalKind};
 
 use serde::Serialize;
 
@@ -170,11 +177,11 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn exit_code(self) -> i32 {
+    pub fn exit_code(self) -> ExitCode {
         match self {
-            Verdict::Conformant => 0,
-            Verdict::NotConformant => 1,
-            Verdict::Unverified => 2,
+            Verdict::Conformant => ExitCode::Ok,
+            Verdict::NotConformant => ExitCode::Failed,
+            Verdict::Unverified => ExitCode::UsageOrUnverified,
         }
     }
     pub fn as_str(self) -> &'static str {
@@ -221,38 +228,6 @@ impl Report {
     }
 }
 
-/// A refused operation: nothing was written. `kind` is the stable id that leads the message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{kind}: {message}")]
-pub struct Refusal {
-    pub kind: String,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    /// Every individual finding behind the refusal, when there were several.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub details: Vec<Finding>,
-}
-
-impl Refusal {
-    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            kind: kind.into(),
-            message: message.into(),
-            hint: None,
-            details: Vec::new(),
-        }
-    }
-    pub fn hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
-    }
-    pub fn details(mut self, details: Vec<Finding>) -> Self {
-        self.details = details;
-        self
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,6 +265,6 @@ mod tests {
                 advisory: 1
             }
         );
-        assert_eq!(r.verdict().exit_code(), 1);
+        assert_eq!(r.verdict().exit_code(), ExitCode::Failed);
     }
 }

@@ -5,7 +5,7 @@ use super::checks::check_value;
 use super::history::{Violation, compare};
 use super::model::{ReadError, StateFile, Vocabulary, phase_position};
 use super::splice::{SpliceError, set_top_level};
-use crate::report::{Finding, Severity};
+use crate::report::{Finding, RefusalKind, Severity};
 use serde_json::{Map, Value};
 
 /// Why a write was refused; [`EditError::kind`] is the stable refusal kind.
@@ -32,17 +32,17 @@ pub enum EditError {
 }
 
 impl EditError {
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> RefusalKind {
         match self {
-            EditError::Read(_) => "state-unreadable",
-            EditError::Splice(_) => "state-unreadable",
-            EditError::UnknownPhase { .. } => "unknown-phase",
-            EditError::OutOfOrder { .. } => "phase-out-of-order",
-            EditError::AlreadyFinished => "phase-out-of-order",
-            EditError::StateInvalid(_) => "state-invalid",
-            EditError::WouldViolate(_) => "never-remove-violation",
-            EditError::InvalidValue(_) => "invalid-value",
-            EditError::BadFieldName(_) => "invalid-field",
+            EditError::Read(_) => RefusalKind::StateUnreadable,
+            EditError::Splice(_) => RefusalKind::StateUnreadable,
+            EditError::UnknownPhase { .. } => RefusalKind::UnknownPhase,
+            EditError::OutOfOrder { .. } => RefusalKind::PhaseOutOfOrder,
+            EditError::AlreadyFinished => RefusalKind::PhaseOutOfOrder,
+            EditError::StateInvalid(_) => RefusalKind::StateInvalid,
+            EditError::WouldViolate(_) => RefusalKind::NeverRemoveViolation,
+            EditError::InvalidValue(_) => RefusalKind::InvalidValue,
+            EditError::BadFieldName(_) => RefusalKind::InvalidField,
         }
     }
 }
@@ -255,19 +255,19 @@ mod tests {
         let s = state(FILE);
         assert_eq!(
             advance(&s, "geracao").map_err(|e| e.kind()),
-            Err("phase-out-of-order")
+            Err(RefusalKind::PhaseOutOfOrder)
         );
         assert_eq!(
             advance(&s, "reconhecimento").map_err(|e| e.kind()),
-            Err("phase-out-of-order")
+            Err(RefusalKind::PhaseOutOfOrder)
         );
         assert_eq!(
             advance(&s, "excavation").map_err(|e| e.kind()),
-            Err("unknown-phase")
+            Err(RefusalKind::UnknownPhase)
         );
         assert_eq!(
             advance(&s, "nope").map_err(|e| e.kind()),
-            Err("unknown-phase")
+            Err(RefusalKind::UnknownPhase)
         );
     }
 
@@ -276,7 +276,7 @@ mod tests {
         let s = state(FILE);
         assert_eq!(
             set(&s, "phase", json!("reconhecimento"), false).map_err(|e| e.kind()),
-            Err("never-remove-violation")
+            Err(RefusalKind::NeverRemoveViolation)
         );
         let forced = set(&s, "phase", json!("reconhecimento"), true).expect("forced");
         assert_eq!(forced.forced.len(), 1);
@@ -288,7 +288,7 @@ mod tests {
         );
         assert_eq!(
             set(&s, "answer_mode", json!("voice"), false).map_err(|e| e.kind()),
-            Err("invalid-value")
+            Err(RefusalKind::InvalidValue)
         );
     }
 

@@ -152,3 +152,9 @@ impl Summary {
         }
     }
 }
+
+/// A Reversa state file as a write target: a lock folder `<file>.lock/` with an owner record, and
+/// the journal `<file>.journal.ndjson` beside it.
+pub fn state_target(path: &std::path::Path) -> crate::write::Target {
+    crate::write::Target::journal_beside(path, crate::recovery::store::LockStyle::Directory)
+}

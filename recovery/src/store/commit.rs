@@ -3,7 +3,7 @@
 
 use super::atomic::{Durability, write_atomic};
 use super::journal::Journal;
-use super::lock::{LockStyle, acquire};
+use super::lock::{LockStyle, acquire_at};
 use super::{StoreError, failpoint::crash_point};
 use crate::hash::sha256_hex;
 use std::path::Path;
@@ -17,6 +17,8 @@ pub struct CommitRequest<'a> {
     pub operation: &'a str,
     /// Tool name and version, for the owner record.
     pub tool: &'a str,
+    /// When the lock is taken, for the owner record (`None`: the system clock).
+    pub acquired_at: Option<&'a str>,
     /// The bytes the caller read and validated; `None` when the file must not exist yet. If the
     /// file holds anything else once the lock is taken, the write is refused (`state-changed`).
     pub expected_bytes: Option<&'a [u8]>,
@@ -43,7 +45,13 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
     if let Some((journal, _)) = req.journal {
         journal.check_target()?;
     }
-    let guard = acquire(req.target, &req.lock, req.operation, req.tool)?;
+    let guard = acquire_at(
+        req.target,
+        &req.lock,
+        req.operation,
+        req.tool,
+        req.acquired_at,
+    )?;
     let current = match std::fs::read(req.target) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -89,6 +97,7 @@ mod tests {
             lock: LockStyle::Directory,
             operation: "x",
             tool: "t",
+            acquired_at: None,
             expected_bytes: Some(b"before"),
             new_bytes: b"after",
             journal: None,
@@ -111,6 +120,7 @@ mod tests {
             lock: LockStyle::Directory,
             operation: "x",
             tool: "t",
+            acquired_at: None,
             expected_bytes: None,
             new_bytes: b"new",
             journal: Some((&j, &entry)),
@@ -136,6 +146,7 @@ mod tests {
             lock: LockStyle::Directory,
             operation: "x",
             tool: "t",
+            acquired_at: None,
             expected_bytes: Some(b"old"),
             new_bytes: b"new",
             journal: Some((&j, &entry)),

@@ -239,8 +239,23 @@ pub fn acquire(
     operation: &str,
     tool: &str,
 ) -> Result<LockGuard, StoreError> {
+    acquire_at(target, style, operation, tool, None)
+}
+
+/// [`acquire`], with the owner record's `acquired_at` given by the caller's clock (`None`: the
+/// system clock).
+pub fn acquire_at(
+    target: &Path,
+    style: &LockStyle,
+    operation: &str,
+    tool: &str,
+    acquired_at: Option<&str>,
+) -> Result<LockGuard, StoreError> {
     let lock_path = style.lock_path(target);
-    let owner = LockOwner::for_this_process(operation, tool);
+    let mut owner = LockOwner::for_this_process(operation, tool);
+    if let Some(at) = acquired_at {
+        owner.acquired_at = at.to_string();
+    }
     match style {
         LockStyle::Directory => acquire_dir(&lock_path, &owner)?,
         LockStyle::PidFile { wait } => acquire_pid_file(&lock_path, owner.pid, *wait)?,

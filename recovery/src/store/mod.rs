@@ -61,8 +61,8 @@ pub use commit::{CommitRequest, Committed, commit};
 pub use failpoint::crash_point;
 pub use journal::{Journal, JournalRead, read_journal};
 pub use lock::{
-    LockGuard, LockHolder, LockOwner, LockStyle, OwnerStatus, UnlockOutcome, acquire, inspect,
-    owner_status, unlock,
+    LockGuard, LockHolder, LockOwner, LockStyle, OwnerStatus, UnlockOutcome, acquire, acquire_at,
+    inspect, owner_status, unlock,
 };
 
 use std::path::PathBuf;

@@ -27,7 +27,10 @@ pub use validate::{
     fingerprint_names, validate_candidate,
 };
 
-use crate::report::{Finding, Refusal};
+use crate::clock::Clock;
+use crate::dwp::layout;
+use crate::report::{Finding, Refusal, RefusalKind};
+use crate::write::{JournalEntry, Transaction, WriteError, Writer};
 use planseal_recovery::hash::sha256_hex;
 use std::path::{Path, PathBuf};
 
@@ -107,7 +110,10 @@ pub struct FinalizeRequest {
     pub operation: String,
     /// The journal line to write for the publication instead of the generic one: `update`
     /// journals its transition (task, from → to, agent, …) like every other transition.
-    pub journal_entry: Option<serde_json::Value>,
+    pub journal_entry: Option<JournalEntry>,
+    /// Where the marker's `started_at`, the lock record and the journal line take their time
+    /// (the caller's clock, so a fixed test clock reaches every timestamp written).
+    pub clock: Clock,
 }
 
 impl FinalizeRequest {
@@ -121,6 +127,7 @@ impl FinalizeRequest {
             candidate_path: None,
             operation: "finalize".into(),
             journal_entry: None,
+            clock: Clock::system(),
         }
     }
 }
@@ -171,8 +178,17 @@ impl FinalizeError {
     /// The refusal kind, when this is a refusal.
     pub fn kind(&self) -> Option<&str> {
         match self {
-            FinalizeError::Refused(r) => Some(&r.kind),
+            FinalizeError::Refused(r) => Some(r.kind.as_str()),
             FinalizeError::Io { .. } => None,
+        }
+    }
+}
+
+impl From<WriteError> for FinalizeError {
+    fn from(e: WriteError) -> Self {
+        match e {
+            WriteError::Refused(r) => FinalizeError::Refused(r),
+            WriteError::Io { path, source, .. } => FinalizeError::Io { path, source },
         }
     }
 }
@@ -197,7 +213,8 @@ pub fn crash_point(name: &str) {
 /// unlocked; on a refusal before the marker nothing but (briefly) the lock was written.
 pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, FinalizeError> {
     let plan_dir = store::plan_dir_of(&req.plan_dir)?;
-    let state_path = plan_dir.join("state.json");
+    let state_path = layout::state_path(&plan_dir);
+    let mut clock = req.clock.clone();
 
     // 1. state bytes and the caller's snapshot
     let state_bytes = store::read_state(&state_path)?;
@@ -206,7 +223,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         && !expected.eq_ignore_ascii_case(&state_sha)
     {
         return Err(Refusal::new(
-            "stale-snapshot",
+            RefusalKind::StaleSnapshot,
             format!(
                 "{}: --expected-sha256 {expected} does not match the file's SHA-256 {state_sha}",
                 state_path.display()
@@ -221,7 +238,8 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     if marker_path.exists() {
         return Err(marker_present(&plan_dir));
     }
-    store::check_write_targets(&plan_dir)?;
+    let target = layout::state_target(&plan_dir);
+    check_write_targets(&target)?;
 
     let candidate_bytes = match &req.candidate {
         Candidate::Current => state_bytes.clone(),
@@ -254,24 +272,24 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     }
 
     // 3. the lock
-    let lock = store::Lock::acquire(&state_path, &req.operation)?;
+    let tx = Writer::from_env().begin(&target, &req.operation, &clock.now_iso())?;
     reach(Step::AfterLock, hook);
 
     // 4. under the lock: unchanged, then every check
     let under_lock = store::read_state(&state_path)?;
     if under_lock != state_bytes {
-        lock.release()?;
+        tx.finish()?;
         return Err(state_changed(&state_path));
     }
     // A publication interrupted between our first look and the lock left its marker.
     if marker_path.exists() {
-        lock.release()?;
+        tx.finish()?;
         return Err(marker_present(&plan_dir));
     }
     let validation = match run_validation(&plan_dir, &candidate_bytes, req) {
         Ok(v) => v,
         Err(e) => {
-            lock.release()?;
+            tx.finish()?;
             return Err(e);
         }
     };
@@ -285,27 +303,27 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
             marker_version: marker::MARKER_VERSION,
             state_sha256_before: state_sha.clone(),
             tool_version: crate::TOOL_VERSION.to_string(),
-            started_at: now_iso(),
+            started_at: clock.now_iso(),
             candidate: String::from_utf8(candidate_bytes.clone()).map_err(|_| {
                 Refusal::new(
-                    "candidate-unparseable",
+                    RefusalKind::CandidateUnparseable,
                     format!("{candidate_origin}: the candidate is not UTF-8 text"),
                 )
             })?,
         }),
     };
     let marker_bytes = marker.to_bytes();
-    store::write_atomic(&marker_path, &marker_bytes)?;
+    tx.replace(&marker_path, &marker_bytes)?;
     reach(Step::AfterMarker, hook);
 
     // 7. nothing moved while we validated
     let again = store::read_state(&state_path)?;
     let fp_again = validate::fingerprint(&plan_dir, &candidate_bytes)?;
     if again != state_bytes || fp_again.artifacts_sha256 != validation.artifacts_sha256 {
-        store::remove_file(&marker_path)?;
-        lock.release()?;
+        tx.remove(&marker_path)?;
+        tx.finish()?;
         return Err(Refusal::new(
-            "plan-changed-during-validation",
+            RefusalKind::PlanChangedDuringValidation,
             format!(
                 "{}: state.json or a fingerprinted file changed while the candidate was being validated; nothing was published",
                 plan_dir.display()
@@ -316,15 +334,15 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     }
 
     publish_from_marker(
-        &plan_dir,
-        &lock,
+        &tx,
         &candidate_bytes,
         &marker,
         &validation,
         req,
+        &mut clock,
         hook,
     )?;
-    lock.release()?;
+    tx.finish()?;
     let mut outcome = published(
         &plan_dir,
         &state_sha,
@@ -342,18 +360,19 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
 /// differs), re-read and re-validate, write the receipt, journal, remove the marker. Shared by
 /// `finalize` and the roll-forward of `recover`.
 pub(crate) fn publish_from_marker(
-    plan_dir: &Path,
-    lock: &store::Lock,
+    tx: &Transaction<'_>,
     candidate_bytes: &[u8],
     marker: &Marker,
     validation: &Validation,
     req: &FinalizeRequest,
+    clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
 ) -> Result<(), FinalizeError> {
-    let state_path = plan_dir.join("state.json");
+    let state_path = tx.target().path().to_path_buf();
+    let plan_dir = state_path.parent().unwrap_or(Path::new("."));
     let before = store::read_state(&state_path)?;
     if before != candidate_bytes {
-        store::write_atomic(&state_path, candidate_bytes)?;
+        tx.replace(&state_path, candidate_bytes)?;
     }
     reach(Step::AfterStateRename, hook);
 
@@ -370,7 +389,7 @@ pub(crate) fn publish_from_marker(
         || !reverified.failures.is_empty()
     {
         return Err(Refusal::new(
-            "plan-changed-after-publication",
+            RefusalKind::PlanChangedAfterPublication,
             format!(
                 "{}: after state.json was replaced, the plan no longer verifies (state {} / fingerprint {}); the marker stays",
                 plan_dir.display(),
@@ -386,20 +405,30 @@ pub(crate) fn publish_from_marker(
 
     // 10. the receipt
     let receipt = validation.receipt(&sha256_hex(candidate_bytes));
-    store::write_atomic(&plan_dir.join(RECEIPT_FILE), &receipt.to_bytes())?;
+    tx.replace(&plan_dir.join(RECEIPT_FILE), &receipt.to_bytes())?;
     reach(Step::AfterReceipt, hook);
 
     // 11. journal, marker, lock
     let mut entry = match &req.journal_entry {
         Some(entry) => entry.clone(),
-        None => publication_entry(plan_dir, &req.operation, &before, candidate_bytes),
+        None => publication_entry(plan_dir, &req.operation, &before, candidate_bytes, clock),
     };
     record_exceptions(&mut entry, &validation.exceptions);
-    lock.append_journal(plan_dir, entry);
+    entry = entry.with("receipt", RECEIPT_FILE);
+    // Best effort: the receipt is the evidence, and a journal line that cannot be written
+    // must not undo a publication.
+    let _ = tx.journal(&entry);
     reach(Step::BeforeMarkerRemoval, hook);
-    store::remove_file(&plan_dir.join(MARKER_FILE))?;
+    tx.remove(&plan_dir.join(MARKER_FILE))?;
     reach(Step::AfterMarkerRemoval, hook);
     Ok(())
+}
+
+/// Refuses (`symlink-escape`) before anything is written when the receipt's folder or the
+/// journal would be written through a symlink leading out of the plan folder: the receipt and
+/// the journal line are part of the publication, so it does not start.
+pub(crate) fn check_write_targets(target: &crate::write::Target) -> Result<(), FinalizeError> {
+    Ok(target.check_writable(&[RECEIPT_FILE])?)
 }
 
 /// The journal line of a publication no `update` transition describes (`finalize`, the
@@ -411,10 +440,12 @@ pub(crate) fn publication_entry(
     operation: &str,
     before: &[u8],
     candidate: &[u8],
-) -> serde_json::Value {
-    let old: serde_json::Value = serde_json::from_slice(before).unwrap_or_default();
-    let new: serde_json::Value = serde_json::from_slice(candidate).unwrap_or_default();
-    let task_status = |v: &serde_json::Value| -> Vec<(serde_json::Value, serde_json::Value)> {
+    clock: &mut Clock,
+) -> JournalEntry {
+    use serde_json::Value;
+    let old: Value = serde_json::from_slice(before).unwrap_or_default();
+    let new: Value = serde_json::from_slice(candidate).unwrap_or_default();
+    let task_status = |v: &Value| -> Vec<(Value, Value)> {
         v["tasks"]
             .as_array()
             .map(|tasks| {
@@ -437,47 +468,27 @@ pub(crate) fn publication_entry(
                 .find(|(i, _)| i == id)
                 .map(|(_, s)| s.clone())
                 .unwrap_or_default();
-            (id.clone(), from, to.clone())
+            (id.as_u64(), from, to.clone())
         }
-        _ => (
-            serde_json::Value::Null,
-            old["status"].clone(),
-            new["status"].clone(),
-        ),
+        _ => (None, old["status"].clone(), new["status"].clone()),
     };
-    serde_json::json!({
-        "time": now_iso(),
-        "tool": crate::TOOL_VERSION,
-        "operation": operation,
-        "plan": plan_name(plan_dir),
-        "task": task,
-        "from": from,
-        "to": to,
-        "reason": null,
-        "before_sha256": sha256_hex(before),
-        "after_sha256": sha256_hex(candidate),
-        "agent": null,
-        "model": null,
-        "forced": [],
-    })
+    JournalEntry::for_plan(clock.now_iso(), operation, &layout::plan_name(plan_dir))
+        .transition(task, from, to)
+        .hashes(Some(sha256_hex(before)), Some(sha256_hex(candidate)))
 }
 
 /// Adds the exceptions the user accepted (`--allow-dirty --reason`) to a journal line: each
 /// one under `forced`, and the reason under `reason` when the line has none of its own.
-fn record_exceptions(entry: &mut serde_json::Value, exceptions: &[AcceptedException]) {
-    let Some(map) = entry.as_object_mut() else {
-        return;
-    };
+fn record_exceptions(entry: &mut JournalEntry, exceptions: &[AcceptedException]) {
     if exceptions.is_empty() {
         return;
     }
-    let forced: Vec<serde_json::Value> = exceptions
+    entry.forced = exceptions
         .iter()
         .map(|e| serde_json::json!({"kind": e.kind, "reason": e.reason, "subjects": e.subjects}))
         .collect();
-    map.insert("forced".into(), forced.into());
-    if map.get("reason").is_none_or(serde_json::Value::is_null) {
-        map.insert("reason".into(), exceptions[0].reason.clone().into());
+    if entry.reason.is_none() {
+        entry.reason = Some(exceptions[0].reason.clone());
     }
 }
 
@@ -506,7 +517,7 @@ fn run_validation(
         let hint = first.hint.clone().unwrap_or_else(|| {
             "fix the plan's markdown or state first; nothing was written".into()
         });
-        return Err(Refusal::new(first.id.clone(), message)
+        return Err(Refusal::from_check(first, message)
             .hint(hint)
             .details(validation.failures.clone())
             .into());
@@ -526,9 +537,9 @@ fn precheck_candidate(
     let candidate: serde_json::Value = serde_json::from_slice(candidate_bytes).map_err(|e| {
         Refusal::new(
             if matches!(source, Candidate::Current) {
-                "state-unparseable"
+                RefusalKind::StateUnparseable
             } else {
-                "candidate-unparseable"
+                RefusalKind::CandidateUnparseable
             },
             format!("{origin}: the candidate is not valid JSON ({e})"),
         )
@@ -536,7 +547,7 @@ fn precheck_candidate(
     })?;
     let state: serde_json::Value = serde_json::from_slice(state_bytes).map_err(|e| {
         Refusal::new(
-            "state-unparseable",
+            RefusalKind::StateUnparseable,
             format!(
                 "{}: state.json does not parse ({e}); the plan check reads it",
                 plan_dir.join("state.json").display()
@@ -548,7 +559,7 @@ fn precheck_candidate(
     let candidate_completed = candidate.get("status").and_then(|s| s.as_str()) == Some("completed");
     if matches!(source, Candidate::Current) && !candidate_completed {
         return Err(Refusal::new(
-            "candidate-not-completed",
+            RefusalKind::CandidateNotCompleted,
             format!(
                 "{}: state.json is not completed, so there is nothing to re-seal",
                 plan_dir.join("state.json").display()
@@ -559,7 +570,7 @@ fn precheck_candidate(
     }
     if state_completed && candidate_bytes != state_bytes {
         return Err(Refusal::new(
-            "candidate-mismatch",
+            RefusalKind::CandidateMismatch,
             format!(
                 "{}: the plan is already completed and published as {}; the candidate {origin} ({}) is different",
                 plan_dir.display(),
@@ -606,15 +617,12 @@ fn published(
 }
 
 pub(crate) fn plan_name(plan_dir: &Path) -> String {
-    plan_dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    layout::plan_name(plan_dir)
 }
 
 pub(crate) fn marker_present(plan_dir: &Path) -> FinalizeError {
     Refusal::new(
-        "marker-present",
+        RefusalKind::MarkerPresent,
         format!(
             "{}: interrupted finalization — {} is present; inspect the artifacts and recover before claiming completion",
             plan_dir.display(),
@@ -627,7 +635,7 @@ pub(crate) fn marker_present(plan_dir: &Path) -> FinalizeError {
 
 pub(crate) fn state_changed(state_path: &Path) -> FinalizeError {
     Refusal::new(
-        "state-changed",
+        RefusalKind::StateChanged,
         format!(
             "{}: state.json changed between reading and locking; nothing was written",
             state_path.display()
@@ -635,9 +643,4 @@ pub(crate) fn state_changed(state_path: &Path) -> FinalizeError {
     )
     .hint("another writer was at work; run the command again")
     .into()
-}
-
-/// UTC now as ISO-8601 with `+00:00` and 0 or 6 fractional digits (SPEC §1.9 byte facts).
-pub(crate) fn now_iso() -> String {
-    crate::clock::format_timestamp(jiff::Timestamp::now())
 }

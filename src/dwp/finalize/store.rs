@@ -1,16 +1,14 @@
-//! The file operations of the transaction, on top of the store of `planseal-recovery`: read,
-//! atomic durable write, durable removal, the lock directory with its owner record, the journal.
-//! Thin wrappers that turn store errors into refusals with hints.
+//! What the transaction reads around its writes: the plan folder, state.json, optional files
+//! and the lock's owner. Every write goes through [`crate::write`].
 
 use super::FinalizeError;
-use crate::report::Refusal;
-use planseal_recovery::store::{
-    self, Durability, Journal, LockGuard, LockHolder, LockStyle, OwnerStatus, StoreError,
-};
-use std::path::{Path, PathBuf};
+use crate::clock::Clock;
+use crate::dwp::layout;
+use crate::report::{Refusal, RefusalKind};
 
-/// Where the DWP journal lives inside the plan folder (SPEC §1.8).
-pub const JOURNAL_FILE: &str = "analysis_results/STATE_JOURNAL.ndjson";
+use crate::write::{JournalEntry, Writer, lock_owner_state, refusal_of};
+use planseal_recovery::store::{self, LockStyle, StoreError};
+use std::path::{Path, PathBuf};
 
 /// The plan folder for a path given as the folder or as its state.json, canonicalised (so a
 /// run from inside the plan folder sees the real folder name).
@@ -33,34 +31,9 @@ pub(crate) fn plan_dir_of(given: &Path) -> Result<PathBuf, FinalizeError> {
     }
 }
 
-/// The plan's journal, bound to the plan folder (never appended through a symlink out of it).
-fn plan_journal(plan_dir: &Path) -> Journal {
-    Journal::inside(plan_dir, plan_dir.join(JOURNAL_FILE))
-}
-
-/// Refuses (`symlink-escape`) before anything is written when the receipt's folder or the
-/// journal would be written through a symlink leading out of the plan folder: the receipt and
-/// the journal line are part of the publication, so it does not start.
-pub(crate) fn check_write_targets(plan_dir: &Path) -> Result<(), FinalizeError> {
-    plan_journal(plan_dir).check_target().map_err(from_store)?;
-    let receipt = super::RECEIPT_FILE;
-    if let Err(e) = planseal_recovery::paths::resolve_inside(plan_dir, receipt, false) {
-        return Err(Refusal::new(
-            "symlink-escape",
-            format!(
-                "{}: {e}; refusing to write the receipt through a symlink",
-                plan_dir.join(receipt).display()
-            ),
-        )
-        .hint("replace the symlink by a folder inside the plan folder, then retry")
-        .into());
-    }
-    Ok(())
-}
-
 fn not_a_plan(given: &Path) -> FinalizeError {
     Refusal::new(
-        "plan-not-found",
+        RefusalKind::PlanNotFound,
         format!("{}: no such plan folder", given.display()),
     )
     .hint("pass the plan folder, e.g. .dwp/plans/PLAN_name")
@@ -71,7 +44,7 @@ pub(crate) fn read_state(state_path: &Path) -> Result<Vec<u8>, FinalizeError> {
     std::fs::read(state_path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             Refusal::new(
-                "state-missing",
+                RefusalKind::StateMissing,
                 format!("{}: state.json not found", state_path.display()),
             )
             .hint("create the state layer first, or run `planseal rebuild --write`")
@@ -91,130 +64,23 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, FinalizeErro
     }
 }
 
-/// Atomic, durable replace (temp file, fsync, rename, fsync the folder; permission bits kept).
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FinalizeError> {
-    store::write_atomic(path, bytes, Durability::Full).map_err(from_store)
-}
-
-/// Removes a file and makes the removal durable.
-pub(crate) fn remove_file(path: &Path) -> Result<(), FinalizeError> {
-    store::remove_durable(path, Durability::Full)
-        .map(|_| ())
-        .map_err(from_store)
-}
-
-fn from_store(e: StoreError) -> FinalizeError {
-    match e {
-        StoreError::Io { path, source, .. } => FinalizeError::Io { path, source },
-        other => {
-            let kind = other.kind();
-            match kind {
-                "symlink-escape" => Refusal::new(kind, format!("{other}; nothing was written"))
-                    .hint("replace the symlink by a regular file (or folder) inside the plan folder, then retry")
-                    .into(),
-                _ => Refusal::new(kind, other.to_string()).into(),
-            }
-        }
-    }
-}
-
-/// The lock directory `<state.json>.lock/` held for the whole transaction.
-pub(crate) struct Lock {
-    guard: LockGuard,
-}
-
-impl Lock {
-    pub(crate) fn acquire(state_path: &Path, operation: &str) -> Result<Self, FinalizeError> {
-        match store::acquire(
-            state_path,
-            &LockStyle::Directory,
-            operation,
-            crate::TOOL_VERSION,
-        ) {
-            Ok(guard) => Ok(Self { guard }),
-            Err(StoreError::LockPresent { lock_path, holder }) => {
-                let status = store::owner_status(&holder);
-                Err(lock_refusal(state_path, &lock_path, &holder, &status))
-            }
-            Err(e) => Err(from_store(e)),
-        }
-    }
-
-    pub(crate) fn release(self) -> Result<(), FinalizeError> {
-        self.guard.release().map(|_| ()).map_err(from_store)
-    }
-
-    /// Appends the journal line of a publication, with the receipt's name added. Best effort:
-    /// the receipt is the evidence, and a journal that cannot be written must not undo a
-    /// publication.
-    pub(crate) fn append_journal(&self, plan_dir: &Path, mut entry: serde_json::Value) {
-        if let Some(map) = entry.as_object_mut() {
-            map.insert("receipt".into(), super::RECEIPT_FILE.into());
-        }
-        self.append_plain(plan_dir, &entry);
-    }
-
-    /// Appends a journal line that claims no receipt (a rollback publishes nothing).
-    pub(crate) fn append_plain(&self, plan_dir: &Path, entry: &serde_json::Value) {
-        let _ = plan_journal(plan_dir).append(entry, Durability::Full);
-    }
-}
-
-/// `lock-present` (unknown or foreign owner) or `lock-owner-alive`, with the owner and the way out.
-fn lock_refusal(
-    state_path: &Path,
-    lock_path: &Path,
-    holder: &LockHolder,
-    status: &OwnerStatus,
-) -> FinalizeError {
-    let (kind, hint) = match status {
-        OwnerStatus::Alive => (
-            "lock-owner-alive",
-            "another planseal or the DWP helper is writing this plan; wait for it to finish"
-                .to_string(),
-        ),
-        OwnerStatus::Dead(_) => (
-            "lock-present",
-            format!(
-                "the owner is gone: `planseal unlock {}` removes the lock (or `planseal recover` when a publication was interrupted)",
-                state_path.display()
-            ),
-        ),
-        OwnerStatus::Unknown(_) => (
-            "lock-present",
-            format!(
-                "make sure no writer is running, then `planseal unlock {} --force --reason TEXT`",
-                state_path.display()
-            ),
-        ),
-    };
-    Refusal::new(
-        kind,
-        format!("{}: {holder} ({status})", lock_path.display()),
-    )
-    .hint(hint)
-    .into()
-}
-
 /// The lock next to `state_path`, if any, with what is known of its owner.
 pub(crate) fn lock_info(
     state_path: &Path,
 ) -> Result<Option<crate::dwp::recover::LockInfo>, FinalizeError> {
-    use crate::dwp::recover::{LockInfo, OwnerState};
-    let Some(holder) = store::inspect(state_path, &LockStyle::Directory).map_err(from_store)?
+    use crate::dwp::recover::LockInfo;
+    let plan_dir = state_path.parent().unwrap_or(Path::new("."));
+    let target = layout::state_target(plan_dir);
+    let Some(holder) = store::inspect(state_path, target.lock_style())
+        .map_err(|e| FinalizeError::from(refusal_of(e, &target)))?
     else {
         return Ok(None);
     };
     let status = store::owner_status(&holder);
-    let owner_state = match &status {
-        OwnerStatus::Alive => OwnerState::Alive,
-        OwnerStatus::Dead(_) => OwnerState::ProvablyDead,
-        OwnerStatus::Unknown(_) => OwnerState::Unknown,
-    };
     Ok(Some(LockInfo {
-        path: LockStyle::Directory.lock_path(state_path),
+        path: target.lock_path(),
         owner: format!("{holder} ({status})"),
-        owner_state,
+        owner_state: lock_owner_state(&status),
     }))
 }
 
@@ -223,30 +89,30 @@ pub(crate) fn lock_info(
 pub(crate) fn clear_stale_lock(
     state_path: &Path,
     info: Option<&crate::dwp::recover::LockInfo>,
+    clock: &mut Clock,
 ) -> Result<bool, FinalizeError> {
     if info.is_none() {
         return Ok(false);
     }
+    let plan_dir = state_path.parent().unwrap_or(Path::new("."));
+    let target = layout::state_target(plan_dir);
     match store::unlock(state_path, &LockStyle::Directory, false) {
         Ok(outcome) => {
-            if let Some(plan_dir) = state_path.parent() {
-                let entry = serde_json::json!({
-                    "time": super::now_iso(),
-                    "tool": crate::TOOL_VERSION,
-                    "operation": "recover: remove stale lock",
-                    "holder": outcome.holder,
-                    "status": outcome.status.to_string(),
-                });
-                let _ = plan_journal(plan_dir).append(&entry, Durability::Full);
-            }
+            let entry = JournalEntry::for_plan(
+                clock.now_iso(),
+                "recover: remove stale lock",
+                &layout::plan_name(plan_dir),
+            )
+            .with(
+                "holder",
+                serde_json::to_value(&outcome.holder).unwrap_or_default(),
+            )
+            .with("status", outcome.status.to_string());
+            // The lock is gone either way; a journal that cannot be written does not bring it back.
+            let _ = Writer::from_env().journal_only(&target, &entry);
             Ok(true)
         }
         Err(StoreError::NotLocked { .. }) => Ok(false),
-        Err(StoreError::OwnerNotProvablyDead {
-            lock_path,
-            holder,
-            status,
-        }) => Err(lock_refusal(state_path, &lock_path, &holder, &status)),
-        Err(e) => Err(from_store(e)),
+        Err(e) => Err(refusal_of(e, &target).into()),
     }
 }

@@ -1,0 +1,69 @@
+//! Every file name of a DWP plan folder, the lock and the journal — written once, here.
+//!
+//! ```text
+//! .dwp/plans/PLAN_<name>/
+//!   manifest.json  state.json  README.md  PROGRESS.md  PROMPTS.md  N.<slug>.md …
+//!   state.json.lock/                      the writers' lock (owner record inside)
+//!   .finalizing.json                      the marker of a publication in flight
+//!   analysis_results/
+//!     FINALIZATION.json                   the receipt of the last publication
+//!     STATE_JOURNAL.ndjson                one line per applied transition
+//!     SECURITY_REVIEW.md  SKILLS_CANDIDATES.md  PLAN_ANALYSIS.md  gates/…
+//! ```
+
+use crate::recovery::store::{Journal, LockStyle};
+use crate::write::Target;
+use std::path::{Path, PathBuf};
+
+/// The folder that holds a repository's plans.
+pub const DWP_DIR: &str = ".dwp";
+/// The plans inside [`DWP_DIR`].
+pub const PLANS_DIR: &str = "plans";
+/// Every plan folder's name starts with this.
+pub const PLAN_PREFIX: &str = "PLAN_";
+
+pub const STATE_FILE: &str = "state.json";
+pub const MANIFEST_FILE: &str = "manifest.json";
+pub const README_FILE: &str = "README.md";
+pub const PROGRESS_FILE: &str = "PROGRESS.md";
+pub const PROMPTS_FILE: &str = "PROMPTS.md";
+/// The marker of an interrupted publication.
+pub const MARKER_FILE: &str = ".finalizing.json";
+/// The folder of the plan's generated records.
+pub const RESULTS_DIR: &str = "analysis_results";
+/// The receipt of the last publication.
+pub const RECEIPT_FILE: &str = "analysis_results/FINALIZATION.json";
+/// The transition journal.
+pub const JOURNAL_FILE: &str = "analysis_results/STATE_JOURNAL.ndjson";
+pub const SECURITY_REVIEW_FILE: &str = "analysis_results/SECURITY_REVIEW.md";
+pub const SKILLS_CANDIDATES_FILE: &str = "analysis_results/SKILLS_CANDIDATES.md";
+pub const PLAN_ANALYSIS_FILE: &str = "analysis_results/PLAN_ANALYSIS.md";
+
+/// `plan_dir/state.json`.
+pub fn state_path(plan_dir: &Path) -> PathBuf {
+    plan_dir.join(STATE_FILE)
+}
+
+/// The plan's journal, bound to the plan folder (never appended through a symlink out of it).
+pub fn journal(plan_dir: &Path) -> Journal {
+    Journal::inside(plan_dir, plan_dir.join(JOURNAL_FILE))
+}
+
+/// state.json as a write target: the helper's lock folder `state.json.lock/` (so the two tools
+/// exclude each other), the plan's journal, and every file of a transaction inside the plan.
+pub fn state_target(plan_dir: &Path) -> Target {
+    Target::new(
+        state_path(plan_dir),
+        LockStyle::Directory,
+        journal(plan_dir),
+    )
+    .inside(plan_dir)
+}
+
+/// The plan folder's name (`PLAN_x`).
+pub fn plan_name(plan_dir: &Path) -> String {
+    plan_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

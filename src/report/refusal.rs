@@ -1,0 +1,319 @@
+//! Refusals: a writer that says no, and why. Nothing was written.
+//!
+//! Every refusal has a stable kind that leads its stderr message and is the `kind` field of its
+//! JSON form, so scripts and agents branch on the kind, never on the prose. The writers' own
+//! kinds are the closed list of [`RefusalKind`] (documented in `docs/refusals.md`, which a test
+//! keeps in step with this list). A refusal caused by a failed check — a transition or a
+//! publication that the plan's own findings forbid — takes that finding's id as its kind
+//! ([`RefusalKind::Check`]); the finding ids are listed in `docs/verify.md`.
+
+use super::Finding;
+use serde::{Serialize, Serializer};
+use std::fmt;
+
+/// Declares the closed list of refusal kinds once: the enum, its kebab-case names, one line of
+/// meaning each (for the docs test), and the parser that maps an id back to its kind.
+macro_rules! refusal_kinds {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, )*) => {
+        /// The stable kind of a [`Refusal`], serialised kebab-case.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum RefusalKind {
+            $( $(#[$doc])* $variant, )*
+            /// A failed check of the plan forbids the change: the finding's id is the kind
+            /// (`completion-gates-unsuccessful`, `task-record-unpublishable`, …).
+            Check(String),
+        }
+
+        impl RefusalKind {
+            /// Every writer kind (not the open set of check ids).
+            pub const ALL: &'static [RefusalKind] = &[ $( RefusalKind::$variant, )* ];
+
+            /// The kebab-case name.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( RefusalKind::$variant => $name, )*
+                    RefusalKind::Check(id) => id,
+                }
+            }
+
+            /// The kind an id names: a writer kind when it is one, else a check's finding id.
+            pub fn from_id(id: &str) -> Self {
+                match id {
+                    $( $name => RefusalKind::$variant, )*
+                    other => RefusalKind::Check(other.to_string()),
+                }
+            }
+        }
+    };
+}
+
+refusal_kinds! {
+    // --- arguments and input files
+    /// The command line is inconsistent in a way clap cannot see (`--force` without a reason).
+    UsageError = "usage-error",
+    /// The state file named does not exist.
+    StateMissing = "state-missing",
+    /// The state file cannot be read or is not the JSON it must be.
+    StateUnreadable = "state-unreadable",
+    /// state.json does not parse.
+    StateUnparseable = "state-unparseable",
+    /// The file breaks the schema of its format.
+    ShapeError = "shape-error",
+    /// The state names a schema version planseal does not know.
+    UnsupportedSchema = "unsupported-schema",
+    /// The file is not valid UTF-8 text.
+    NotUtf8 = "not-utf8",
+    /// A file the command needs does not exist.
+    FileNotFound = "file-not-found",
+    /// The plan folder does not exist.
+    PlanNotFound = "plan-not-found",
+    /// A text argument is longer than its budget.
+    FieldTooLong = "field-too-long",
+    /// `--commit` is not 7–40 lower-case hex digits.
+    CommitNotHex = "commit-not-hex",
+    /// `--gate` is not `command|exit_code|evidence`.
+    GateSpecMalformed = "gate-spec-malformed",
+    /// The middle field of `--gate` is not an integer.
+    GateExitCodeNotInteger = "gate-exit-code-not-integer",
+    /// `--gate` reads two ways (a `|` inside the command).
+    GateSpecAmbiguous = "gate-spec-ambiguous",
+    /// `--gate-json` is not JSON.
+    GateJsonUnparseable = "gate-json-unparseable",
+    /// `--gate-json` is not a JSON object.
+    GateJsonNotObject = "gate-json-not-object",
+
+    // --- the guarded write (lock, compare-and-swap, atomic replace)
+    /// `--expected-sha256` is not the hash of the file's current bytes.
+    StaleSnapshot = "stale-snapshot",
+    /// The file changed between the read and the lock: another writer got there first.
+    StateChanged = "state-changed",
+    /// The file is locked; the refusal's `owner` says whether the holder is alive, dead or unknown.
+    LockPresent = "lock-present",
+    /// There is no lock to remove.
+    NotLocked = "not-locked",
+    /// The lock folder holds files that are not an owner record.
+    LockNotEmpty = "lock-not-empty",
+    /// The target, its folder or the journal is a symlink leading out of where it belongs.
+    SymlinkEscape = "symlink-escape",
+
+    // --- DWP transitions
+    /// The plan is not materialised (or a Lite plan not promoted).
+    NotReady = "not-ready",
+    /// The plan's proposal is not approved.
+    NotApproved = "not-approved",
+    /// `--task` is not a task of the plan.
+    UnknownTask = "unknown-task",
+    /// A lower task is not completed.
+    PriorTaskIncomplete = "prior-task-incomplete",
+    /// Reopening a completed task needs `--reopen-reason`.
+    ReopenWithoutReason = "reopen-without-reason",
+    /// Reopening a completed task needs an amendment record in its log first.
+    ReopenWithoutAmendment = "reopen-without-amendment",
+    /// Blocking a task needs `--block-reason`.
+    BlockWithoutReason = "block-without-reason",
+    /// Another task's blocker is still active.
+    ActiveBlockerUnresolved = "active-blocker-unresolved",
+    /// A new block would replace another task's blocker.
+    ReplaceUnrelatedBlocker = "replace-unrelated-blocker",
+    /// `--resolve-blocker` names a blocker of another task.
+    ResolveUnrelatedBlocker = "resolve-unrelated-blocker",
+    /// `--resolve-blocker` must move the task to in_progress or completed.
+    ResolveMustResume = "resolve-must-resume",
+    /// The latest record of a gate was invalidated by a refine amendment.
+    EvidenceInvalidatedByRefine = "evidence-invalidated-by-refine",
+
+    // --- DWP publication and recovery
+    /// An interrupted publication left `.finalizing.json`: only `recover` may proceed.
+    MarkerPresent = "marker-present",
+    /// `.finalizing.json` cannot be read as a marker.
+    MarkerUnreadable = "marker-unreadable",
+    /// The candidate is not valid JSON or not UTF-8.
+    CandidateUnparseable = "candidate-unparseable",
+    /// A re-seal was asked for a plan whose state is not completed.
+    CandidateNotCompleted = "candidate-not-completed",
+    /// The candidate is not the one bound to the plan (published, or in the marker).
+    CandidateMismatch = "candidate-mismatch",
+    /// A helper's marker holds only a hash: the candidate itself must be passed.
+    CandidateRequired = "candidate-required",
+    /// state.json or a fingerprinted file changed while the candidate was validated.
+    PlanChangedDuringValidation = "plan-changed-during-validation",
+    /// After the rename the plan no longer verifies; the marker stays.
+    PlanChangedAfterPublication = "plan-changed-after-publication",
+    /// The plan's files changed since the interrupted publication.
+    ArtifactsChanged = "artifacts-changed",
+    /// state.json is neither the candidate nor the state before the interruption.
+    StateDiverged = "state-diverged",
+    /// A rollback was asked after the rename: the state before is gone.
+    RollbackImpossible = "rollback-impossible",
+
+    // --- git
+    /// The command needs git history and the file is not in a repository.
+    NoGit = "no-git",
+
+    // --- GSD
+    /// The STATE.md names no active workstream to work on.
+    NoActiveWorkstream = "no-active-workstream",
+    /// `gsd recover --piece` names no piece of STATE.md.
+    UnknownPiece = "unknown-piece",
+
+    // --- Reversa
+    /// The phase named is not one of the file's phase names.
+    UnknownPhase = "unknown-phase",
+    /// Phases finish in order; this one is not next (or all are done).
+    PhaseOutOfOrder = "phase-out-of-order",
+    /// The file fails its checks before the change.
+    StateInvalid = "state-invalid",
+    /// The change would remove a field, move a phase back or drop a created file.
+    NeverRemoveViolation = "never-remove-violation",
+    /// The new value makes the file fail its checks.
+    InvalidValue = "invalid-value",
+    /// FIELD is not one top-level key.
+    InvalidField = "invalid-field",
+
+    // --- checkpoint
+    /// `checkpoint init` would overwrite an existing checkpoint.
+    CheckpointExists = "checkpoint-exists",
+    /// The checkpoint file cannot be read.
+    CheckpointUnreadable = "checkpoint-unreadable",
+    /// `--project` names no project of this repository.
+    UnknownProject = "unknown-project",
+    /// Several projects match; one must be chosen.
+    ProjectAmbiguous = "project-ambiguous",
+    /// The order of the session entries cannot be told.
+    SessionOrderUnknown = "session-order-unknown",
+}
+
+impl fmt::Display for RefusalKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for RefusalKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for RefusalKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// Whether the holder of a lock is still working (a field of a `lock-present` refusal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LockOwnerState {
+    /// The owner runs: wait for it.
+    Alive,
+    /// Provably gone (same host, pid not running or reused): `planseal unlock` may remove it.
+    Dead,
+    /// No record, another host, or unreadable: only `unlock --force --reason` removes it.
+    Unknown,
+}
+
+/// A refused operation: nothing was written. `kind` is the stable id that leads the message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{kind}: {message}")]
+pub struct Refusal {
+    pub kind: RefusalKind,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// For `lock-present`: whether the lock's owner is alive, dead or unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<LockOwnerState>,
+    /// Every individual finding behind the refusal, when there were several.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<Finding>,
+}
+
+impl Refusal {
+    pub fn new(kind: RefusalKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            hint: None,
+            owner: None,
+            details: Vec::new(),
+        }
+    }
+
+    /// The refusal a failed check makes: its id is the kind, its hint the way out, and every
+    /// failure behind it a detail.
+    pub fn from_check(first: &Finding, message: impl Into<String>) -> Self {
+        Self::new(RefusalKind::from_id(&first.id), message)
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+    pub fn owner(mut self, owner: LockOwnerState) -> Self {
+        self.owner = Some(owner);
+        self
+    }
+    pub fn details(mut self, details: Vec<Finding>) -> Self {
+        self.details = details;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips_through_its_name() {
+        for kind in RefusalKind::ALL {
+            assert_eq!(&RefusalKind::from_id(kind.as_str()), kind);
+            let name = kind.as_str();
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{name}"
+            );
+        }
+        let mut names: Vec<&str> = RefusalKind::ALL.iter().map(RefusalKind::as_str).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before, "a kind name is declared twice");
+    }
+
+    /// The user's list of kinds is this list: every kind has its row in `docs/refusals.md`.
+    #[test]
+    fn docs_list_every_kind() {
+        let docs =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/refusals.md"))
+                .expect("docs/refusals.md is part of the project");
+        for kind in RefusalKind::ALL {
+            assert!(
+                docs.contains(&format!("| `{kind}` |")),
+                "docs/refusals.md has no row for `{kind}`"
+            );
+        }
+    }
+
+    #[test]
+    fn a_check_id_stays_itself() {
+        let k = RefusalKind::from_id("completion-gates-unsuccessful");
+        assert_eq!(
+            k,
+            RefusalKind::Check("completion-gates-unsuccessful".into())
+        );
+        assert_eq!(
+            serde_json::to_value(&k).unwrap(),
+            "completion-gates-unsuccessful"
+        );
+    }
+
+    #[test]
+    fn lock_owner_is_a_field() {
+        let r = Refusal::new(RefusalKind::LockPresent, "locked").owner(LockOwnerState::Alive);
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["kind"], "lock-present");
+        assert_eq!(v["owner"], "alive");
+    }
+}

@@ -1,0 +1,177 @@
+//! `unlock` as a library call: which lock a PATH names, who holds it, and its removal when the
+//! owner is provably dead (same host, and the pid is not alive or its process start time differs
+//! from the recorded one). A live or unknown owner — an empty lock folder, as the DWP helper
+//! leaves it — needs `force` with a reason. Every removal is journaled.
+
+use crate::clock::Clock;
+use crate::dwp::layout;
+use crate::recovery::store::{self, LockHolder, LockStyle, OwnerStatus, StoreError};
+use crate::report::{Refusal, RefusalKind};
+use crate::write::{JournalEntry, Target, WriteError, Writer, refusal_of};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// What the caller asks for.
+#[derive(Debug, Clone)]
+pub struct UnlockRequest {
+    /// The locked file, its lock (`state.json.lock`) or a DWP plan folder.
+    pub path: PathBuf,
+    /// How the path was given, for hints (`planseal unlock <this> --force …`).
+    pub shown: String,
+    pub force: bool,
+    pub reason: Option<String>,
+}
+
+/// What unlock found and did.
+#[allow(clippy::large_enum_variant)] // one per run, never stored
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "result", rename_all = "kebab-case")]
+pub enum UnlockOutcome {
+    /// There was no lock: nothing to remove.
+    NotLocked { lock_path: PathBuf },
+    /// The lock was removed (and journaled).
+    Removed {
+        lock_path: PathBuf,
+        holder: LockHolder,
+        owner_status: OwnerStatus,
+        forced: bool,
+        reason: Option<String>,
+        removed_temp_files: Vec<PathBuf>,
+    },
+}
+
+/// Why unlock did not remove a lock that is there.
+#[derive(Debug, thiserror::Error)]
+pub enum UnlockError {
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// The lock was removed but its journal line could not be appended.
+    #[error("{} was removed, but its journal line could not be appended to {}: {source}", lock_path.display(), journal.display())]
+    Unjournaled {
+        lock_path: PathBuf,
+        journal: PathBuf,
+        #[source]
+        source: Box<WriteError>,
+    },
+}
+
+/// The file a PATH argument is about, as a write target (a lock file is GSD's pid file).
+pub fn target_of(path: &Path) -> Target {
+    let mut file = path.to_path_buf();
+    if path.is_dir()
+        && path.join(layout::STATE_FILE).is_file()
+        && path.extension().is_none_or(|e| e != "lock")
+    {
+        file = layout::state_path(path);
+    } else if let Some(stripped) = path
+        .to_str()
+        .and_then(|s| s.trim_end_matches('/').strip_suffix(".lock"))
+    {
+        file = PathBuf::from(stripped);
+    }
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let is_dwp_state = file.file_name().is_some_and(|n| n == layout::STATE_FILE)
+        && (dir.join(layout::MANIFEST_FILE).is_file()
+            || dir
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(layout::PLAN_PREFIX)));
+    if is_dwp_state {
+        return layout::state_target(dir);
+    }
+    if LockStyle::Directory.lock_path(&file).is_file() {
+        crate::gsd::state_target(&file, std::time::Duration::ZERO)
+    } else {
+        Target::journal_beside(file, LockStyle::Directory)
+    }
+}
+
+/// Removes the lock `req.path` names when its owner is provably dead, or with `force`.
+pub fn unlock(req: &UnlockRequest, clock: &mut Clock) -> Result<UnlockOutcome, UnlockError> {
+    let target = target_of(&req.path).shown_as(req.shown.clone());
+    let reason = req.reason.as_deref().map(str::trim).unwrap_or_default();
+    if req.force && reason.is_empty() {
+        return Err(WriteError::from(
+            Refusal::new(
+                RefusalKind::UsageError,
+                "--force needs a non-empty --reason",
+            )
+            .hint("say why the lock is safe to remove: --reason TEXT"),
+        )
+        .into());
+    }
+    let outcome = match store::unlock(target.path(), target.lock_style(), req.force) {
+        Ok(o) => o,
+        Err(StoreError::NotLocked { lock_path }) => {
+            return Ok(UnlockOutcome::NotLocked { lock_path });
+        }
+        // Another process took or replaced the lock between our two looks: nothing was removed.
+        Err(StoreError::LockPresent { lock_path, holder }) => {
+            return Err(WriteError::from(
+                Refusal::new(
+                    RefusalKind::LockPresent,
+                    format!(
+                        "{}: the lock changed hands while it was being judged ({holder}); nothing was removed",
+                        lock_path.display()
+                    ),
+                )
+                .owner(crate::write::lock_owner_state(&store::owner_status(&holder)))
+                .hint(format!(
+                    "run `planseal unlock {}` again to judge the new owner",
+                    req.shown
+                )),
+            )
+            .into());
+        }
+        Err(e) => return Err(refusal_of(e, &target).into()),
+    };
+    let entry = JournalEntry::new(clock.now_iso(), "unlock")
+        .reason(req.reason.clone())
+        .with(
+            "target",
+            target
+                .path()
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned()),
+        )
+        .with(
+            "holder",
+            serde_json::to_value(&outcome.holder).unwrap_or_default(),
+        )
+        .with(
+            "owner_status",
+            serde_json::to_value(&outcome.status).unwrap_or_default(),
+        )
+        .with(
+            "removed_temp_files",
+            outcome
+                .removed_temp_files
+                .iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect::<Vec<_>>(),
+        );
+    let mut entry = entry;
+    if let Some(plan) = target.root().map(layout::plan_name) {
+        entry.plan = Some(plan);
+    } else {
+        entry.file = Some(target.path().display().to_string());
+    }
+    if outcome.forced {
+        entry.forced = vec!["unlock --force".into()];
+    }
+    Writer::from_env()
+        .journal_only(&target, &entry)
+        .map_err(|source| UnlockError::Unjournaled {
+            lock_path: outcome.lock_path.clone(),
+            journal: target.journal().path().to_path_buf(),
+            source: Box::new(source),
+        })?;
+    Ok(UnlockOutcome::Removed {
+        lock_path: outcome.lock_path,
+        holder: outcome.holder,
+        owner_status: outcome.status,
+        forced: outcome.forced,
+        reason: req.reason.clone(),
+        removed_temp_files: outcome.removed_temp_files,
+    })
+}

@@ -1,0 +1,251 @@
+//! The one shape of a journal line, for every format.
+//!
+//! A line is one compact JSON object. Its fields, in this order (`docs/journal.md` is the
+//! user's copy of this list):
+//!
+//! | field | when |
+//! |---|---|
+//! | `time` | always: when the change was decided (the command's clock) |
+//! | `tool` | always: `planseal <version>` |
+//! | `operation` | always: `update`, `finalize`, `gsd sync`, `reversa-set`, `unlock`, … |
+//! | `plan` / `file` | always one: the DWP plan's name, or the path of the file of another format |
+//! | `task`, `from`, `to` | a DWP transition: the task and its statuses (the plan's, for a plan-level line) |
+//! | `reason` | the user's reason (a reopen, a forced change, an accepted exception) |
+//! | `agent`, `model` | who asked, when the command was told |
+//! | `forced` | always: the rules a user overrode, each with why (`[]` when none) |
+//! | `before_sha256`, `after_sha256` | always: the file's hash before and after (`null` when it did not exist) |
+//! | anything else | what the operation wants to record (`changes`, `sources`, `receipt`, …) |
+//!
+//! Journals written by the first version spell the hashes `sha256_before` / `sha256_after` in
+//! some lines; [`before_sha256`] and [`after_sha256`] read both spellings, and always will.
+
+use serde_json::{Map, Value};
+
+/// One journal line being built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JournalEntry {
+    pub time: String,
+    pub operation: String,
+    /// The DWP plan's name (DWP journals) …
+    pub plan: Option<String>,
+    /// … or the path of the file written (every other format).
+    pub file: Option<String>,
+    /// For a DWP transition: the task and its statuses.
+    pub transition: Option<Transition>,
+    pub reason: Option<String>,
+    pub agent: Option<String>,
+    pub model: Option<String>,
+    /// The rules a user overrode (`unlock --force`, `--allow-dirty`, `reversa set --force`).
+    pub forced: Vec<Value>,
+    pub before_sha256: Option<String>,
+    pub after_sha256: Option<String>,
+    /// The operation's own fields, written after the common ones in insertion order.
+    pub details: Map<String, Value>,
+}
+
+/// The task and statuses of a DWP transition (`task` is `null` for a plan-level line, and
+/// `from` / `to` are then the plan's statuses).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transition {
+    pub task: Option<u64>,
+    pub from: Value,
+    pub to: Value,
+}
+
+impl JournalEntry {
+    pub fn new(time: impl Into<String>, operation: impl Into<String>) -> Self {
+        Self {
+            time: time.into(),
+            operation: operation.into(),
+            plan: None,
+            file: None,
+            transition: None,
+            reason: None,
+            agent: None,
+            model: None,
+            forced: Vec::new(),
+            before_sha256: None,
+            after_sha256: None,
+            details: Map::new(),
+        }
+    }
+
+    /// A line of a DWP plan's journal.
+    pub fn for_plan(time: impl Into<String>, operation: impl Into<String>, plan: &str) -> Self {
+        let mut e = Self::new(time, operation);
+        e.plan = Some(plan.to_string());
+        e
+    }
+
+    /// A line of another format's journal, about `file`.
+    pub fn for_file(time: impl Into<String>, operation: impl Into<String>, file: &str) -> Self {
+        let mut e = Self::new(time, operation);
+        e.file = Some(file.to_string());
+        e
+    }
+
+    pub fn transition(mut self, task: Option<u64>, from: Value, to: Value) -> Self {
+        self.transition = Some(Transition { task, from, to });
+        self
+    }
+
+    pub fn reason(mut self, reason: Option<String>) -> Self {
+        self.reason = reason;
+        self
+    }
+
+    pub fn hashes(mut self, before: Option<String>, after: Option<String>) -> Self {
+        self.before_sha256 = before;
+        self.after_sha256 = after;
+        self
+    }
+
+    /// Adds one of the operation's own fields (after the common ones).
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details.insert(key.to_string(), value.into());
+        self
+    }
+
+    /// What the lock's owner record says the writer is doing: the operation, and for a task's
+    /// transition `task N → STATUS`.
+    pub fn lock_label(&self) -> String {
+        match &self.transition {
+            Some(Transition {
+                task: Some(task),
+                to,
+                ..
+            }) => format!(
+                "{} task {task} → {}",
+                self.operation,
+                to.as_str().unwrap_or("?")
+            ),
+            _ => self.operation.clone(),
+        }
+    }
+
+    /// The line as JSON, its fields in the documented order; a field that does not apply is
+    /// left out, except `forced` and the two hashes, which every line has.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("time".into(), self.time.clone().into());
+        m.insert("tool".into(), crate::TOOL_VERSION.into());
+        m.insert("operation".into(), self.operation.clone().into());
+        let opt = |m: &mut Map<String, Value>, key: &str, v: &Option<String>| {
+            if let Some(v) = v {
+                m.insert(key.into(), v.clone().into());
+            }
+        };
+        opt(&mut m, "plan", &self.plan);
+        opt(&mut m, "file", &self.file);
+        if let Some(t) = &self.transition {
+            m.insert("task".into(), t.task.map_or(Value::Null, Value::from));
+            m.insert("from".into(), t.from.clone());
+            m.insert("to".into(), t.to.clone());
+        }
+        opt(&mut m, "reason", &self.reason);
+        opt(&mut m, "agent", &self.agent);
+        opt(&mut m, "model", &self.model);
+        m.insert("forced".into(), self.forced.clone().into());
+        let hash = |h: &Option<String>| h.clone().map_or(Value::Null, Value::from);
+        m.insert("before_sha256".into(), hash(&self.before_sha256));
+        m.insert("after_sha256".into(), hash(&self.after_sha256));
+        for (k, v) in &self.details {
+            m.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        Value::Object(m)
+    }
+}
+
+/// The hash of the file before the change a journal line records, in either spelling.
+pub fn before_sha256(line: &Value) -> Option<&str> {
+    line.get("before_sha256")
+        .or_else(|| line.get("sha256_before"))
+        .and_then(Value::as_str)
+}
+
+/// The hash of the file after the change a journal line records, in either spelling.
+pub fn after_sha256(line: &Value) -> Option<&str> {
+    line.get("after_sha256")
+        .or_else(|| line.get("sha256_after"))
+        .and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn fields_come_in_the_documented_order() {
+        let line = JournalEntry::for_plan("2026-10-05T09:00:00+00:00", "update", "PLAN_x")
+            .transition(Some(2), json!("pending"), json!("in_progress"))
+            .hashes(Some("aa".into()), Some("bb".into()))
+            .with("gates_added", 0)
+            .to_value();
+        let keys: Vec<&str> = line
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "time",
+                "tool",
+                "operation",
+                "plan",
+                "task",
+                "from",
+                "to",
+                "forced",
+                "before_sha256",
+                "after_sha256",
+                "gates_added"
+            ]
+        );
+    }
+
+    /// `docs/journal.md` names every common field of a line.
+    #[test]
+    fn docs_name_every_common_field() {
+        let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/journal.md"))
+            .expect("docs/journal.md is part of the project");
+        let mut full = JournalEntry::for_plan("t", "op", "PLAN_x")
+            .transition(Some(1), json!("a"), json!("b"))
+            .reason(Some("r".into()));
+        full.agent = Some("a".into());
+        full.model = Some("m".into());
+        full.file = Some("f".into());
+        for key in full.to_value().as_object().unwrap().keys() {
+            assert!(
+                docs.contains(&format!("`{key}`")),
+                "docs/journal.md does not name `{key}`"
+            );
+        }
+    }
+
+    #[test]
+    fn a_detail_never_overrides_a_common_field() {
+        let line = JournalEntry::for_file("t", "gsd sync", "STATE.md")
+            .with("operation", "other")
+            .to_value();
+        assert_eq!(line["operation"], "gsd sync");
+        assert_eq!(line["before_sha256"], Value::Null);
+    }
+
+    #[test]
+    fn both_hash_spellings_are_read() {
+        let old = json!({"sha256_before": "a", "sha256_after": "b"});
+        let new = json!({"before_sha256": "c", "after_sha256": "d"});
+        assert_eq!(
+            (before_sha256(&old), after_sha256(&old)),
+            (Some("a"), Some("b"))
+        );
+        assert_eq!(
+            (before_sha256(&new), after_sha256(&new)),
+            (Some("c"), Some("d"))
+        );
+        assert_eq!(before_sha256(&json!({})), None);
+    }
+}

@@ -1,0 +1,122 @@
+//! The one write path of planseal. Every file any command changes goes through here.
+//!
+//! - [`Target`]: the file to write, how it is locked (a lock folder with an owner record, or
+//!   GSD's pid file), where its journal lives and the folder every write must stay inside. Each
+//!   format builds its targets in its `layout` module; nothing else knows the lock style or the
+//!   journal's place.
+//! - [`Writer::commit`]: the guarded write of one file — lock, re-read and compare with the bytes
+//!   the caller decided on (compare-and-swap), atomic durable replace, one journal line, release.
+//! - [`Transaction`]: several files under one lock, in the caller's order, with named crash
+//!   points between the steps (the finalization transaction, `rebuild --write`).
+//! - [`JournalEntry`]: the one shape of a journal line, for every format (`docs/journal.md`).
+//! - [`refusal_of`]: the one mapping from a store error to the refusal a user can act on.
+//!
+//! The file store itself (locks, atomic replace, the journal file) is `planseal-recovery`'s;
+//! this module is the only part of planseal that calls it to change files.
+
+// A store error carries the lock owner's record so it can be shown; errors are rare and never
+// on a hot path, so their size does not matter.
+#![allow(clippy::result_large_err)]
+
+mod journal;
+mod refusal;
+mod target;
+mod transaction;
+
+pub use journal::{JournalEntry, Transition, after_sha256, before_sha256};
+pub use refusal::{WriteError, lock_owner_state, refusal_of};
+pub use target::Target;
+pub use transaction::Transaction;
+
+use crate::recovery::hash::sha256_hex;
+use crate::recovery::store::{self, CommitRequest, Durability};
+
+/// Writes through the store, stamping every lock and journal line with this tool's version.
+#[derive(Debug, Clone, Copy)]
+pub struct Writer {
+    durability: Durability,
+}
+
+/// What a single-file commit changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Committed {
+    /// SHA-256 of the bytes replaced (`None` when the file was created).
+    pub before_sha256: Option<String>,
+    pub after_sha256: String,
+    /// Why the journal line could not be appended; the write itself happened and stays.
+    pub journal_error: Option<String>,
+}
+
+impl Default for Writer {
+    fn default() -> Self {
+        Self::from_env()
+    }
+}
+
+impl Writer {
+    /// A writer with full durability, unless `PLANSEAL_BENCH_NO_FSYNC=1` (only the benchmark
+    /// that measures what fsync costs sets it).
+    pub fn from_env() -> Self {
+        let durability = if std::env::var_os("PLANSEAL_BENCH_NO_FSYNC").is_some_and(|v| v == "1") {
+            Durability::NoSync
+        } else {
+            Durability::Full
+        };
+        Self { durability }
+    }
+
+    pub fn durability(&self) -> Durability {
+        self.durability
+    }
+
+    /// Replaces `target` with `new` if it still holds `old` (`None`: it must not exist yet), and
+    /// journals `entry` with both hashes filled in. A refusal or an error leaves the file as it
+    /// was. The lock's owner record is stamped with the entry's time.
+    pub fn commit(
+        &self,
+        target: &Target,
+        old: Option<&[u8]>,
+        new: &[u8],
+        mut entry: JournalEntry,
+    ) -> Result<Committed, WriteError> {
+        entry.before_sha256 = old.map(sha256_hex);
+        entry.after_sha256 = Some(sha256_hex(new));
+        let line = entry.to_value();
+        let done = store::commit(&CommitRequest {
+            target: target.path(),
+            lock: target.lock_style().clone(),
+            operation: &entry.lock_label(),
+            tool: crate::TOOL_VERSION,
+            acquired_at: Some(&entry.time),
+            expected_bytes: old,
+            new_bytes: new,
+            journal: Some((target.journal(), &line)),
+            durability: self.durability,
+        })
+        .map_err(|e| refusal_of(e, target))?;
+        Ok(Committed {
+            before_sha256: done.before_sha256,
+            after_sha256: done.after_sha256,
+            journal_error: done.journal_error,
+        })
+    }
+
+    /// Takes the lock of `target` for a transaction over several files. `operation` goes into
+    /// the owner record, `time` is when the lock is taken (from the command's clock).
+    pub fn begin<'t>(
+        &self,
+        target: &'t Target,
+        operation: &str,
+        time: &str,
+    ) -> Result<Transaction<'t>, WriteError> {
+        Transaction::begin(target, operation, time, self.durability)
+    }
+
+    /// Appends a line to `target`'s journal with no file write around it (a removed lock).
+    pub fn journal_only(&self, target: &Target, entry: &JournalEntry) -> Result<(), WriteError> {
+        target
+            .journal()
+            .append(&entry.to_value(), self.durability)
+            .map_err(|e| refusal_of(e, target))
+    }
+}

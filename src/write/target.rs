@@ -1,0 +1,104 @@
+//! What a writer writes: the file, its lock, its journal, and the folder it must stay inside.
+
+use super::WriteError;
+use crate::recovery::paths;
+use crate::recovery::store::{Journal, LockStyle, StoreError};
+use std::path::{Path, PathBuf};
+
+/// One file a command may change. Built by each format's `layout` module, so the lock style and
+/// the journal's place are decided once per format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    path: PathBuf,
+    lock: LockStyle,
+    journal: Journal,
+    /// The folder every file of a transaction must stay inside (the DWP plan folder).
+    root: Option<PathBuf>,
+    /// How the file is named in hints (`planseal unlock <this>`).
+    shown: String,
+}
+
+impl Target {
+    /// `path`, locked by `lock`, journaled to `journal`.
+    pub fn new(path: impl Into<PathBuf>, lock: LockStyle, journal: Journal) -> Self {
+        let path = path.into();
+        let shown = path.display().to_string();
+        Self {
+            path,
+            lock,
+            journal,
+            root: None,
+            shown,
+        }
+    }
+
+    /// `path` with its journal beside it as `<file>.journal.ndjson` (GSD, Reversa and checkpoint
+    /// files).
+    pub fn journal_beside(path: impl Into<PathBuf>, lock: LockStyle) -> Self {
+        let path = path.into();
+        let mut journal = path.as_os_str().to_owned();
+        journal.push(".journal.ndjson");
+        Self::new(path, lock, Journal::new(PathBuf::from(journal)))
+    }
+
+    /// Every file a transaction on this target writes must resolve inside `root`.
+    pub fn inside(mut self, root: impl Into<PathBuf>) -> Self {
+        self.root = Some(root.into());
+        self
+    }
+
+    /// The name hints use for the file (default: its path as given).
+    pub fn shown_as(mut self, shown: impl Into<String>) -> Self {
+        self.shown = shown.into();
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn lock_style(&self) -> &LockStyle {
+        &self.lock
+    }
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+    /// Where the lock lives (`<file>.lock`, a folder or a pid file).
+    pub fn lock_path(&self) -> PathBuf {
+        self.lock.lock_path(&self.path)
+    }
+
+    /// Refuses (`symlink-escape`) before anything is written when the journal, or any of
+    /// `files` (relative to the root), would be written through a symlink leading out of the
+    /// root.
+    pub fn check_writable(&self, files: &[&str]) -> Result<(), WriteError> {
+        self.check_paths(files)
+            .map_err(|e| super::refusal_of(e, self))
+    }
+
+    fn check_paths(&self, files: &[&str]) -> Result<(), StoreError> {
+        self.journal.check_target()?;
+        let Some(root) = &self.root else {
+            return Ok(());
+        };
+        for rel in files {
+            if let Err(e) = paths::resolve_inside(root, rel, false) {
+                let target = match e {
+                    paths::PathError::SymlinkEscape(to) => to,
+                    _ => root.join(rel),
+                };
+                return Err(StoreError::SymlinkEscape {
+                    path: root.join(rel),
+                    root: root.clone(),
+                    target,
+                });
+            }
+        }
+        Ok(())
+    }
+}
