@@ -3,28 +3,38 @@
 
 mod cli;
 
-use planseal::checkpoint::redact::EnvRedactor;
+use planseal::report::redact::EnvRedactor;
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
-/// The `.env` values hidden from everything this process prints (set once by the command that
+/// The `.env` values hidden from everything this process prints (added by the command once it
 /// knows which project it works on).
-static OUTPUT_REDACTOR: OnceLock<EnvRedactor> = OnceLock::new();
+static OUTPUT_REDACTOR: Mutex<Option<EnvRedactor>> = Mutex::new(None);
 
 /// From now on, every `.env` value of the folders from `target` up to its repository root is
 /// replaced in stdout and stderr — text and JSON, results, refusals and errors alike.
 pub fn redact_output_for(target: &Path) {
-    let redactor = EnvRedactor::for_target(target);
-    if !redactor.is_empty() {
-        let _ = OUTPUT_REDACTOR.set(redactor);
+    redact_output_with(EnvRedactor::for_target(target));
+}
+
+/// From now on, every value `redactor` knows is hidden from stdout and stderr too.
+pub fn redact_output_with(redactor: EnvRedactor) {
+    if redactor.is_empty() {
+        return;
     }
+    let mut slot = OUTPUT_REDACTOR.lock().unwrap_or_else(|e| e.into_inner());
+    *slot = Some(match slot.take() {
+        Some(known) => known.merge(redactor),
+        None => redactor,
+    });
 }
 
 fn redacted(text: &str) -> Cow<'_, str> {
-    match OUTPUT_REDACTOR.get() {
+    let slot = OUTPUT_REDACTOR.lock().unwrap_or_else(|e| e.into_inner());
+    match slot.as_ref() {
         Some(r) => Cow::Owned(r.clean(text)),
         None => Cow::Borrowed(text),
     }

@@ -16,7 +16,7 @@ pub mod checks;
 pub mod diff;
 pub mod doc;
 pub mod generate;
-pub mod redact;
+
 pub mod resolve;
 pub mod stories;
 
@@ -147,7 +147,7 @@ pub fn findings(target: &Target, g: &Gathered) -> Vec<Finding> {
         newer_story: g.newer_story.clone(),
     };
     // The messages quote headings, story ids and cells: never let a .env value through.
-    let redactor = redact::EnvRedactor::from_env_bytes(g.env.as_deref());
+    let redactor = crate::report::redact::EnvRedactor::from_env_bytes(g.env.as_deref());
     checks::check_text(text, &inputs)
         .into_iter()
         .map(|f| redactor.clean_finding(f))

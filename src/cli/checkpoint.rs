@@ -7,10 +7,10 @@
 use super::reversa::persist;
 use super::{Context, shown};
 use crate::print_out;
-use planseal::checkpoint::redact::EnvRedactor;
 use planseal::checkpoint::{self, diff, generate, resolve};
 use planseal::recovery::hash::sha256_hex;
 use planseal::report::ExitCode;
+use planseal::report::redact::EnvRedactor;
 use planseal::report::{Refusal, RefusalKind, Report, Section, System, json, text};
 use std::path::Path;
 

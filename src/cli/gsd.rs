@@ -3,12 +3,12 @@
 use super::checkpoint::Redactor;
 use super::{Context, shown};
 use crate::print_out;
-use planseal::checkpoint::redact::EnvRedactor;
 use planseal::gsd::derive::{self, Derivation, Source};
 use planseal::gsd::document::{Document, FieldStyle, Value};
 use planseal::gsd::rules::{compute_progress_percent, normalize_status};
 use planseal::gsd::statusline::{self, Format, Located};
 use planseal::gsd::sync::{self, Baseline};
+use planseal::report::redact::EnvRedactor;
 use planseal::report::text::printable;
 use planseal::report::{
     ExitCode, Refusal, RefusalKind, Report, json as report_json, text as report_text,

@@ -4,6 +4,7 @@
 pub mod error;
 pub mod exit;
 pub mod json;
+pub mod redact;
 pub mod refusal;
 pub mod text;
 

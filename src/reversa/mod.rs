@@ -61,7 +61,7 @@ pub fn check(path: &Path) -> Section {
     match std::fs::read(path) {
         Ok(bytes) => {
             let root = project_root(path);
-            let redactor = crate::checkpoint::redact::EnvRedactor::for_folder(&root);
+            let redactor = crate::report::redact::EnvRedactor::for_folder(&root);
             section.findings = findings_for_bytes(&bytes, &root)
                 .into_iter()
                 .map(|f| redactor.clean_finding(f))

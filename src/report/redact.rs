@@ -2,7 +2,7 @@
 //! any text taken from a file (a diff, a heading, a story id, a state value) passes through an
 //! [`EnvRedactor`] before it is shown.
 
-use crate::report::Finding;
+use super::Finding;
 use std::path::Path;
 
 /// What a hidden value is replaced with.
