@@ -554,11 +554,6 @@ fn git_head_baseline(path: &Path) -> anyhow::Result<Option<Baseline>> {
         .map(|bytes| Baseline::from_text("git HEAD", &String::from_utf8_lossy(&bytes))))
 }
 
-/// GSD's timestamp spelling: JavaScript's `toISOString()` (milliseconds, `Z`).
-fn js_iso(t: jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-}
-
 fn store_refusal(err: StoreError, path: &Path) -> anyhow::Error {
     let kind = err.kind();
     let hint = match &err {
@@ -629,7 +624,8 @@ fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resul
         None => git_head_baseline(&path)?,
     };
     let mut clock = planseal::clock::Clock::from_env()?;
-    let now = js_iso(clock.now());
+    // GSD's own spelling: JavaScript's `toISOString()`.
+    let now = planseal::clock::format_utc(clock.now(), planseal::clock::TimestampShape::JsMillisZ);
     let plan = sync::plan(&doc, &derivation, baseline.as_ref(), &now).map_err(|e| {
         anyhow::Error::from(
             Refusal::new("shape-error", format!("{}: {e}", path.display()))
