@@ -1,8 +1,9 @@
 //! Where planseal gets the time from, and how it writes it.
 //!
 //! Every timestamp planseal writes comes from a [`Clock`], one [`Clock::now`] call per value, in
-//! the order the DWP helper takes them (SPEC §1.7 item 16). The system clock is the default; tests
-//! (and anyone replaying the recorded vectors) set a fixed clock through the environment:
+//! the order the DWP helper takes them (docs/update.md, "The test clock"). The system clock is
+//! the default; tests (and anyone replaying the recorded vectors) set a fixed clock through the
+//! environment:
 //!
 //! - `PLANSEAL_FAKE_NOW=2026-10-05T09:00:00+00:00` — the k-th call (k = 0, 1, …) returns that
 //!   instant plus k × `PLANSEAL_FAKE_NOW_STEP_US` microseconds (default 1 250 000, the 1.25 s step
@@ -10,9 +11,12 @@
 //! - `PLANSEAL_FAKE_NOW=t0,t1,t2` — a comma-separated list handed out in order; after the last,
 //!   the clock keeps stepping from it.
 //!
-//! Timestamps are written as Python's `datetime.isoformat()` writes a UTC instant:
-//! `YYYY-MM-DDTHH:MM:SS+00:00`, or with exactly six fractional digits when the microseconds are
-//! not 0 (never `Z`). Nanoseconds are truncated to microseconds.
+//! Timestamps are written by one function, [`format_utc`], in the shape the file's owner uses
+//! ([`TimestampShape`]). Plan files and planseal's own records take Python's
+//! `datetime.isoformat()` of a UTC instant: `YYYY-MM-DDTHH:MM:SS+00:00`, or with exactly six
+//! fractional digits when the microseconds are not 0 (never `Z`); nanoseconds are cut, not
+//! rounded. GSD's `STATE.md` takes JavaScript's `toISOString()` (milliseconds and `Z`), the
+//! checkpoint records whole seconds and `Z`.
 //!
 //! ```
 //! use planseal::clock::Clock;
@@ -151,34 +155,20 @@ impl Clock {
     }
 }
 
-/// `YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00` in UTC (Python's `isoformat()` of an aware UTC datetime).
+// The one timestamp writer and the shapes it knows. It lives in the recovery crate, which needs
+// it for commit times and cannot depend on planseal.
+pub use crate::recovery::time::{TimestampShape, format_utc};
+
+/// `YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00` in UTC (Python's `isoformat()` of an aware UTC datetime):
+/// [`format_utc`] in [`TimestampShape::PythonIso`].
 pub fn format_timestamp(t: Timestamp) -> String {
-    let (base, micros) = utc_seconds(t);
-    if micros == 0 {
-        format!("{base}+00:00")
-    } else {
-        format!("{base}.{micros:06}+00:00")
-    }
+    format_utc(t, TimestampShape::PythonIso)
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds (the checkpoint protocol's spelling).
+/// `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds (the checkpoint protocol's spelling):
+/// [`format_utc`] in [`TimestampShape::SecondsZ`].
 pub fn format_timestamp_seconds_z(t: Timestamp) -> String {
-    format!("{}Z", utc_seconds(t).0)
-}
-
-/// `YYYY-MM-DDTHH:MM:SS` in UTC and the microseconds past that second (nanoseconds truncated).
-fn utc_seconds(t: Timestamp) -> (String, i32) {
-    let dt = t.to_zoned(jiff::tz::TimeZone::UTC).datetime();
-    let base = format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-        dt.year(),
-        dt.month(),
-        dt.day(),
-        dt.hour(),
-        dt.minute(),
-        dt.second()
-    );
-    (base, dt.subsec_nanosecond() / 1000)
+    format_utc(t, TimestampShape::SecondsZ)
 }
 
 #[cfg(test)]
@@ -213,6 +203,20 @@ mod tests {
         assert_eq!(c.now_iso(), "2026-01-01T00:00:00+00:00");
         assert_eq!(c.now_iso(), "2026-01-01T00:00:00.000001+00:00");
         assert_eq!(c.now_iso(), "2026-01-01T00:00:01.000001+00:00");
+    }
+
+    #[test]
+    fn a_fixed_clock_before_1970_steps_in_clock_time() {
+        let mut c = Clock::fixed("1969-12-31T23:59:58.5Z".parse().unwrap(), 250_000);
+        let got: Vec<String> = (0..3).map(|_| c.now_iso()).collect();
+        assert_eq!(
+            got,
+            [
+                "1969-12-31T23:59:58.500000+00:00",
+                "1969-12-31T23:59:58.750000+00:00",
+                "1969-12-31T23:59:59+00:00"
+            ]
+        );
     }
 
     #[test]

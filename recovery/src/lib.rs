@@ -21,3 +21,4 @@ pub mod hash;
 pub mod paths;
 pub mod scratch_repo;
 pub mod store;
+pub mod time;

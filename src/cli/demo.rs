@@ -561,7 +561,7 @@ impl Demo {
 /// Unix seconds as ISO-8601 UTC with `+00:00`.
 fn iso(unix_seconds: i64) -> String {
     jiff::Timestamp::from_second(unix_seconds)
-        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%S+00:00").to_string())
+        .map(planseal::clock::format_timestamp)
         .unwrap_or_default()
 }
 

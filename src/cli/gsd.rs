@@ -553,11 +553,6 @@ fn git_head_baseline(path: &Path) -> anyhow::Result<Option<Baseline>> {
         .map(|bytes| Baseline::from_text("git HEAD", &String::from_utf8_lossy(&bytes))))
 }
 
-/// GSD's timestamp spelling: JavaScript's `toISOString()` (milliseconds, `Z`).
-fn js_iso(t: jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-}
-
 /// Replaces STATE.md under GSD's pid-file lock (waiting up to `lock_wait` seconds for a live
 /// writer) if it still holds `before`, and journals `entry` beside it.
 fn write_locked(
@@ -594,7 +589,8 @@ fn run_sync(args: SyncArgs, ctx: &Context, redactor: &Redactor) -> anyhow::Resul
         None => git_head_baseline(&path)?,
     };
     let mut clock = planseal::clock::Clock::from_env()?;
-    let now = js_iso(clock.now());
+    // GSD's own spelling: JavaScript's `toISOString()`.
+    let now = planseal::clock::format_utc(clock.now(), planseal::clock::TimestampShape::JsMillisZ);
     let plan = sync::plan(&doc, &derivation, baseline.as_ref(), &now).map_err(|e| {
         anyhow::Error::from(
             Refusal::new(RefusalKind::ShapeError, format!("{}: {e}", path.display()))

@@ -69,6 +69,8 @@ impl GitError {
     }
 }
 
+pub use crate::time::{TimestampShape, format_utc};
+
 /// A commit time as git records it: seconds since the Unix epoch and the committer's UTC offset.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CommitTime {
@@ -78,10 +80,12 @@ pub struct CommitTime {
 }
 
 impl CommitTime {
-    /// `YYYY-MM-DDTHH:MM:SS+00:00`, the instant in UTC (SPEC timestamps never use `Z`).
+    /// `YYYY-MM-DDTHH:MM:SS+00:00`, the instant in UTC as the plan files write timestamps
+    /// ([`TimestampShape::PythonIso`]); `@SECONDS` for a time jiff cannot hold (beyond the years
+    /// -9999 and 9999).
     pub fn to_utc_iso(&self) -> String {
         match jiff::Timestamp::from_second(self.seconds) {
-            Ok(ts) => ts.strftime("%Y-%m-%dT%H:%M:%S+00:00").to_string(),
+            Ok(ts) => format_utc(ts, TimestampShape::PythonIso),
             Err(_) => format!("@{}", self.seconds),
         }
     }
@@ -410,6 +414,100 @@ mod tests {
             offset_seconds: 3600,
         };
         assert_eq!(t.to_utc_iso(), "2026-10-05T09:14:00+00:00");
+    }
+
+    fn at_nanos(ns: i128) -> jiff::Timestamp {
+        jiff::Timestamp::from_nanosecond(ns).expect("in range")
+    }
+
+    /// `(nanoseconds since the epoch, expected)`, checked against CPython 3.11
+    /// `datetime.isoformat()` of the same UTC datetime cut to microseconds.
+    #[test]
+    fn python_iso_shape() {
+        for (ns, want) in [
+            (0, "1970-01-01T00:00:00+00:00"),
+            // Below a microsecond nothing shows, not even `.000000`.
+            (999, "1970-01-01T00:00:00+00:00"),
+            (1_000, "1970-01-01T00:00:00.000001+00:00"),
+            (1_999_999_999, "1970-01-01T00:00:01.999999+00:00"),
+            // Before 1970 the fraction is the clock time's, cut towards the earlier time.
+            (-1, "1969-12-31T23:59:59.999999+00:00"),
+            (-250_000_000, "1969-12-31T23:59:59.750000+00:00"),
+            (-1_000_000_000, "1969-12-31T23:59:59+00:00"),
+            (-62_135_596_800_000_000_000, "0001-01-01T00:00:00+00:00"),
+        ] {
+            assert_eq!(
+                format_utc(at_nanos(ns), TimestampShape::PythonIso),
+                want,
+                "{ns}"
+            );
+        }
+        // Python stops at the years 1 and 9999; jiff goes on. The year keeps four characters
+        // counting its sign, as planseal always wrote it.
+        let before_year_1: jiff::Timestamp = "-000001-01-01T00:00:00Z".parse().unwrap();
+        assert_eq!(
+            format_utc(before_year_1, TimestampShape::PythonIso),
+            "-001-01-01T00:00:00+00:00"
+        );
+        assert_eq!(
+            format_utc(jiff::Timestamp::MIN, TimestampShape::PythonIso),
+            "-9999-01-02T01:59:59+00:00"
+        );
+        assert_eq!(
+            format_utc(jiff::Timestamp::MAX, TimestampShape::PythonIso),
+            "9999-12-30T22:00:00.999999+00:00"
+        );
+    }
+
+    /// `(nanoseconds since the epoch, expected)`, checked against Node's `toISOString()` of the
+    /// same millisecond.
+    #[test]
+    fn js_millis_z_shape() {
+        for (ns, want) in [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (1_250_000_000, "1970-01-01T00:00:01.250Z"),
+            (1_999_999_999, "1970-01-01T00:00:01.999Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+            (-250_000_000, "1969-12-31T23:59:59.750Z"),
+            (-1_000_000_000, "1969-12-31T23:59:59.000Z"),
+            (-62_135_596_800_000_000_000, "0001-01-01T00:00:00.000Z"),
+        ] {
+            assert_eq!(
+                format_utc(at_nanos(ns), TimestampShape::JsMillisZ),
+                want,
+                "{ns}"
+            );
+        }
+    }
+
+    #[test]
+    fn seconds_z_shape() {
+        for (ns, want) in [
+            (0, "1970-01-01T00:00:00Z"),
+            (1_999_999_999, "1970-01-01T00:00:01Z"),
+            (-1, "1969-12-31T23:59:59Z"),
+            (-1_000_000_000, "1969-12-31T23:59:59Z"),
+        ] {
+            assert_eq!(
+                format_utc(at_nanos(ns), TimestampShape::SecondsZ),
+                want,
+                "{ns}"
+            );
+        }
+    }
+
+    #[test]
+    fn commit_times_before_1970_and_beyond_jiff() {
+        let t = CommitTime {
+            seconds: -1,
+            offset_seconds: -3600,
+        };
+        assert_eq!(t.to_utc_iso(), "1969-12-31T23:59:59+00:00");
+        let far = CommitTime {
+            seconds: i64::MAX,
+            offset_seconds: 0,
+        };
+        assert_eq!(far.to_utc_iso(), format!("@{}", i64::MAX));
     }
 
     #[test]

@@ -79,7 +79,10 @@ impl LockOwner {
             operation: operation.to_string(),
             token: random_token(),
             tool: tool.to_string(),
-            acquired_at: jiff::Timestamp::now().to_string(),
+            acquired_at: crate::time::format_utc(
+                jiff::Timestamp::now(),
+                crate::time::TimestampShape::PythonIso,
+            ),
         }
     }
 }
