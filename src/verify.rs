@@ -2,8 +2,8 @@
 //! plus the GSD, Reversa and checkpoint files of the same workspace, each in its own section.
 //! Read-only: nothing here opens a file for writing.
 
-use crate::dwp::checks::{self, CheckOptions};
-use crate::dwp::discover::{self, DiscoverError, DiscoverOptions, PlanLocation};
+use crate::dwp::check::{self, CheckOptions};
+use crate::dwp::locate::{self, DiscoverError, DiscoverOptions, PlanLocation};
 use crate::report::Report;
 use std::path::{Path, PathBuf};
 
@@ -54,7 +54,7 @@ pub fn verify(opts: &VerifyOptions) -> Result<Report, VerifyError> {
             return Err(VerifyError::GsdMissing(g.clone()));
         }
     }
-    let plans = discover::discover(&DiscoverOptions {
+    let plans = locate::discover(&DiscoverOptions {
         cwd: opts.cwd.clone(),
         path: opts.path.clone(),
         plan: opts.plan.clone(),
@@ -66,7 +66,7 @@ pub fn verify(opts: &VerifyOptions) -> Result<Report, VerifyError> {
     }
     // The other systems: when the whole workspace is verified (no plan, path or .dwp selected).
     let whole_workspace = opts.path.is_none() && opts.plan.is_none() && opts.dwp_dir.is_none();
-    let root = discover::find_root(&opts.cwd);
+    let root = locate::find_root(&opts.cwd);
     let mut gsd_files: Vec<PathBuf> = opts.gsd.iter().map(|g| opts.cwd.join(g)).collect();
     if whole_workspace {
         gsd_files.extend(crate::gsd::detect(&root));
@@ -101,7 +101,7 @@ pub fn check_location(plan: &PlanLocation, cwd: &Path) -> crate::report::Section
         None => plan.name.clone(),
     };
     let display_path = relative_display(&plan.dir, cwd);
-    checks::check_plan(
+    check::check_plan(
         &plan.dir,
         &plan.name,
         &display_name,

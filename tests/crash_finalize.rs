@@ -14,7 +14,7 @@
 #[path = "finalize_support/mod.rs"]
 mod support;
 
-use planseal::dwp::finalize::Step;
+use planseal::dwp::publish::Step;
 use serde_json::Value;
 use std::process::{Command, Output};
 use support::*;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use planseal::dwp::markdown::*;
+use planseal::dwp::model::markdown::*;
 
 fn vectors() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/vectors/dwp")

@@ -1,7 +1,7 @@
 //! Property tests of the markdown readers: no input panics, fenced checkboxes never count, every
 //! Status form is recognised, and a 50 MB README parses (correctness only, no timing).
 
-use planseal::dwp::markdown::*;
+use planseal::dwp::model::markdown::*;
 use proptest::prelude::*;
 
 /// Lines built from the pieces the readers look for, so random text hits their branches.

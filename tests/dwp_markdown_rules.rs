@@ -1,6 +1,6 @@
 //! SPEC §1.4 rules of the markdown readers on small hand-written inputs.
 
-use planseal::dwp::markdown::*;
+use planseal::dwp::model::markdown::*;
 
 #[test]
 fn index_is_the_task_list_section_only() {

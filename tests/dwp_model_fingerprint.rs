@@ -1,7 +1,7 @@
 //! `artifacts_sha256` and its preimage byte for byte against the recorded vectors, the receipt
 //! model, and hostile locators.
 
-use planseal::dwp::fingerprint::{
+use planseal::dwp::model::fingerprint::{
     ABSENT, artifact_names, artifacts_sha256, parse_receipt, preimage, receipt_matches,
 };
 use planseal::dwp::model::{State, parse_json};

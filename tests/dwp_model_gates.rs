@@ -1,6 +1,6 @@
 //! Gate evidence rules (SPEC §1.5) and the `--gate` argument, table-driven and property-based.
 
-use planseal::dwp::gates::{
+use planseal::dwp::check::gates::{
     EvidenceProblem, GateSpec, GateSpecError, admits_non_execution, completion_problems,
     evidence_problem, is_identical_replay, is_invalidated, is_zero_selection, latest_per_command,
     log_pointers, parse_gate_spec, replays_latest, task_gate_findings,
@@ -301,7 +301,7 @@ fn findings_from_a_whole_state() {
         {"id": 1, "status": "completed", "gates": [{"command": "a", "passes": true, "exit_code": 0, "evidence": "no tests ran"}]},
         {"id": 2, "status": "in_progress", "gates": [{"command": "a", "passes": true, "exit_code": 0, "evidence": "ok"}]}
     ]}));
-    let f = planseal::dwp::gates::state_gate_findings(&state, None);
+    let f = planseal::dwp::check::gates::state_gate_findings(&state, None);
     assert_eq!(f.len(), 1);
     assert_eq!(
         (f[0].id.as_str(), f[0].task),
@@ -343,7 +343,7 @@ proptest! {
 
 #[test]
 fn plan_dir_resolution_through_links() {
-    use planseal::dwp::gates::{PlanDir, Resolved};
+    use planseal::dwp::check::gates::{PlanDir, Resolved};
     use planseal::recovery::paths::PathError;
     let plan = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();

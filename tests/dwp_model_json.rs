@@ -1,9 +1,9 @@
 //! Strict JSON parsing: never panics, agrees with serde_json on valid documents, refuses
 //! repeated keys wherever they are.
 
+use planseal::dwp::check::semantics::{CheckMode, check_state};
+use planseal::dwp::model::schema::{validate_manifest, validate_state};
 use planseal::dwp::model::{JsonError, State, parse_json};
-use planseal::dwp::schema::{validate_manifest, validate_state};
-use planseal::dwp::semantics::{CheckMode, check_state};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -72,7 +72,7 @@ proptest! {
         let _ = check_state(&State::from_value(&doc), CheckMode::Strict);
         doc["schema"] = Value::from("https://deepworkplan.com/schema/plan-state/v1.json");
         let _ = validate_state(&doc);
-        let _ = planseal::dwp::gates::state_gate_findings(&State::from_value(&doc), None);
+        let _ = planseal::dwp::check::gates::state_gate_findings(&State::from_value(&doc), None);
     }
 }
 

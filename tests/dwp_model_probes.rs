@@ -5,10 +5,10 @@
 #[path = "support/fs.rs"]
 mod shared_fs;
 
-use planseal::dwp::gates::{parse_gate_spec, state_gate_findings};
+use planseal::dwp::check::gates::{parse_gate_spec, state_gate_findings};
+use planseal::dwp::check::semantics::{CheckMode, check_state, derive_status, validate_candidate};
+use planseal::dwp::model::schema::validate_state;
 use planseal::dwp::model::{State, parse_json};
-use planseal::dwp::schema::validate_state;
-use planseal::dwp::semantics::{CheckMode, check_state, derive_status, validate_candidate};
 use planseal::report::Severity;
 use serde_json::{Value, json};
 use shared_fs::copy_dir;

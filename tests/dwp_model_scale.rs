@@ -2,11 +2,11 @@
 //! log pointers on disk, fingerprint) with the right answer; the time is printed for
 //! `--nocapture` runs (timings are not asserted: the machine is shared).
 
-use planseal::dwp::fingerprint::{artifact_names, artifacts_sha256};
-use planseal::dwp::gates::state_gate_findings;
+use planseal::dwp::check::gates::state_gate_findings;
+use planseal::dwp::check::semantics::{CheckMode, check_state};
+use planseal::dwp::model::fingerprint::{artifact_names, artifacts_sha256};
+use planseal::dwp::model::schema::validate_state;
 use planseal::dwp::model::{State, parse_json};
-use planseal::dwp::schema::validate_state;
-use planseal::dwp::semantics::{CheckMode, check_state};
 use serde_json::json;
 use std::time::Instant;
 

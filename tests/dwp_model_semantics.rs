@@ -1,12 +1,12 @@
 //! State semantics (SPEC §1.3, §1.6, §1.10 #18): one case per finding, effective approval, the
 //! manifest rules, and the recorded conformance variants that concern the model.
 
+use planseal::dwp::check::semantics::{
+    ApprovalSource, CheckMode, approval_effective, check_manifest, check_state,
+};
+use planseal::dwp::model::schema::{era_pairing, shape_findings, validate_state};
 use planseal::dwp::model::{
     Approval, Era, Manifest, PlanFile, State, manifest_era, parse_json, state_era,
-};
-use planseal::dwp::schema::{era_pairing, shape_findings, validate_state};
-use planseal::dwp::semantics::{
-    ApprovalSource, CheckMode, approval_effective, check_manifest, check_state,
 };
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

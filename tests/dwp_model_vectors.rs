@@ -1,8 +1,8 @@
 //! The model, schema and semantics against the recorded DWP vectors: every state and manifest
 //! the helpers wrote validates cleanly, and every recorded refusal of the state as read is found.
 
+use planseal::dwp::model::schema::{validate_manifest, validate_state};
 use planseal::dwp::model::{Era, JsonError, PlanFile, State, parse_json, state_era};
-use planseal::dwp::schema::{validate_manifest, validate_state};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

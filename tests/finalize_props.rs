@@ -2,7 +2,7 @@
 //! planseal marker with the helper's two keys first; the parsers never panic on arbitrary bytes;
 //! a receipt round-trips byte for byte.
 
-use planseal::dwp::finalize::{
+use planseal::dwp::publish::{
     AcceptedException, GitSeal, MARKER_FILE, Marker, MarkerExtension, Receipt, ReceiptExtension,
 };
 use planseal::recovery::hash::sha256_hex;

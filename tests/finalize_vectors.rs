@@ -4,7 +4,7 @@
 #[path = "finalize_support/mod.rs"]
 mod support;
 
-use planseal::dwp::finalize::{self, Candidate, FinalizeRequest, Step};
+use planseal::dwp::publish::{self, Candidate, FinalizeRequest, Step};
 use support::*;
 
 /// The terminal publication through `planseal finalize --candidate`: state.json byte-identical
@@ -48,7 +48,7 @@ fn marker_starts_with_the_recorded_helper_keys() {
         );
         let mut seen = None;
         let marker_path = ws.plan_dir().join(".finalizing.json");
-        finalize::finalize(&req, &mut |step| {
+        publish::finalize(&req, &mut |step| {
             if step == Step::AfterMarker {
                 seen = std::fs::read(&marker_path).ok();
             }
@@ -56,7 +56,7 @@ fn marker_starts_with_the_recorded_helper_keys() {
         .unwrap();
         let marker = seen.expect("marker present after its step");
         assert_marker_extends(&marker, &read(recorded.join("01-marker.finalizing.json")));
-        let parsed = finalize::Marker::parse(&marker).unwrap();
+        let parsed = publish::Marker::parse(&marker).unwrap();
         let ext = parsed.planseal.expect("planseal's keys");
         assert_eq!(
             ext.candidate.as_bytes(),
@@ -89,7 +89,7 @@ fn a_marker_that_appears_before_the_lock_is_refused_under_it() {
     );
     let marker_path = ws.plan_dir().join(".finalizing.json");
     let foreign = b"{\"candidate_sha256\": \"x\"}".to_vec();
-    let err = finalize::finalize(&req, &mut |step| {
+    let err = publish::finalize(&req, &mut |step| {
         if step == Step::AfterLock {
             std::fs::write(&marker_path, &foreign).unwrap();
         }
@@ -109,13 +109,13 @@ fn fingerprint_matches_the_recorded_preimages() {
         let v = vectors(fixture);
         let fp = json(v.join("fingerprint/fingerprint.json"));
         let initial = v.join(format!("fixture/{plan}"));
-        let got = finalize::fingerprint(&initial, &read(initial.join("state.json"))).unwrap();
+        let got = publish::fingerprint(&initial, &read(initial.join("state.json"))).unwrap();
         assert_eq!(
             got.artifacts_sha256,
             fp["initial"]["artifacts_sha256"].as_str().unwrap()
         );
         let final_dir = v.join(format!("lifecycle/snapshots/final/{plan}"));
-        let got = finalize::fingerprint(&final_dir, &read(final_dir.join("state.json"))).unwrap();
+        let got = publish::fingerprint(&final_dir, &read(final_dir.join("state.json"))).unwrap();
         assert_eq!(
             got.artifacts_sha256,
             fp["completed"]["artifacts_sha256"].as_str().unwrap()

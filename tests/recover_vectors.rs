@@ -184,8 +184,8 @@ fn rollback_keeps_the_old_state() {
 /// another writer changed in between is refused, and the marker and the new bytes stay.
 #[test]
 fn a_state_changed_before_the_lock_is_refused_under_it() {
-    use planseal::dwp::finalize::Step;
-    use planseal::dwp::recover::{RecoverRequest, recover};
+    use planseal::dwp::publish::Step;
+    use planseal::dwp::publish::recover::{RecoverRequest, recover};
     let (fixture, plan) = FIXTURES[0];
     let ws = interrupted(fixture, plan, "before_publish");
     let state_path = ws.plan_dir().join("state.json");
@@ -216,17 +216,17 @@ fn a_diverged_state_is_refused_naming_both_hashes() {
     let ws = Workspace::ready_to_publish(fixture, plan);
     ws.place("interrupted/candidate.json", "candidate.json");
     // a planseal marker: crash right after it, via the library hook
-    let req = planseal::dwp::finalize::FinalizeRequest::new(
+    let req = planseal::dwp::publish::FinalizeRequest::new(
         ws.plan_dir(),
-        planseal::dwp::finalize::Candidate::Bytes {
+        planseal::dwp::publish::Candidate::Bytes {
             bytes: read(ws.root().join("candidate.json")),
             origin: "candidate.json".into(),
         },
     );
     let marker_path = ws.plan_dir().join(".finalizing.json");
     let saved = std::cell::RefCell::new(None);
-    let _ = planseal::dwp::finalize::finalize(&req, &mut |step| {
-        if step == planseal::dwp::finalize::Step::AfterMarker {
+    let _ = planseal::dwp::publish::finalize(&req, &mut |step| {
+        if step == planseal::dwp::publish::Step::AfterMarker {
             *saved.borrow_mut() = std::fs::read(&marker_path).ok();
         }
     });

@@ -8,8 +8,8 @@
 
 mod verify_support;
 
-use planseal::dwp::checks::load::PlanFiles;
-use planseal::dwp::checks::receipt::{file_hash, fingerprint, fingerprint_names};
+use planseal::dwp::check::receipt::{file_hash, fingerprint, fingerprint_names};
+use planseal::dwp::read::PlanFiles;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use verify_support::*;

@@ -2,8 +2,8 @@
 //! (state locators, log pointers), reading it never yields the bytes of a file outside the plan
 //! folder, and plan-name discovery accepts exactly `PLAN_[a-z0-9_]+`.
 
-use planseal::dwp::checks::load::{FileRead, read_inside};
-use planseal::dwp::discover::is_plan_name;
+use planseal::dwp::locate::is_plan_name;
+use planseal::dwp::read::{FileRead, read_inside};
 use proptest::prelude::*;
 
 const SECRET: &[u8] = b"outside the plan";

@@ -7,7 +7,7 @@
 use super::Context;
 use crate::print_out;
 use anyhow::Context as _;
-use planseal::dwp::finalize::{self, Candidate, FinalizeRequest, Step};
+use planseal::dwp::publish::{self, Candidate, FinalizeRequest, Step};
 use planseal::recovery::scratch_repo::ScratchRepo;
 use planseal::report::ExitCode;
 use std::path::{Path, PathBuf};
@@ -98,7 +98,7 @@ fn interrupted_publication(plan_dir: &Path, candidate: &Path) -> anyhow::Result<
         },
     );
     req.clock = planseal::clock::Clock::from_env()?;
-    finalize::finalize(&req, &mut |step| {
+    publish::finalize(&req, &mut |step| {
         if step == Step::AfterMarker {
             crate::print_err(
                 "(the finalizer process stops here: marker written, state.json not yet replaced)\n",
@@ -289,8 +289,8 @@ impl Demo {
         self.planseal(&["verify"], Some(0))?;
 
         self.heading("8. The receipt");
-        let receipt = std::fs::read_to_string(self.plan_dir.join(finalize::RECEIPT_FILE))?;
-        self.say(&format!("{plan_rel}/{}:", finalize::RECEIPT_FILE));
+        let receipt = std::fs::read_to_string(self.plan_dir.join(publish::RECEIPT_FILE))?;
+        self.say(&format!("{plan_rel}/{}:", publish::RECEIPT_FILE));
         print_out(&receipt);
         self.say("The first three keys are the DWP helper's; `planseal` adds every covered file's hash, the");
         self.say(

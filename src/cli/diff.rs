@@ -7,10 +7,10 @@ use super::log::{open_repo, plan_folder};
 use crate::print_out;
 use anyhow::Context as _;
 use clap::ValueEnum;
-use planseal::dwp::diff::{
+use planseal::dwp::decide::rebuild::gather;
+use planseal::dwp::history::diff::{
     Disagreement, FileDiff, StateChange, file_diff, state_changes, state_vs_markdown,
 };
-use planseal::dwp::rebuild::gather;
 use planseal::report::ExitCode;
 use std::path::{Path, PathBuf};
 

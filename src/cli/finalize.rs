@@ -3,7 +3,7 @@
 
 use super::Context;
 use crate::print_out;
-use planseal::dwp::finalize::{self, Candidate, FinalizeError, FinalizeRequest, Published};
+use planseal::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest, Published};
 use planseal::report::ExitCode;
 use planseal::report::{Refusal, RefusalKind};
 use std::path::{Path, PathBuf};
@@ -67,7 +67,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     req.candidate_path = args.candidate.as_ref().map(|p| ctx.cwd.join(p));
     req.clock = planseal::clock::Clock::from_env()?;
-    let outcome = finalize::finalize(&req, &mut |_| {}).map_err(lift)?;
+    let outcome = publish::finalize(&req, &mut |_| {}).map_err(lift)?;
     print_published(&outcome, ctx);
     Ok(ExitCode::Ok)
 }
@@ -127,14 +127,14 @@ fn print_published(p: &Published, ctx: &Context) {
         ));
         out.push_str(&format!(
             "would write {} (candidate {}), then state.json{}, then {}:\n",
-            finalize::MARKER_FILE,
+            publish::MARKER_FILE,
             short(&p.state_sha256),
             if p.resealed {
                 " (unchanged: re-seal)"
             } else {
                 ""
             },
-            finalize::RECEIPT_FILE
+            publish::RECEIPT_FILE
         ));
         out.push_str(&String::from_utf8_lossy(&p.receipt_bytes));
     } else {
@@ -147,7 +147,7 @@ fn print_published(p: &Published, ctx: &Context) {
             "{}: {verb} · state {} · receipt {}\n",
             p.plan,
             short(&p.state_sha256),
-            finalize::RECEIPT_FILE
+            publish::RECEIPT_FILE
         ));
     }
     print_out(&out);

@@ -16,7 +16,7 @@ mod verify;
 
 use crate::{print_err, print_out};
 use clap::{Parser, Subcommand, ValueEnum};
-use planseal::dwp::finalize::FinalizeError;
+use planseal::dwp::publish::FinalizeError;
 use planseal::report::{ExitCode, HintedError, Refusal};
 use planseal::unlock::UnlockError;
 use planseal::write::WriteError;

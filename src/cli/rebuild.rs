@@ -4,7 +4,7 @@
 use super::Context;
 use super::log::{open_repo, plan_folder};
 use crate::print_out;
-use planseal::dwp::rebuild::{Change, gather, rebuild, write};
+use planseal::dwp::decide::rebuild::{Change, gather, rebuild, write};
 use planseal::report::ExitCode;
 use planseal::report::{Refusal, RefusalKind};
 

@@ -4,7 +4,9 @@
 use super::Context;
 use super::finalize::{lift, read_candidate, short};
 use crate::print_out;
-use planseal::dwp::recover::{self, Diagnosis, RecoverOutcome, RecoverRequest, StateRelation};
+use planseal::dwp::publish::recover::{
+    self, Diagnosis, RecoverOutcome, RecoverRequest, StateRelation,
+};
 use planseal::report::ExitCode;
 use planseal::report::LockOwnerState;
 use std::path::PathBuf;
@@ -69,7 +71,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
             let mut s = format!(
                 "{}: no interrupted publication (no {})\n",
                 d.plan,
-                planseal::dwp::finalize::MARKER_FILE
+                planseal::dwp::publish::MARKER_FILE
             );
             if d.lock.is_some() {
                 s.push_str(&format!(
@@ -135,7 +137,7 @@ fn dry_run(req: &RecoverRequest, ctx: &Context) -> anyhow::Result<ExitCode> {
         text.push_str(&format!(
             "{}: no interrupted publication (no {})\n",
             diagnosis.plan,
-            planseal::dwp::finalize::MARKER_FILE
+            planseal::dwp::publish::MARKER_FILE
         ));
     }
     text.push_str(&format!(

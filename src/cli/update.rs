@@ -10,12 +10,12 @@
 use super::Context;
 use crate::{print_err, print_out};
 use planseal::clock::Clock;
-use planseal::dwp::finalize::FinalizeError;
-use planseal::dwp::layout;
-use planseal::dwp::model::TaskStatus;
-use planseal::dwp::update::{
+use planseal::dwp::decide::update::{
     PlanFacts, Transition, UpdateRequest, check_arguments, plan_transition,
 };
+use planseal::dwp::layout;
+use planseal::dwp::model::TaskStatus;
+use planseal::dwp::publish::FinalizeError;
 use planseal::recovery::store;
 use planseal::report::{ExitCode, Refusal, RefusalKind};
 use planseal::write::Writer;
@@ -285,7 +285,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| PathBuf::from("."));
     let bytes = std::fs::read(&state_path)
         .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", state_path.display()))?;
-    let facts = planseal::dwp::update::read_plan_facts(&plan_dir, &bytes, req.task);
+    let facts = planseal::dwp::decide::update::read_plan_facts(&plan_dir, &bytes, req.task);
     let mut clock = Clock::from_env()?;
     let transition = plan_transition(&bytes, &req, &facts, &mut clock)?;
     for advisory in &transition.advisories {
@@ -342,7 +342,7 @@ fn publish(
     clock: &Clock,
     ctx: &Context,
 ) -> anyhow::Result<ExitCode> {
-    match planseal::dwp::update::publish_terminal(t, req, facts, plan_dir, clock) {
+    match planseal::dwp::decide::update::publish_terminal(t, req, facts, plan_dir, clock) {
         Ok(_) => {}
         Err(FinalizeError::Refused(r)) => return Err(r.into()),
         Err(other) => return Err(anyhow::Error::new(other)),

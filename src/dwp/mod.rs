@@ -1,22 +1,28 @@
-//! Deep Work Plan: the plan model (manifest, state v1/v2/v5), markdown readers, conformance
-//! checks, guarded update, finalization and rebuild (SPEC §1).
+//! Deep Work Plan: `.dwp/plans/PLAN_*/` — `manifest.json`, `state.json` and the markdown plan.
 //!
-//! Pipeline: `discover` finds plan folders → `model`/`schema`/`markdown` read them (pure) →
-//! `semantics`/`gates`/`checks` judge them (pure) → `update`/`finalize`/`recover`/`rebuild`
-//! decide and write through the store of `planseal-recovery`.
+//! The folders are the stages of every command, in pipeline order:
+//!
+//! ```text
+//! locate → read → model → check → decide → publish
+//! ```
+//!
+//! - [`layout`]: every file name of a plan folder, the lock and the journal, once.
+//! - [`locate`]: finding plan folders (a repository, a `.dwp` folder, a hub of repositories).
+//! - [`read`]: the plan folder read once, bytes and all, with every path kept inside the plan.
+//! - [`model`]: typed, read-only views of the manifest, the state, the markdown, the receipt and
+//!   the artifact fingerprint — pure, no I/O.
+//! - [`check`]: the conformance checks — pure functions from the read plan to findings.
+//! - [`history`]: what git remembers: commits naming tasks, drift, the timeline, diffs.
+//! - [`decide`]: update transitions and rebuild merges — pure, from facts to a new state.
+//! - [`publish`]: the finalization transaction, recovery of an interrupted one, the marker.
+//!
+//! Every write goes through [`crate::write`].
 
-pub mod checks;
-pub mod diff;
-pub mod discover;
-pub mod finalize;
-pub mod fingerprint;
-pub mod gates;
+pub mod check;
+pub mod decide;
 pub mod history;
 pub mod layout;
-pub mod markdown;
+pub mod locate;
 pub mod model;
-pub mod rebuild;
-pub mod recover;
-pub mod schema;
-pub mod semantics;
-pub mod update;
+pub mod publish;
+pub mod read;

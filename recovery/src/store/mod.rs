@@ -28,6 +28,7 @@
 //!     lock: LockStyle::Directory,
 //!     operation: "demo",
 //!     tool: "planseal test",
+//!     acquired_at: None,
 //!     expected_bytes: Some(&before),
 //!     new_bytes: b"{\"a\": 1}\n",
 //!     journal: None,

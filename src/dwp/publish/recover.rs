@@ -12,13 +12,13 @@
 //! so any state.json that is not the candidate is treated as "before", and rolling forward needs
 //! `--candidate` with the marker's `candidate_sha256`.
 
+use super::files as store;
+use super::finalize::{self, FinalizeError, FinalizeRequest, Step, StepHook};
+use super::marker::{MARKER_FILE, Marker};
+use super::validate::{ValidationInput, validate_candidate};
 use crate::clock::Clock;
-use crate::dwp::finalize::store;
-use crate::dwp::finalize::{
-    self, FinalizeError, FinalizeRequest, MARKER_FILE, Marker, RECEIPT_FILE, Receipt, Step,
-    StepHook, ValidationInput,
-};
 use crate::dwp::layout;
+use crate::dwp::model::receipt::{RECEIPT_FILE, Receipt};
 use crate::report::{LockOwnerState, Refusal, RefusalKind};
 use crate::write::{JournalEntry, Transaction, Writer};
 use planseal_recovery::hash::sha256_hex;
@@ -296,7 +296,7 @@ fn roll_forward(
 ) -> Result<Receipt, FinalizeError> {
     let state_path = tx.target().path();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
-    let validation = finalize::validate_candidate(&ValidationInput {
+    let validation = validate_candidate(&ValidationInput {
         plan_dir,
         candidate,
         candidate_path: None,

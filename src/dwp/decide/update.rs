@@ -13,7 +13,7 @@
 //! ```
 //! use planseal::clock::Clock;
 //! use planseal::dwp::model::TaskStatus;
-//! use planseal::dwp::update::{plan_transition, PlanFacts, UpdateRequest};
+//! use planseal::dwp::decide::update::{plan_transition, PlanFacts, UpdateRequest};
 //! let bytes = br#"{"schema": "https://deepworkplan.com/schema/plan-state/v1.json",
 //!   "plan": "PLAN_x", "updated_at": "2026-01-01T00:00:00Z", "status": "pending",
 //!   "completed_count": 0, "task_count": 1,
@@ -26,12 +26,12 @@
 //! ```
 
 use crate::clock::Clock;
-use crate::dwp::gates::{self, is_invalidated, latest_per_command, parse_gate_spec};
-use crate::dwp::model::{Era, PlanStatus, State, Task, TaskStatus, parse_json};
-use crate::dwp::schema::{self, validate_state};
-use crate::dwp::semantics::{
+use crate::dwp::check::gates::{self, is_invalidated, latest_per_command, parse_gate_spec};
+use crate::dwp::check::semantics::{
     ApprovalSource, CheckMode, approval_effective, check_state, derive_status_of,
 };
+use crate::dwp::model::schema::{self, validate_state};
+use crate::dwp::model::{Era, PlanStatus, State, Task, TaskStatus, parse_json};
 use crate::jsonfmt::to_python_pretty;
 use crate::report::{Finding, Refusal, RefusalKind};
 use crate::write::JournalEntry;
@@ -913,7 +913,7 @@ fn check_completion(task: &Task) -> Result<(), Refusal> {
 /// records in its log (its task file, or its inline record in a Lite README). Unreadable
 /// markdown reads as "nothing declared"; `verify` is where it gets reported.
 pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64) -> PlanFacts {
-    use crate::dwp::markdown::{parse_readme_bytes, parse_task_file_bytes};
+    use crate::dwp::model::markdown::{parse_readme_bytes, parse_task_file_bytes};
     let plan_name = plan_dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -927,7 +927,7 @@ pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64
     let mut amendment_dates = Vec::new();
     if let (Ok(id), Ok(value)) = (u64::try_from(task), parse_json(state_bytes)) {
         let state = State::from_value(&value);
-        let dates = |body: &crate::dwp::markdown::TaskBody<'_>| logged_amendment_dates(body);
+        let dates = |body: &crate::dwp::model::markdown::TaskBody<'_>| logged_amendment_dates(body);
         if let Some(t) = state.task(id) {
             let found = match t.artifact_file() {
                 Some(file) => std::fs::read(plan_dir.join(file))
@@ -946,7 +946,7 @@ pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64
     PlanFacts {
         plan_name,
         plan_dir: Some(plan_dir.to_path_buf()),
-        marker_present: plan_dir.join(crate::dwp::finalize::MARKER_FILE).exists(),
+        marker_present: plan_dir.join(crate::dwp::publish::MARKER_FILE).exists(),
         readme_approval,
         amendment_dates,
     }
@@ -955,7 +955,7 @@ pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64
 /// The dates of the amendment records in a task's *log*: the Completion & Log section and what
 /// follows it (amendments are appended there), each a real record with all nine labels filled
 /// (SPEC §1.4). A heading elsewhere (say under `## Context`) or an empty shell does not count.
-pub fn logged_amendment_dates(body: &crate::dwp::markdown::TaskBody<'_>) -> Vec<String> {
+pub fn logged_amendment_dates(body: &crate::dwp::model::markdown::TaskBody<'_>) -> Vec<String> {
     let Some(log) = body.completion_log() else {
         return Vec::new();
     };
@@ -967,7 +967,7 @@ pub fn logged_amendment_dates(body: &crate::dwp::markdown::TaskBody<'_>) -> Vec<
 }
 
 /// Check 18, the seam to the finalization transaction (SPEC §1.9): a candidate that completes
-/// the plan is handed, as bytes, to [`crate::dwp::finalize::finalize`], which takes the lock,
+/// the plan is handed, as bytes, to [`crate::dwp::publish::finalize`], which takes the lock,
 /// validates every artifact, writes marker, state and receipt, and journals the publication.
 /// `--expected-sha256` is the hash of the bytes this transition was computed from, so a change
 /// in between is refused there.
@@ -977,8 +977,8 @@ pub fn publish_terminal(
     facts: &PlanFacts,
     plan_dir: &std::path::Path,
     clock: &Clock,
-) -> Result<crate::dwp::finalize::Published, crate::dwp::finalize::FinalizeError> {
-    use crate::dwp::finalize::{Candidate, FinalizeRequest, finalize};
+) -> Result<crate::dwp::publish::Published, crate::dwp::publish::FinalizeError> {
+    use crate::dwp::publish::{Candidate, FinalizeRequest, finalize};
     let mut req = FinalizeRequest::new(
         plan_dir,
         Candidate::Bytes {

@@ -3,7 +3,7 @@
 //! the Completion & Log status line and the SECURITY_REVIEW.md rules). This module only adapts
 //! those readers to the shapes the checks compare; it parses nothing itself.
 
-use crate::dwp::markdown::{self, ApprovalValue, LogStatus, PlanStatus, TaskBody};
+use crate::dwp::model::markdown::{self, ApprovalValue, LogStatus, PlanStatus, TaskBody};
 
 /// One checkbox line of the README task index.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //!
 //! The views are built leniently from a [`serde_json::Value`]: a field of the wrong type or with
 //! an unknown value reads as `None` (the raw text is kept where a message needs it), so a state
-//! with shape errors can still be judged as far as possible. [`crate::dwp::schema`] reports the
+//! with shape errors can still be judged as far as possible. [`crate::dwp::model::schema`] reports the
 //! shape errors themselves. Writers never serialise these structs: they edit the `Value` in
 //! place so that key order and unknown fields survive (SPEC §1.8).
 //!
@@ -20,7 +20,11 @@
 //! assert_eq!(state.tasks[0].artifact_file(), Some("1.task_a.md"));
 //! ```
 
+pub mod fingerprint;
 mod json;
+pub mod markdown;
+pub mod receipt;
+pub mod schema;
 
 pub(crate) use json::push_key;
 pub use json::{JsonError, MAX_DEPTH, parse_json};
@@ -653,7 +657,7 @@ impl State {
 
     /// The status SPEC §1.6 derives from the tasks and the blocker record.
     pub fn derived_status(&self) -> PlanStatus {
-        crate::dwp::semantics::derive_status_of(
+        crate::dwp::check::semantics::derive_status_of(
             self.tasks.iter().map(|t| t.status),
             self.blocked.is_some(),
         )

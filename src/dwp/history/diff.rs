@@ -4,14 +4,14 @@
 //! Everything here is pure: the CLI reads the files (and git) and hands the bytes in.
 //!
 //! ```
-//! use planseal::dwp::diff::state_changes;
+//! use planseal::dwp::history::diff::state_changes;
 //! let before = serde_json::json!({"completed_count": 1, "tasks": [{"id": 1, "status": "completed", "gates": [{"command": "t"}]}]});
 //! let after = serde_json::json!({"completed_count": 0, "tasks": [{"id": 1, "status": "pending", "gates": []}]});
 //! let kinds: Vec<&str> = state_changes(&before, &after).iter().map(|c| c.kind).collect();
 //! assert_eq!(kinds, ["status-moved-backwards", "gate-removed", "count-changed"]);
 //! ```
 
-use crate::dwp::rebuild::MarkdownTask;
+use crate::dwp::decide::rebuild::MarkdownTask;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -93,7 +93,7 @@ pub fn state_vs_markdown(
             });
         }
         if let Some(log) = &md.log_status {
-            use crate::dwp::markdown::LogStatus;
+            use crate::dwp::model::markdown::LogStatus;
             let log_text = match log {
                 LogStatus::Completed => "completed",
                 LogStatus::Pending => "pending",

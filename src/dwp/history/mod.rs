@@ -11,6 +11,8 @@
 //! assert_eq!(task_named("Task 3 of PLAN_demo"), None);
 //! ```
 
+pub mod diff;
+
 use crate::dwp::model::State;
 use crate::recovery::git::{CommitInfo, GitError, Repo, Scan, StatusEntry};
 use crate::report::Finding;
@@ -276,7 +278,7 @@ pub fn merge_drift(
         // The only failures were the truncated ones: the plan now closes like any passing plan.
         findings.push(Finding::advisory(
             "semantic-review-required",
-            crate::dwp::checks::SEMANTIC_REVIEW,
+            crate::dwp::check::SEMANTIC_REVIEW,
         ));
     }
 }
@@ -646,7 +648,7 @@ pub struct LogDifference {
 /// Reads README.md and state.json of `plan_dir` (either may be missing) and the task commits of
 /// `repo`, and lines them up.
 pub fn plan_log(plan_dir: &Path, repo: Option<&Repo>) -> Result<PlanLog, GitError> {
-    use crate::dwp::markdown::{decode, parse_readme};
+    use crate::dwp::model::markdown::{decode, parse_readme};
     let plan = plan_name_of(plan_dir);
     let mut notes = Vec::new();
 

@@ -12,7 +12,7 @@
 //! elsewhere.
 //!
 //! ```no_run
-//! use planseal::dwp::fingerprint::{artifact_names, artifacts_sha256};
+//! use planseal::dwp::model::fingerprint::{artifact_names, artifacts_sha256};
 //! use planseal::dwp::model::{parse_json, State};
 //! let dir = std::path::Path::new(".dwp/plans/PLAN_x");
 //! let state = State::from_value(&parse_json(&std::fs::read(dir.join("state.json"))?)?);
@@ -21,7 +21,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::dwp::gates::{PlanDir, Resolved};
+use crate::dwp::check::gates::{PlanDir, Resolved};
 use crate::dwp::model::State;
 use planseal_recovery::hash::{Sha256Stream, is_sha256_hex};
 use planseal_recovery::paths::PathError;

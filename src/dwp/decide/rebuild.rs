@@ -15,7 +15,7 @@
 //!   log does not record) stays missing and is reported as `unrecoverable`; nothing is invented.
 
 use crate::dwp::history::{TaskCommits, plan_name_of, task_commits};
-use crate::dwp::markdown::{
+use crate::dwp::model::markdown::{
     ApprovalValue, DeclaredFormat, GateRecordLine, LogStatus, PlanStatus, decode, parse_readme,
     parse_task_file,
 };
@@ -1050,7 +1050,7 @@ pub fn write(
     let mut lines = Vec::new();
     lines.extend(change_lines(rebuilt));
     lines.extend(rebuilt.reports.iter().map(Change::line));
-    let entry = crate::dwp::markdown::ReconciliationEntry {
+    let entry = crate::dwp::model::markdown::ReconciliationEntry {
         date: now.get(..10).unwrap_or(now).to_string(),
         summary: format!(
             "state.json rebuilt by planseal from the README index, the task logs{}: {} field(s) changed; the markdown wins every disagreement",
@@ -1063,7 +1063,7 @@ pub fn write(
         ),
         changes: lines.clone(),
     };
-    let progress_after = crate::dwp::markdown::append_reconciliation_entry(
+    let progress_after = crate::dwp::model::markdown::append_reconciliation_entry(
         progress_before.as_deref().unwrap_or_default(),
         &entry,
     );

@@ -67,8 +67,8 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, FinalizeErro
 /// The lock next to `state_path`, if any, with what is known of its owner.
 pub(crate) fn lock_info(
     state_path: &Path,
-) -> Result<Option<crate::dwp::recover::LockInfo>, FinalizeError> {
-    use crate::dwp::recover::LockInfo;
+) -> Result<Option<crate::dwp::publish::recover::LockInfo>, FinalizeError> {
+    use crate::dwp::publish::recover::LockInfo;
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
     let target = layout::state_target(plan_dir);
     let Some(holder) = store::inspect(state_path, target.lock_style())
@@ -88,7 +88,7 @@ pub(crate) fn lock_info(
 /// Returns whether a lock was removed.
 pub(crate) fn clear_stale_lock(
     state_path: &Path,
-    info: Option<&crate::dwp::recover::LockInfo>,
+    info: Option<&crate::dwp::publish::recover::LockInfo>,
     clock: &mut Clock,
 ) -> Result<bool, FinalizeError> {
     if info.is_none() {

@@ -4,7 +4,7 @@
 
 use crate::dwp::model;
 pub use crate::dwp::model::Era;
-use crate::dwp::schema;
+use crate::dwp::model::schema;
 use serde_json::Value;
 
 /// Parses JSON bytes strictly (duplicate keys, nesting, invalid UTF-8, NUL bytes and numbers out

@@ -1,9 +1,9 @@
 //! Current-era plans (state v2/v5): SPEC §1.10 items 2–18, in that order.
 
-use super::load::{FileRead, PlanFiles, is_task_file_name};
 use super::shape::{self, Era};
 use super::{CheckOptions, FindingExt, Out, md, seed, utf8_check, version_parts};
 use crate::dwp::model;
+use crate::dwp::read::{FileRead, PlanFiles, is_task_file_name};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
@@ -793,14 +793,14 @@ pub(crate) fn typed_task<'a>(
 /// `dwp::gates`, plus what a completed task needs on read: a latest passing record with exit
 /// code 0 and evidence (`completed_at` is one of the state semantics of item 15).
 pub(crate) fn gate_checks(files: &PlanFiles, task: &model::Task, id: u64, out: &mut Out) {
-    for mut f in crate::dwp::gates::task_gate_findings_in(task, files.plan_dir()) {
+    for mut f in crate::dwp::check::gates::task_gate_findings_in(task, files.plan_dir()) {
         f.file.get_or_insert_with(|| "state.json".to_string());
         out.findings.push(f);
     }
     if !task.is_completed() {
         return;
     }
-    for g in crate::dwp::gates::latest_per_command(&task.gates) {
+    for g in crate::dwp::check::gates::latest_per_command(&task.gates) {
         let empty = |s: &Option<String>| s.as_deref().is_none_or(|x| x.trim().is_empty());
         if g.passes == Some(true)
             && (g.exit_code != Some(0) || empty(&g.evidence) || empty(&g.command))
@@ -823,8 +823,10 @@ pub(crate) fn gate_checks(files: &PlanFiles, task: &model::Task, id: u64, out: &
 /// strictly as verify does. The approval value was reported at item 4.
 pub(crate) fn semantic_checks(state: &model::State, out: &mut Out) {
     let mark = out.mark();
-    for mut f in crate::dwp::semantics::check_state(state, crate::dwp::semantics::CheckMode::Strict)
-    {
+    for mut f in crate::dwp::check::semantics::check_state(
+        state,
+        crate::dwp::check::semantics::CheckMode::Strict,
+    ) {
         if f.id == "unknown-approval" {
             continue;
         }
@@ -859,7 +861,7 @@ fn extra_checks(manifest: &Value, tasks: &[Value], ids: &[Option<u64>], out: &mu
             .hint("record --worked/--notes when completing a task");
         }
     }
-    for f in crate::dwp::semantics::check_manifest(&model::Manifest::from_value(manifest)) {
+    for f in crate::dwp::check::semantics::check_manifest(&model::Manifest::from_value(manifest)) {
         out.findings.push(f);
     }
 }

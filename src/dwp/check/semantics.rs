@@ -11,19 +11,19 @@
 //!
 //! ```
 //! use planseal::dwp::model::{TaskStatus, PlanStatus};
-//! use planseal::dwp::semantics::derive_status;
+//! use planseal::dwp::check::semantics::derive_status;
 //! use TaskStatus::*;
 //! assert_eq!(derive_status(&[Completed, Skipped], false), PlanStatus::InProgress);
 //! assert_eq!(derive_status(&[Completed, Completed], false), PlanStatus::Completed);
 //! assert_eq!(derive_status(&[Pending, Pending], true), PlanStatus::Blocked);
 //! ```
 
-use crate::dwp::gates::state_gate_findings;
+use crate::dwp::check::gates::state_gate_findings;
+use crate::dwp::model::schema::{shape_findings, validate_state_as};
 use crate::dwp::model::{
     Approval, Era, LocatorKind, Manifest, Materialization, PlanFile, PlanStatus, State, TaskStatus,
     state_era,
 };
-use crate::dwp::schema::{shape_findings, validate_state_as};
 use crate::report::{Finding, Severity};
 use regex::Regex;
 use serde_json::Value;
@@ -171,7 +171,7 @@ pub fn unknown_approval(state: &State) -> Option<Finding> {
     })
 }
 
-/// Every semantic finding of a state (no gate rules: see [`crate::dwp::gates`]).
+/// Every semantic finding of a state (no gate rules: see [`crate::dwp::check::gates`]).
 pub fn check_state(state: &State, mode: CheckMode) -> Vec<Finding> {
     let mut out = Vec::new();
     let file = |f: Finding| f.file("state.json");

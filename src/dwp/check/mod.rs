@@ -9,15 +9,16 @@
 //! …). `docs/verify.md` lists them.
 
 mod current;
+pub mod gates;
 mod legacy;
-pub mod load;
 pub mod md;
 pub mod receipt;
 mod seed;
+pub mod semantics;
 pub mod shape;
 
+use crate::dwp::read::{FileRead, PlanFiles};
 use crate::report::{Finding, Section, Severity, System};
-use load::{FileRead, PlanFiles};
 use std::path::Path;
 
 /// Which checks to leave out: finalize and recover re-verify a plan without the marker they are
@@ -259,7 +260,7 @@ pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
     let Some(b) = files.bytes(rel) else {
         return;
     };
-    if let Err(e) = crate::dwp::markdown::decode(b) {
+    if let Err(e) = crate::dwp::model::markdown::decode(b) {
         out.fail(
             "file-not-utf8",
             format!(

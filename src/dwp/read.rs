@@ -60,7 +60,7 @@ pub struct PlanFiles {
     /// The plan lives in a git work tree (an ancestor folder holds `.git`).
     pub in_git_work_tree: bool,
     /// The folder resolved once for every `log=` lookup (built on first use).
-    resolved_dir: std::cell::OnceCell<crate::dwp::gates::PlanDir>,
+    resolved_dir: std::cell::OnceCell<crate::dwp::check::gates::PlanDir>,
 }
 
 /// The fixed names read for every plan.
@@ -117,9 +117,9 @@ impl PlanFiles {
     }
 
     /// The plan folder for `log=` lookups: canonicalised once per plan, not once per task.
-    pub fn plan_dir(&self) -> &crate::dwp::gates::PlanDir {
+    pub fn plan_dir(&self) -> &crate::dwp::check::gates::PlanDir {
         self.resolved_dir
-            .get_or_init(|| crate::dwp::gates::PlanDir::new(&self.dir))
+            .get_or_init(|| crate::dwp::check::gates::PlanDir::new(&self.dir))
     }
 
     pub fn get(&self, rel: &str) -> &FileRead {

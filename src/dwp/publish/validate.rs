@@ -11,12 +11,12 @@
 //! Also the fingerprint and the covered files the receipt records.
 
 use super::FinalizeError;
-use super::receipt::{
+use crate::dwp::check::{CheckOptions, check_plan};
+use crate::dwp::model::State;
+use crate::dwp::model::markdown::{LogStatus, TaskBody, decode, parse_readme};
+use crate::dwp::model::receipt::{
     ABSENT, AcceptedException, GitSeal, RECEIPT_VERSION, Receipt, ReceiptExtension,
 };
-use crate::dwp::checks::{CheckOptions, check_plan};
-use crate::dwp::markdown::{LogStatus, TaskBody, decode, parse_readme};
-use crate::dwp::model::State;
 use crate::report::{Finding, Severity};
 use planseal_recovery::hash::{Sha256Stream, sha256_hex};
 use serde_json::Value;
@@ -90,7 +90,7 @@ pub struct Fingerprint {
 
 /// The fingerprinted names: the six fixed ones plus every file locator (v2/v5) or v1 `file`.
 pub fn fingerprint_names(candidate: &Value) -> Vec<String> {
-    crate::dwp::checks::receipt::fingerprint_names(candidate)
+    crate::dwp::check::receipt::fingerprint_names(candidate)
 }
 
 /// Hashes the fingerprinted files of the plan as the candidate names them.
@@ -102,7 +102,7 @@ pub fn fingerprint(plan_dir: &Path, candidate: &[u8]) -> Result<Fingerprint, Fin
         stream.update(name.as_bytes());
         stream.update(&[0]);
         let content = match planseal_recovery::paths::resolve_inside(plan_dir, &name, true) {
-            Ok(path) => super::store::read_optional(&path)?,
+            Ok(path) => super::files::read_optional(&path)?,
             Err(_) => None,
         };
         match &content {
@@ -137,14 +137,14 @@ pub fn covered_files(plan_dir: &Path, candidate: &[u8]) -> Result<Covered, Final
     let files: BTreeMap<String, String> = fp.entries.into_iter().collect();
     let mut evidence = BTreeMap::new();
     let analysis = "analysis_results/PLAN_ANALYSIS.md";
-    if let Some(bytes) = super::store::read_optional(&plan_dir.join(analysis))? {
+    if let Some(bytes) = super::files::read_optional(&plan_dir.join(analysis))? {
         evidence.insert(analysis.to_string(), sha256_hex(&bytes));
     }
     let value: Value = serde_json::from_slice(candidate).unwrap_or(Value::Null);
     for log in log_pointers(&value) {
         if let Ok(path) = planseal_recovery::paths::resolve_inside(plan_dir, &log, true)
             && path.is_file()
-            && let Some(bytes) = super::store::read_optional(&path)?
+            && let Some(bytes) = super::files::read_optional(&path)?
         {
             evidence.insert(log, sha256_hex(&bytes));
         }
@@ -195,7 +195,7 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
     v.evidence_files = covered.evidence_files;
 
     // 1. strict state rules
-    let value = match crate::dwp::checks::shape::parse_strict(input.candidate) {
+    let value = match crate::dwp::check::shape::parse_strict(input.candidate) {
         Ok(value) => value,
         Err(why) => {
             v.failures.push(
@@ -218,7 +218,7 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
         );
         return Ok(v);
     }
-    let strict = crate::dwp::semantics::validate_candidate(&value, input.plan_dir);
+    let strict = crate::dwp::check::semantics::validate_candidate(&value, input.plan_dir);
     if strict.is_empty() {
         v.checks_passed.push("candidate-valid".into());
     }
@@ -232,7 +232,7 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
     v.absorb(task_record_findings(input.plan_dir, &value));
 
     // 3. the conformance check with the candidate in place
-    let name = super::plan_name(input.plan_dir);
+    let name = crate::dwp::layout::plan_name(input.plan_dir);
     let section = check_plan(
         input.plan_dir,
         &name,

@@ -3,10 +3,10 @@
 //! state's closed shape (SPEC §5).
 
 use super::current::{gate_checks, semantic_checks, standard_check, typed_task};
-use super::load::{FileRead, PlanFiles, is_task_file_name};
 use super::shape::{self, Era};
 use super::{CheckOptions, FindingExt, Out, md, utf8_check, version_parts};
 use crate::dwp::model;
+use crate::dwp::read::{FileRead, PlanFiles, is_task_file_name};
 use serde_json::Value;
 use std::collections::BTreeSet;
 

@@ -13,12 +13,12 @@
 //! or a checkbox.
 //!
 //! ```
-//! use planseal::dwp::markdown::{decode, parse_readme, PlanStatus};
+//! use planseal::dwp::model::markdown::{decode, parse_readme, PlanStatus};
 //! let text = decode(b"Plan Status: 1/2 completed\n\n## Task List\n\n- [x] Task 1: A\n- [ ] Task 2: B\n")?;
 //! let readme = parse_readme(text);
 //! assert_eq!(readme.task_index.checked_count(), 1);
 //! assert_eq!(readme.plan_status().map(|p| &p.status), Some(&PlanStatus::Count { completed: 1, total: 2 }));
-//! # Ok::<(), planseal::dwp::markdown::InvalidUtf8>(())
+//! # Ok::<(), planseal::dwp::model::markdown::InvalidUtf8>(())
 //! ```
 //!
 //! ## Limitations

@@ -15,7 +15,7 @@
 //! the records say; nothing here runs a stored gate command.
 //!
 //! ```
-//! use planseal::dwp::gates::{is_zero_selection, admits_non_execution, log_pointers};
+//! use planseal::dwp::check::gates::{is_zero_selection, admits_non_execution, log_pointers};
 //! assert!(is_zero_selection("scope=unit; overran=0"));
 //! assert!(!is_zero_selection("Ran 0 tests"));
 //! assert!(admits_non_execution("the suite cannot run here"));

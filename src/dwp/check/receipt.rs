@@ -4,17 +4,17 @@
 //!
 //! The fingerprint byte layout is pinned by `fixtures/vectors/dwp/*/fingerprint/`.
 
-use super::load::{FileRead, PlanFiles, read_inside};
-use crate::dwp::fingerprint::{
+use crate::dwp::model::State;
+use crate::dwp::model::fingerprint::{
     FileHashes, Fingerprint, RECEIPT_PATH, compare_file_hashes, parse_receipt, receipt_matches,
 };
-use crate::dwp::model::State;
+use crate::dwp::read::{FileRead, PlanFiles, read_inside};
 use planseal_recovery::hash::{Sha256Stream, sha256_hex};
 
 /// The fingerprinted names of a plan whose state is the JSON value `state`
 /// (`dwp::fingerprint::artifact_names`).
 pub fn fingerprint_names(state: &serde_json::Value) -> Vec<String> {
-    crate::dwp::fingerprint::artifact_names(&State::from_value(state))
+    crate::dwp::model::fingerprint::artifact_names(&State::from_value(state))
 }
 
 /// `artifacts_sha256` over `names`, taking each file's bytes from `files` (absent ⇒ `<absent>`).
@@ -86,7 +86,7 @@ pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> Re
     if receipt.state_sha256.is_none() || receipt.artifacts_sha256.is_none() {
         return ReceiptCheck::Unparseable("state_sha256 or artifacts_sha256 missing".into());
     }
-    let names = crate::dwp::fingerprint::artifact_names(state);
+    let names = crate::dwp::model::fingerprint::artifact_names(state);
     let current = current_fingerprint(files, &names, receipt.files.is_some());
     let cmp = receipt_matches(&receipt, &sha256_hex(state_bytes), &current);
     let mut diffs = Vec::new();

@@ -6,11 +6,11 @@
 //! string but not ISO-8601 is only an advisory — SPEC §5: never refused on read.
 //!
 //! Cross-field rules that need more than one value (ids contiguous, counts, derived status,
-//! locator value vs id, duplicate locators) live in [`crate::dwp::semantics`]; the one exception
+//! locator value vs id, duplicate locators) live in [`crate::dwp::check::semantics`]; the one exception
 //! is the locator kind vs the plan `format`, which is reported here on the locator.
 //!
 //! ```
-//! use planseal::dwp::schema::validate_state;
+//! use planseal::dwp::model::schema::validate_state;
 //! let state = serde_json::json!({
 //!     "schema": "https://deepworkplan.com/schema/plan-state/v1.json",
 //!     "plan": "PLAN_x", "updated_at": "2026-01-01T00:00:00Z", "status": "pending",

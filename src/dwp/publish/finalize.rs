@@ -6,29 +6,19 @@
 //! ```
 //!
 //! The commit point is the marker: from the moment `.finalizing.json` is durable, an interrupted
-//! run is finished (or rolled back) by [`crate::dwp::recover`], bound to the candidate stored in
+//! run is finished (or rolled back) by [`crate::dwp::publish::recover`], bound to the candidate stored in
 //! the marker. Before it, nothing but the lock has been written. At no point does state.json say
 //! `completed` without a receipt or a marker next to it.
 //!
 //! Every step boundary is a named [`Step`]; the caller's hook sees each one (the demo stops its
 //! child there), and builds with the `failpoints` feature crash there on request.
 
-pub mod marker;
-pub mod receipt;
-pub(crate) mod store;
-mod validate;
-
-pub use marker::{MARKER_FILE, Marker, MarkerError, MarkerExtension};
-pub use receipt::{
-    AcceptedException, FileChange, GitSeal, RECEIPT_FILE, Receipt, ReceiptError, ReceiptExtension,
-};
-pub use validate::{
-    Covered, Fingerprint, Validation, ValidationInput, covered_files, fingerprint,
-    fingerprint_names, validate_candidate,
-};
-
+use super::files as store;
+use super::marker::{self, MARKER_FILE, Marker, MarkerExtension};
+use super::validate::{self, Validation, ValidationInput};
 use crate::clock::Clock;
 use crate::dwp::layout;
+use crate::dwp::model::receipt::{AcceptedException, RECEIPT_FILE, Receipt};
 use crate::report::{Finding, Refusal, RefusalKind};
 use crate::write::{JournalEntry, Transaction, WriteError, Writer};
 use planseal_recovery::hash::sha256_hex;

@@ -3,7 +3,7 @@
 
 use super::md::TaskFacts;
 use super::{FindingExt, Out};
-use crate::dwp::markdown::{self, Disposition};
+use crate::dwp::model::markdown::{self, Disposition};
 use serde_json::Value;
 use std::collections::BTreeSet;
 

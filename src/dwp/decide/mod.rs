@@ -1,0 +1,8 @@
+//! Decisions: from what was read to the new state, with no I/O of their own.
+//!
+//! - [`update`]: one guarded transition of a task (the DWP helper's `update-state.py` rules,
+//!   and planseal's stricter ones).
+//! - [`rebuild`]: state.json regenerated from the markdown, git and the journal.
+
+pub mod rebuild;
+pub mod update;
