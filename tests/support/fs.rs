@@ -1,5 +1,4 @@
-//! File helpers every kind of integration test shares (no other support module needed, so a
-//! test can include this file alone with `#[path]`).
+//! File helpers every kind of integration test shares; the other support modules re-export them.
 #![allow(dead_code)]
 
 use std::path::Path;

@@ -1,9 +1,14 @@
-//! Shared helpers of the integration tests.
-#![allow(dead_code)]
+//! Shared helpers of the integration tests. Each test binary (`tests/*/main.rs`) declares this
+//! module once at its root; the test files reach it as `crate::support::…`.
+#![allow(dead_code)] // each binary uses only part of it
 
+pub mod finalize;
 pub mod fs;
 pub mod gitrepo;
+pub mod hermetic_run;
 pub mod plans;
+pub mod update;
+pub mod verify;
 
 use std::path::Path;
 use std::process::Output;

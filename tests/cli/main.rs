@@ -1,0 +1,34 @@
+//! Whole-command tests: each runs the built `planseal` binary on fixture plans and repositories
+//! (verify, diff, log, rebuild, checkpoint, reversa, gsd, secrets, help, demo).
+//!
+//! Each file here is a module of this one binary, not a binary of its own: linking a test binary
+//! against planseal and gix is most of the suite's build time. Nothing here changes process-wide
+//! state (environment, current directory): every setting goes to the child `Command`, so the
+//! modules can share the test threads.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod checkpoint_cli;
+mod cli_usage;
+mod demo_run;
+mod diff_cli;
+mod gsd_check;
+mod gsd_exit_code;
+mod gsd_recover;
+mod gsd_recover_ids;
+mod gsd_rules;
+mod gsd_statusline;
+mod gsd_sync;
+mod help_examples;
+mod log_cli;
+mod rebuild_cli;
+mod reversa_array_style;
+mod reversa_cli;
+mod secrets_all_cli;
+mod secrets_cli;
+mod verify_cli;
+mod verify_drift;
+mod verify_fixtures;
+mod verify_hostile;
+mod verify_vectors;

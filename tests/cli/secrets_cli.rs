@@ -1,0 +1,149 @@
+//! Secret values planted in `.env` and in the environment never appear in any output of the
+//! `checkpoint` and `reversa` commands — text or JSON, stdout or stderr, success or refusal —
+//! nor in the journals those commands write.
+
+use crate::support::gitrepo;
+use assert_cmd::Command;
+use std::path::Path;
+
+const SECRETS: [&str; 5] = [
+    "sk-live-PLANTED-4f9a0c2e7b",
+    "hunter2-PLANTED-pass",
+    "quoted PLANTED value with spaces",
+    "env-PLANTED-from-the-environment",
+    "PLANTED-db-password-771",
+];
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
+        .current_dir(dir)
+        .env("PLANSEAL_FAKE_NOW", "2026-10-05T09:00:00+00:00")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("API_KEY", SECRETS[0])
+        .env("PLANSEAL_TEST_TOKEN", SECRETS[3])
+        .env("DATABASE_PASSWORD", SECRETS[4])
+        .args(args)
+        .output()
+        .expect("runs");
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().expect("exit code"), all)
+}
+
+fn assert_clean(what: &str, text: &str) {
+    for s in SECRETS {
+        assert!(
+            !text.contains(s),
+            "{what} printed a planted secret:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn no_output_of_any_command_holds_a_secret_value() {
+    let mut repo = gitrepo::FixtureRepo::new();
+    let root = repo.path().to_path_buf();
+    repo.write(
+        ".env",
+        &format!(
+            "# planted values\nexport API_KEY={}\nPASSWORD = {}\nTOKEN=\"{}\"\nAPI_KEY=dup\nDATABASE_PASSWORD={}\n",
+            SECRETS[0], SECRETS[1], SECRETS[2], SECRETS[4]
+        ),
+    );
+    repo.write("docs/stories/1.1.md", "---\nid: 1.1\nstatus: Done\n---\n");
+    // A hook already leaked `.env` lines into the checkpoint, and an agent pasted one into a
+    // session: the commands must report this without repeating the values.
+    repo.write(
+        "docs/PROJECT-CHECKPOINT.md",
+        &format!(
+            "# Project Checkpoint\n\n> Ultima atualizacao: 2026-01-01\n\n## Contexto Ativo\n\nx\n\n## Status das Stories\n\n| Story | Status |\n|---|---|\n| 1.1 | Draft |\n\n## Decisoes Tomadas\n\n- a\n\n## Ambiente Configurado\n\n- senha {}\n\n## Ultimo Trabalho Realizado\n\n### Sessão 2026-01-04\n\n**Story 1.1 — A** (Done):\n- token {}\n- Arquivos: a\n- Testes: 1\n\n### Sessão 2026-01-03\n\n**Story 1.1 — A** (Done):\n- b\n- Arquivos: a\n- Testes: 1\n\n### Sessão 2026-01-02\n\n**Story 1.1 — A** (Done):\n- c\n- Arquivos: a\n- Testes: 1\n\n### Sessão 2026-01-01\n\n**Story 1.1 — A** (Done):\n- key {}\n- Arquivos: a\n- Testes: 1\n\n## Proximos Passos\n\n- [ ] x\n\n## Ambiente Detectado\n\nexport API_KEY={}\nPASSWORD={}\n",
+            SECRETS[1], SECRETS[2], SECRETS[0], SECRETS[0], SECRETS[1]
+        ),
+    );
+    repo.write(
+        ".reversa/state.json",
+        &format!("{{\"version\": \"1.0.0\", \"project\": \"p\", \"phase\": null, \"completed\": [], \"pending\": [], \"user_name\": \"{}\"}}", SECRETS[1]),
+    );
+    repo.commit("planted");
+
+    let commands: &[&[&str]] = &[
+        &["checkpoint", "status"],
+        &["checkpoint", "status", "--exit-code"],
+        &["checkpoint", "refresh"],
+        &["checkpoint", "refresh", "--prune-sessions"],
+        &["checkpoint", "diff", "--against", "HEAD"],
+        &["checkpoint", "diff", "--against", "no-such-revision"],
+        &[
+            "checkpoint",
+            "refresh",
+            "--write",
+            "--expected-sha256",
+            "00",
+        ],
+        &["checkpoint", "init"],
+        &["checkpoint", "status", "--project", "x"],
+        &["reversa", "status"],
+        &["reversa", "history"],
+        &["reversa", "set", "doc_level", "not json"],
+        &["reversa", "set", "user_name", "\"Ana\"", "--dry-run"],
+        &["reversa", "set", "phase", "\"escavacao\""],
+        &["checkpoint", "refresh", "--prune-sessions", "--write"],
+        &["checkpoint", "diff", "--against", "HEAD"],
+        &["checkpoint", "status"],
+    ];
+    for args in commands {
+        for json in [false, true] {
+            let mut full: Vec<&str> = Vec::new();
+            if json {
+                full.push("--json");
+            }
+            full.extend_from_slice(args);
+            let (_, out) = run(&root, &full);
+            assert_clean(&format!("planseal {}", full.join(" ")), &out);
+            assert!(
+                !out.is_empty(),
+                "planseal {} printed nothing",
+                full.join(" ")
+            );
+        }
+    }
+    let journal = std::fs::read_to_string(root.join("docs/PROJECT-CHECKPOINT.md.journal.ndjson"))
+        .expect("refresh --write journaled");
+    assert_clean("the journal", &journal);
+    assert!(
+        journal.contains("Sessão 2026-01-01"),
+        "the pruned session is recorded"
+    );
+    let checkpoint =
+        std::fs::read_to_string(root.join("docs/PROJECT-CHECKPOINT.md")).expect("file");
+    assert!(
+        checkpoint.contains("## Ambiente Detectado\n\nKeys: API_KEY, PASSWORD, TOKEN, DATABASE_PASSWORD\n\n## Git Recente\n"),
+        "{checkpoint}"
+    );
+
+    // init in a fresh project with the same .env writes keys only
+    let fresh = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(root.join(".env"), fresh.path().join(".env")).expect("copy");
+    for json in [false, true] {
+        let mut full = vec!["checkpoint", "init", "--dry-run"];
+        if json {
+            full.insert(0, "--json");
+        }
+        let (code, out) = run(fresh.path(), &full);
+        assert_eq!(code, 0, "{out}");
+        assert_clean("checkpoint init --dry-run", &out);
+        assert!(
+            out.contains("Keys: API_KEY, PASSWORD, TOKEN, DATABASE_PASSWORD"),
+            "{out}"
+        );
+    }
+    let (code, out) = run(fresh.path(), &["checkpoint", "init"]);
+    assert_eq!(code, 0, "{out}");
+    let written =
+        std::fs::read_to_string(fresh.path().join("docs/PROJECT-CHECKPOINT.md")).expect("file");
+    assert_clean("the initialised checkpoint", &written);
+}

@@ -1,0 +1,26 @@
+//! Library-level tests: the model, schema and semantics, the markdown readers, gate rules,
+//! fingerprints, the git reader and cross-checks, and the property tests. Nothing here runs the
+//! binary.
+//!
+//! Each file here is a module of this one binary, not a binary of its own: linking a test binary
+//! against planseal and gix is most of the suite's build time.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod dwp_markdown_fixtures;
+mod dwp_markdown_props;
+mod dwp_markdown_rules;
+mod dwp_model_fingerprint;
+mod dwp_model_gates;
+mod dwp_model_json;
+mod dwp_model_probes;
+mod dwp_model_scale;
+mod dwp_model_semantics;
+mod dwp_model_vectors;
+mod finalize_props;
+mod git_crosschecks;
+mod git_reader;
+mod gsd_props;
+mod hostile_text_props;
+mod verify_props;

@@ -1,0 +1,232 @@
+//! `planseal unlock`: shows the owner, removes only a provably dead owner's lock, needs
+//! `--force --reason` for a live or unknown owner, and journals every removal. Also: the next
+//! `update` explains a leftover lock.
+
+use crate::support::update::*;
+use planseal::recovery::store::{LockOwner, process};
+use serde_json::Value;
+
+fn a_initial() -> Scratch {
+    Scratch::new(&vectors().join("A_lite_v2/fixture/PLAN_http_rate_limit"))
+}
+
+fn write_owner(s: &Scratch, owner: &LockOwner) {
+    let lock = s.plan_dir().join("state.json.lock");
+    std::fs::create_dir(&lock).unwrap();
+    std::fs::write(
+        lock.join("owner.json"),
+        serde_json::to_vec_pretty(owner).unwrap(),
+    )
+    .unwrap();
+}
+
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+fn journal_entries(s: &Scratch) -> Vec<Value> {
+    std::fs::read_to_string(s.journal())
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn unlock(s: &Scratch, extra: &[&str]) -> std::process::Output {
+    planseal()
+        .arg("unlock")
+        .arg(".dwp/plans/PLAN_http_rate_limit/state.json")
+        .args(extra)
+        .current_dir(s.root())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn empty_lock_directory_is_an_unknown_owner_and_needs_force_with_reason() {
+    let s = a_initial();
+    let lock = s.plan_dir().join("state.json.lock");
+    std::fs::create_dir(&lock).unwrap();
+    let out = unlock(&s, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    // Every held lock is `lock-present`; the owner's state says why it stays.
+    assert!(
+        stderr(&out).starts_with("lock-present:"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("owner unknown"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--force --reason"));
+    assert!(lock.is_dir());
+    // --force alone is a usage error
+    let out = unlock(&s, &["--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(lock.is_dir());
+    let out = unlock(
+        &s,
+        &[
+            "--force",
+            "--reason",
+            "helper crashed at 09:14, checked with ps",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!lock.exists());
+    let entries = journal_entries(&s);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["operation"], "unlock");
+    assert_eq!(entries[0]["forced"], serde_json::json!(["unlock --force"]));
+    assert_eq!(
+        entries[0]["reason"],
+        "helper crashed at 09:14, checked with ps"
+    );
+    assert_eq!(entries[0]["holder"]["kind"], "unknown");
+}
+
+#[test]
+fn dead_owner_is_removed_without_force_and_journaled() {
+    let s = a_initial();
+    let mut owner = LockOwner::for_this_process("update task 1 → in_progress", "planseal test");
+    owner.pid = dead_pid();
+    write_owner(&s, &owner);
+    let out = unlock(&s, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains(&format!("pid {}", owner.pid)), "{text}");
+    assert!(text.contains("owner is dead"), "{text}");
+    assert!(!s.plan_dir().join("state.json.lock").exists());
+    let entries = journal_entries(&s);
+    assert_eq!(entries[0]["forced"], serde_json::json!([]));
+    assert_eq!(entries[0]["holder"]["token"], owner.token.as_str());
+}
+
+#[test]
+fn live_owner_is_refused_and_a_reused_pid_counts_as_dead() {
+    let s = a_initial();
+    // This test process is alive and its start time is what /proc says.
+    let owner = LockOwner::for_this_process("update", "planseal test");
+    write_owner(&s, &owner);
+    let out = unlock(&s, &["--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["refusal"]["kind"], "lock-present");
+    assert_eq!(doc["refusal"]["owner"], "alive");
+    assert!(s.plan_dir().join("state.json.lock").is_dir());
+    // Same pid, another start time: the pid was reused, the owner is gone.
+    std::fs::remove_dir_all(s.plan_dir().join("state.json.lock")).unwrap();
+    let mut reused = owner.clone();
+    reused.process_start = Some(format!(
+        "{}-earlier",
+        process::process_start_time(owner.pid).unwrap()
+    ));
+    write_owner(&s, &reused);
+    let out = unlock(&s, &["--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["result"], "removed");
+    assert_eq!(doc["owner_status"]["status"], "dead");
+    assert_eq!(doc["forced"], false);
+}
+
+#[test]
+fn owner_on_another_host_needs_force() {
+    let s = a_initial();
+    let mut owner = LockOwner::for_this_process("update", "planseal test");
+    owner.host = "build-agent-7.invalid".into();
+    owner.pid = dead_pid();
+    write_owner(&s, &owner);
+    let out = unlock(&s, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("build-agent-7.invalid"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn nothing_to_unlock_is_fine() {
+    let s = a_initial();
+    let out = unlock(&s, &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("not locked"));
+}
+
+#[test]
+fn update_explains_a_dead_owners_leftover_lock() {
+    let s = a_initial();
+    let before = s.state();
+    let mut owner = LockOwner::for_this_process("update task 1 → in_progress", "planseal test");
+    owner.pid = dead_pid();
+    write_owner(&s, &owner);
+    let out = s.update(&["--task", "1", "--status", "in_progress"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.starts_with("lock-present:"), "{err}");
+    assert!(err.contains(&format!("pid {}", owner.pid)), "{err}");
+    assert!(err.contains("owner is dead"), "{err}");
+    assert!(err.contains("planseal unlock"), "{err}");
+    assert_eq!(s.state(), before);
+}
+
+#[test]
+fn gsd_pid_file_lock_of_a_dead_pid_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let planning = dir.path().join(".planning");
+    std::fs::create_dir(&planning).unwrap();
+    std::fs::write(planning.join("STATE.md"), "---\nstatus: executing\n---\n").unwrap();
+    std::fs::write(planning.join("STATE.md.lock"), dead_pid().to_string()).unwrap();
+    let out = planseal()
+        .args(["unlock", ".planning/STATE.md"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!planning.join("STATE.md.lock").exists());
+    assert!(planning.join("STATE.md.journal.ndjson").is_file());
+}
+
+#[test]
+fn a_bad_test_clock_refuses_before_the_lock_is_removed() {
+    let s = a_initial();
+    let mut owner = LockOwner::for_this_process("update task 1 → in_progress", "planseal test");
+    owner.pid = dead_pid();
+    write_owner(&s, &owner);
+    let out = planseal()
+        .arg("unlock")
+        .arg(".dwp/plans/PLAN_http_rate_limit/state.json")
+        .env("PLANSEAL_FAKE_NOW", "not-a-time")
+        .current_dir(s.root())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("PLANSEAL_FAKE_NOW"),
+        "{}",
+        stderr(&out)
+    );
+    // The lock stays, so the removal is never left without its journal line.
+    assert!(s.plan_dir().join("state.json.lock/owner.json").is_file());
+    assert!(journal_entries(&s).is_empty());
+}
+
+#[test]
+fn a_removal_whose_journal_line_fails_says_the_lock_is_gone() {
+    let s = a_initial();
+    let mut owner = LockOwner::for_this_process("update task 1 → in_progress", "planseal test");
+    owner.pid = dead_pid();
+    write_owner(&s, &owner);
+    // A folder where the journal file should be: the append fails after the removal.
+    std::fs::create_dir_all(s.journal()).unwrap();
+    let out = unlock(&s, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("was removed, but its journal line could not be appended"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!s.plan_dir().join("state.json.lock").exists());
+}
