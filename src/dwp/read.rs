@@ -5,6 +5,7 @@
 //! device is never opened either (reading a FIFO would block), and a directory where a file should
 //! be is reported as unreadable.
 
+use planseal_recovery::paths::{PathError, check_relative, resolve_inside};
 use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -60,7 +61,7 @@ pub struct PlanFiles {
     /// The plan lives in a git work tree (an ancestor folder holds `.git`).
     pub in_git_work_tree: bool,
     /// The folder resolved once for every `log=` lookup (built on first use).
-    resolved_dir: std::cell::OnceCell<crate::dwp::check::gates::PlanDir>,
+    resolved_dir: std::cell::OnceCell<PlanDir>,
 }
 
 /// The fixed names read for every plan.
@@ -117,9 +118,8 @@ impl PlanFiles {
     }
 
     /// The plan folder for `log=` lookups: canonicalised once per plan, not once per task.
-    pub fn plan_dir(&self) -> &crate::dwp::check::gates::PlanDir {
-        self.resolved_dir
-            .get_or_init(|| crate::dwp::check::gates::PlanDir::new(&self.dir))
+    pub fn plan_dir(&self) -> &PlanDir {
+        self.resolved_dir.get_or_init(|| PlanDir::new(&self.dir))
     }
 
     pub fn get(&self, rel: &str) -> &FileRead {
@@ -289,5 +289,108 @@ mod tests {
             read_inside(t.path(), "../x"),
             FileRead::Outside(_)
         ));
+    }
+}
+
+/// A plan folder whose canonical path is computed once, so that checking thousands of
+/// relative paths costs one `canonicalize` per existing file (none per missing one).
+#[derive(Debug, Clone)]
+pub struct PlanDir {
+    root: std::path::PathBuf,
+    canonical: Option<std::path::PathBuf>,
+    /// Relative directory prefixes already seen to be plain directories (no symlink).
+    plain_dirs: std::cell::RefCell<std::collections::HashSet<std::path::PathBuf>>,
+}
+
+/// What a relative path inside a plan folder leads to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// An existing entry inside the plan (the joined, not canonical, path).
+    Inside(std::path::PathBuf),
+    /// Nothing there (a missing file, or a dangling link that stays inside).
+    Missing,
+}
+
+impl PlanDir {
+    pub fn new(root: &Path) -> PlanDir {
+        PlanDir {
+            root: root.to_path_buf(),
+            canonical: root.canonicalize().ok(),
+            plain_dirs: Default::default(),
+        }
+    }
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+    /// Resolves `rel` inside the plan: refused when absolute, with a `..` component, or leaving
+    /// the plan through a symlink (also a dangling one).
+    pub fn resolve(&self, rel: &str) -> Result<Resolved, PathError> {
+        check_relative(rel)?;
+        let Some(canonical_root) = &self.canonical else {
+            return Err(PathError::Io(format!(
+                "{}: the plan folder cannot be resolved",
+                self.root.display()
+            )));
+        };
+        // Fast path: with no `..` (checked above) and no symlink on the way, the path cannot
+        // leave the plan. One `lstat` per new component instead of a full `realpath`.
+        let rel_path = Path::new(rel);
+        let mut prefix = std::path::PathBuf::new();
+        let components: Vec<_> = rel_path.components().collect();
+        for (i, component) in components.iter().enumerate() {
+            prefix.push(component);
+            let last = i + 1 == components.len();
+            if !last && self.plain_dirs.borrow().contains(&prefix) {
+                continue;
+            }
+            match std::fs::symlink_metadata(self.root.join(&prefix)) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return self.resolve_through_links(rel, canonical_root);
+                }
+                Ok(_) if last => return Ok(Resolved::Inside(self.root.join(rel))),
+                Ok(meta) if meta.is_dir() => {
+                    self.plain_dirs.borrow_mut().insert(prefix.clone());
+                }
+                // a file used as a directory, or nothing there: the target cannot exist
+                Ok(_) => return Ok(Resolved::Missing),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                    ) =>
+                {
+                    return Ok(Resolved::Missing);
+                }
+                Err(e) => {
+                    return Err(PathError::Io(format!(
+                        "{}: {e}",
+                        self.root.join(&prefix).display()
+                    )));
+                }
+            }
+        }
+        // `rel` had no normal component (e.g. `.`): the plan folder itself
+        Ok(Resolved::Inside(self.root.join(rel)))
+    }
+
+    /// The careful path for a name that crosses a symlink somewhere.
+    fn resolve_through_links(
+        &self,
+        rel: &str,
+        canonical_root: &Path,
+    ) -> Result<Resolved, PathError> {
+        let joined = self.root.join(rel);
+        match joined.canonicalize() {
+            Ok(canon) if canon.starts_with(canonical_root) => Ok(Resolved::Inside(joined)),
+            Ok(canon) => Err(PathError::SymlinkEscape(canon)),
+            // let the recovery crate's resolver tell a dangling escape from a missing target
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                match resolve_inside(&self.root, rel, true) {
+                    Ok(_) | Err(PathError::Missing) => Ok(Resolved::Missing),
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(PathError::Io(format!("{}: {e}", joined.display()))),
+        }
     }
 }

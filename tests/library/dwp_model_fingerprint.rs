@@ -1,9 +1,8 @@
 //! `artifacts_sha256` and its preimage byte for byte against the recorded vectors, the receipt
 //! model, and hostile locators.
 
-use planseal::dwp::model::fingerprint::{
-    ABSENT, artifact_names, artifacts_sha256, parse_receipt, preimage, receipt_matches,
-};
+use planseal::dwp::model::fingerprint::{ABSENT, artifact_names, artifacts_sha256, preimage};
+use planseal::dwp::model::receipt::{parse_receipt, receipt_matches};
 use planseal::dwp::model::{State, parse_json};
 use planseal::recovery::hash::sha256_hex;
 use serde_json::json;
@@ -91,7 +90,11 @@ fn published_receipts_match_their_plans() {
             &std::fs::read(final_dir.join("analysis_results/FINALIZATION.json")).unwrap(),
         )
         .unwrap();
-        assert_eq!(receipt.files, None, "the helper writes no per-file hashes");
+        assert_eq!(
+            receipt.files(),
+            None,
+            "the helper writes no per-file hashes"
+        );
         let state_bytes = std::fs::read(final_dir.join("state.json")).unwrap();
         let fp = artifacts_sha256(&final_dir, &artifact_names(&state_of(&final_dir))).unwrap();
         let cmp = receipt_matches(&receipt, &sha256_hex(&state_bytes), &fp);
@@ -160,8 +163,11 @@ fn malformed_receipts_are_refused() {
         br#"{"files": {"PROMPTS.md": "<absent>", "README.md": null}, "evidence_files": {}}"#,
     )
     .unwrap();
-    assert_eq!(r.files.unwrap().values().filter(|v| v.is_none()).count(), 2);
-    assert_eq!(r.evidence_files.unwrap().len(), 0);
+    assert_eq!(
+        r.files().unwrap().values().filter(|v| v.is_none()).count(),
+        2
+    );
+    assert_eq!(r.evidence_files().unwrap().len(), 0);
     assert!(parse_receipt(b"{\"result\": \"verified\"").is_err());
 }
 

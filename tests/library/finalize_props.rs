@@ -67,8 +67,8 @@ proptest! {
             planseal: Some(ReceiptExtension {
                 receipt_version: 1,
                 tool_version: "planseal 0.1.0".into(),
-                files: files.clone(),
-                evidence_files: BTreeMap::new(),
+                files: Some(files.iter().map(|(k, v)| (k.clone(), Some(v.clone()))).collect()),
+                evidence_files: Some(BTreeMap::new()),
                 git: Some(GitSeal { head: "a".repeat(40), branch: None, clean }),
                 checks_passed: vec!["x".into()],
                 exceptions: vec![AcceptedException {

@@ -107,14 +107,11 @@ fn fingerprint_matches_the_recorded_preimages() {
         let fp = json(v.join("fingerprint/fingerprint.json"));
         let initial = v.join(format!("fixture/{plan}"));
         let got = publish::fingerprint(&initial, &read(initial.join("state.json"))).unwrap();
-        assert_eq!(
-            got.artifacts_sha256,
-            fp["initial"]["artifacts_sha256"].as_str().unwrap()
-        );
+        assert_eq!(got.hex, fp["initial"]["artifacts_sha256"].as_str().unwrap());
         let final_dir = v.join(format!("lifecycle/snapshots/final/{plan}"));
         let got = publish::fingerprint(&final_dir, &read(final_dir.join("state.json"))).unwrap();
         assert_eq!(
-            got.artifacts_sha256,
+            got.hex,
             fp["completed"]["artifacts_sha256"].as_str().unwrap()
         );
     }

@@ -42,19 +42,28 @@ pub fn check_plan(
     display_path: &str,
     opts: &CheckOptions,
 ) -> Section {
-    let mut section = Section::new(System::Dwp, display_name, display_path);
-    let mut files = match PlanFiles::load(dir, name) {
-        Ok(f) => f,
-        Err(why) => {
-            section.unverified = Some(format!("the plan folder cannot be listed: {why}"));
-            return section;
+    match PlanFiles::load(dir, name) {
+        Ok(mut files) => {
+            files.display = display_path.to_string();
+            check_read(&mut files, display_name, opts)
         }
-    };
-    files.display = display_path.to_string();
+        Err(why) => {
+            let mut section = Section::new(System::Dwp, display_name, display_path);
+            section.unverified = Some(format!("the plan folder cannot be listed: {why}"));
+            section
+        }
+    }
+}
+
+/// Checks a plan already read (its `display` is the section's path). With
+/// `opts.state_override`, the override takes state.json's place in `files`.
+pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions) -> Section {
+    let mut section = Section::new(System::Dwp, display_name, files.display.clone());
     if let Some(candidate) = &opts.state_override {
-        files
-            .files
-            .insert("state.json".into(), FileRead::Bytes(candidate.clone()));
+        files.files.insert(
+            crate::dwp::layout::STATE_FILE.into(),
+            FileRead::Bytes(candidate.clone()),
+        );
     }
     let unreadable = files.unreadable();
     if !unreadable.is_empty() {
@@ -65,14 +74,19 @@ pub fn check_plan(
         section.unverified = Some(why.join("; "));
         return section;
     }
-    section.findings = check_files(&files, opts);
-    // Drift against the git log (SPEC §1.11): only for a plan in a work tree, on state.json itself.
+    section.findings = check_files(files, opts);
+    // Drift against the git log: only for a plan in a work tree, on state.json itself.
     if files.in_git_work_tree && !opts.skip_git_drift && opts.state_override.is_none() {
         let state = files
-            .bytes("state.json")
+            .bytes(crate::dwp::layout::STATE_FILE)
             .and_then(|b| serde_json::from_slice(b).ok());
         if let Some(state) = state.as_ref().map(crate::dwp::model::State::from_value) {
-            crate::dwp::history::merge_drift(dir, display_path, &state, &mut section.findings);
+            crate::dwp::history::merge_drift(
+                &files.dir,
+                &files.display,
+                &state,
+                &mut section.findings,
+            );
         }
     }
     for f in &mut section.findings {

@@ -1,34 +1,22 @@
-//! The publication receipt `analysis_results/FINALIZATION.json` (SPEC §1.9, §1.10 item 16):
-//! recompute the artifact fingerprint and the state hash from the bytes already read and compare
-//! them through `dwp::fingerprint`'s receipt reader (which also reads planseal's per-file maps).
-//!
-//! The fingerprint byte layout is pinned by `fixtures/vectors/dwp/*/fingerprint/`.
+//! The publication receipt check (`analysis_results/FINALIZATION.json`): the artifact
+//! fingerprint and the state hash, computed from the bytes already read by the same code that
+//! sealed them ([`crate::dwp::model::fingerprint`]), compared with the receipt read by the same
+//! model finalize wrote it with ([`crate::dwp::model::receipt`]).
 
 use crate::dwp::model::State;
-use crate::dwp::model::fingerprint::{
-    FileHashes, Fingerprint, RECEIPT_PATH, compare_file_hashes, parse_receipt, receipt_matches,
-};
+use crate::dwp::model::fingerprint::{self, FileHashes, Fingerprint};
+use crate::dwp::model::receipt::{RECEIPT_FILE, Receipt, compare_file_hashes};
 use crate::dwp::read::{FileRead, PlanFiles, read_inside};
-use planseal_recovery::hash::{Sha256Stream, sha256_hex};
+use planseal_recovery::hash::sha256_hex;
 
-/// The fingerprinted names of a plan whose state is the JSON value `state`
-/// (`dwp::fingerprint::artifact_names`).
+/// The fingerprinted names of a plan whose state is the JSON value `state`.
 pub fn fingerprint_names(state: &serde_json::Value) -> Vec<String> {
-    crate::dwp::model::fingerprint::artifact_names(&State::from_value(state))
+    fingerprint::artifact_names_of(state)
 }
 
 /// `artifacts_sha256` over `names`, taking each file's bytes from `files` (absent ⇒ `<absent>`).
 pub fn fingerprint(files: &PlanFiles, names: &[String]) -> String {
-    let mut h = Sha256Stream::new();
-    for name in names {
-        h.update(name.as_bytes());
-        h.update(&[0]);
-        match files.get(name) {
-            FileRead::Bytes(b) => h.update(b),
-            _ => h.update(b"<absent>"),
-        }
-    }
-    h.finish_hex()
+    current_fingerprint(files, names, false).hex
 }
 
 /// The per-file hash of one fingerprinted name as planseal's receipt extension records it
@@ -36,29 +24,20 @@ pub fn fingerprint(files: &PlanFiles, names: &[String]) -> String {
 pub fn file_hash(files: &PlanFiles, name: &str) -> String {
     match files.get(name) {
         FileRead::Bytes(b) => sha256_hex(b),
-        _ => "<absent>".to_string(),
+        _ => crate::dwp::model::receipt::ABSENT.to_string(),
     }
 }
 
-/// The current fingerprint of the plan computed from the bytes already read, in the form
-/// `dwp::fingerprint` compares receipts with; the per-file hashes only when asked for (a receipt
-/// with planseal's `files` map), since they double the hashing.
+/// The current fingerprint of the plan from the bytes already read; the per-file hashes only
+/// when asked for (a receipt with planseal's `files` map), since they double the hashing. A
+/// file the fingerprint cannot read counts as absent here: verify has already reported the
+/// plan unverified when one of its files is unreadable.
 pub fn current_fingerprint(files: &PlanFiles, names: &[String], per_file: bool) -> Fingerprint {
-    Fingerprint {
-        hex: fingerprint(files, names),
-        files: if per_file {
-            names
-                .iter()
-                .map(|n| {
-                    let h = file_hash(files, n);
-                    (n.clone(), (h != "<absent>").then_some(h))
-                })
-                .collect()
-        } else {
-            Vec::new()
-        },
+    fingerprint::fingerprint(files, names, per_file).unwrap_or_else(|_| Fingerprint {
+        hex: String::new(),
+        files: Vec::new(),
         refused: Vec::new(),
-    }
+    })
 }
 
 /// What comparing the receipt with the plan gave.
@@ -71,24 +50,23 @@ pub enum ReceiptCheck {
     Mismatch(Vec<String>),
 }
 
-/// Compares the receipt (parsed by `dwp::fingerprint`) with the state bytes and the plan's files.
-/// With planseal's per-file maps the changed files are named: `files` for the fingerprinted ones,
-/// `evidence_files` for the others it covers (gate logs, PLAN_ANALYSIS.md), read here for that
-/// purpose only.
+/// Compares the receipt with the state bytes and the plan's files. With planseal's per-file
+/// maps the changed files are named: `files` for the fingerprinted ones, `evidence_files` for
+/// the others it covers (gate logs, PLAN_ANALYSIS.md), read here for that purpose only.
 pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> ReceiptCheck {
-    let Some(bytes) = files.bytes(RECEIPT_PATH) else {
+    let Some(bytes) = files.bytes(RECEIPT_FILE) else {
         return ReceiptCheck::Missing;
     };
-    let receipt = match parse_receipt(bytes) {
+    let receipt = match Receipt::read(bytes) {
         Ok(r) => r,
         Err(e) => return ReceiptCheck::Unparseable(e.to_string()),
     };
-    if receipt.state_sha256.is_none() || receipt.artifacts_sha256.is_none() {
+    if receipt.state_sha256.is_empty() || receipt.artifacts_sha256.is_empty() {
         return ReceiptCheck::Unparseable("state_sha256 or artifacts_sha256 missing".into());
     }
-    let names = crate::dwp::model::fingerprint::artifact_names(state);
-    let current = current_fingerprint(files, &names, receipt.files.is_some());
-    let cmp = receipt_matches(&receipt, &sha256_hex(state_bytes), &current);
+    let names = fingerprint::artifact_names(state);
+    let current = current_fingerprint(files, &names, receipt.files().is_some());
+    let cmp = receipt.compare(&sha256_hex(state_bytes), &current);
     let mut diffs = Vec::new();
     if !cmp.result_verified {
         diffs.push("result is not \"verified\"".to_string());
@@ -99,7 +77,7 @@ pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> Re
     diffs.extend(cmp.changed.iter().map(|n| format!("{n} changed")));
     diffs.extend(cmp.appeared.iter().map(|n| format!("{n} appeared")));
     diffs.extend(cmp.vanished.iter().map(|n| format!("{n} vanished")));
-    if !cmp.artifacts_match && receipt.files.is_none() {
+    if !cmp.artifacts_match && receipt.files().is_none() {
         diffs.push(
             "the fingerprinted plan files changed (README.md, PROGRESS.md, PROMPTS.md, manifest.json, SECURITY_REVIEW.md, SKILLS_CANDIDATES.md or a task file)"
                 .to_string(),
@@ -111,7 +89,7 @@ pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> Re
     {
         diffs.push("the fingerprinted plan files changed".to_string());
     }
-    if let Some(recorded) = &receipt.evidence_files {
+    if let Some(recorded) = receipt.evidence_files() {
         let now: FileHashes = recorded
             .keys()
             .map(|name| {

@@ -1,4 +1,5 @@
-//! The receipt `analysis_results/FINALIZATION.json` (SPEC §1.9 step 10).
+//! The receipt `analysis_results/FINALIZATION.json`: the one model of it, written by finalize
+//! and read by verify and recover, so a receipt one of them writes is a receipt the others read.
 //!
 //! The helper's three keys come first, in its layout (2-space indent, trailing newline):
 //! `state_sha256`, `artifacts_sha256`, `result: "verified"`. planseal's keys follow at the same
@@ -7,28 +8,35 @@
 //! `log=` and `PLAN_ANALYSIS.md`), `git` (HEAD / branch / clean, `null` outside a repository),
 //! `checks_passed` and `exceptions` (accepted with their reason). No timestamp: the same plan
 //! sealed twice gives the same bytes.
+//!
+//! [`Receipt::read`] is lenient about which keys are there (the helper's receipt has no
+//! extension; a hand-edited one may lack keys, and verify then says what is missing) and strict
+//! about what a value is (a hash is 64 hex digits, a per-file entry a hash or `<absent>`).
+//! [`Receipt::parse`] additionally requires a complete, verified receipt.
 
+use super::fingerprint::{FileHashes, Fingerprint};
+use crate::dwp::layout;
 use planseal_recovery::hash::is_sha256_hex;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
 
 /// Path of the receipt inside the plan folder.
-pub const RECEIPT_FILE: &str = "analysis_results/FINALIZATION.json";
+pub const RECEIPT_FILE: &str = layout::RECEIPT_FILE;
 
-/// The hash written for a fingerprinted file that does not exist.
+/// The per-file hash written for a file that does not exist.
 pub const ABSENT: &str = "<absent>";
 
 /// Version of planseal's extension of the receipt; a newer one is never rewritten.
 pub const RECEIPT_VERSION: u64 = 1;
 
 /// What a receipt says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Receipt {
-    /// SHA-256 of the published state.json bytes.
+    /// SHA-256 of the published state.json bytes (empty when a receipt read lacks it).
     pub state_sha256: String,
-    /// The artifact fingerprint at publication.
+    /// The artifact fingerprint at publication (empty when a receipt read lacks it).
     pub artifacts_sha256: String,
-    /// Always `verified`.
+    /// `verified` in every receipt a finalizer writes.
     pub result: String,
     /// planseal's part; absent in a receipt written by the original helper.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -36,21 +44,41 @@ pub struct Receipt {
 }
 
 /// What planseal checked in addition to the helper.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReceiptExtension {
     pub receipt_version: u64,
     pub tool_version: String,
-    /// Every fingerprinted file (path relative to the plan folder) → SHA-256, or [`ABSENT`].
-    /// Sorted by byte order of the path.
-    pub files: BTreeMap<String, String>,
+    /// Every fingerprinted file (path relative to the plan folder) → SHA-256, `None` for an
+    /// absent file (written `<absent>`). Sorted by byte order of the path.
+    #[serde(
+        serialize_with = "write_hashes",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub files: Option<FileHashes>,
     /// The other covered files: gate logs cited by `log=` and `PLAN_ANALYSIS.md` (present ones).
-    pub evidence_files: BTreeMap<String, String>,
+    #[serde(
+        serialize_with = "write_hashes",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub evidence_files: Option<FileHashes>,
     /// The repository the plan lives in; `null` when there is none (git checks not applicable).
     pub git: Option<GitSeal>,
     /// Ids of the checks that passed, sorted, each once.
     pub checks_passed: Vec<String>,
     /// Exceptions the user accepted (e.g. `--allow-dirty --reason`).
     pub exceptions: Vec<AcceptedException>,
+}
+
+/// A per-file map as the receipt spells it: an absent file's hash is `<absent>`.
+fn write_hashes<S: Serializer>(map: &Option<FileHashes>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let empty = FileHashes::new();
+    let map = map.as_ref().unwrap_or(&empty);
+    let mut out = s.serialize_map(Some(map.len()))?;
+    for (name, digest) in map {
+        out.serialize_entry(name, digest.as_deref().unwrap_or(ABSENT))?;
+    }
+    out.end()
 }
 
 /// The repository state at publication. Only recorded; `verify` never compares it.
@@ -76,15 +104,26 @@ pub struct AcceptedException {
 /// Why a receipt could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReceiptError {
-    #[error("the receipt is not valid JSON of the expected shape: {0}")]
+    #[error("{RECEIPT_FILE}: {0}")]
     Malformed(String),
-    #[error("the receipt's `{0}` is not 64 hex digits")]
-    BadHash(&'static str),
-    #[error("the receipt's result is `{0}`, not `verified`")]
+    #[error("{RECEIPT_FILE}: `{0}` is not a 64-digit hex SHA-256")]
+    BadHash(String),
+    #[error("{RECEIPT_FILE}: the result is `{0}`, not `verified`")]
     NotVerified(String),
-    #[error("the receipt was written by a newer planseal (receipt version {0})")]
+    #[error("{RECEIPT_FILE}: written by a newer planseal (receipt version {0})")]
     NewerVersion(u64),
 }
+
+/// The keys of planseal's extension; any of them makes a read receipt carry one.
+const EXTENSION_KEYS: [&str; 7] = [
+    "receipt_version",
+    "tool_version",
+    "files",
+    "evidence_files",
+    "git",
+    "checks_passed",
+    "exceptions",
+];
 
 impl Receipt {
     /// The receipt's bytes: 2-space indent, keys in declaration order, trailing newline.
@@ -95,71 +134,210 @@ impl Receipt {
         bytes
     }
 
-    /// Reads a receipt written by either tool.
+    /// Reads a receipt written by either tool, or a partial one: a missing key reads as empty;
+    /// a present one must have its shape.
+    pub fn read(bytes: &[u8]) -> Result<Self, ReceiptError> {
+        let raw = super::parse_json(bytes).map_err(|e| ReceiptError::Malformed(e.to_string()))?;
+        let Value::Object(obj) = raw else {
+            return Err(ReceiptError::Malformed("expected a JSON object".into()));
+        };
+        let hash = |key: &str| -> Result<String, ReceiptError> {
+            match obj.get(key) {
+                None => Ok(String::new()),
+                Some(Value::String(s)) if is_sha256_hex(s) => Ok(s.clone()),
+                Some(_) => Err(ReceiptError::BadHash(key.into())),
+            }
+        };
+        let state_sha256 = hash("state_sha256")?;
+        let artifacts_sha256 = hash("artifacts_sha256")?;
+        let result = match obj.get("result") {
+            None => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        let planseal = if EXTENSION_KEYS.iter().any(|k| obj.contains_key(*k)) {
+            Some(read_extension(&obj)?)
+        } else {
+            None
+        };
+        Ok(Receipt {
+            state_sha256,
+            artifacts_sha256,
+            result,
+            planseal,
+        })
+    }
+
+    /// Reads a complete receipt of a verified publication: both hashes present and
+    /// `result: "verified"`.
     pub fn parse(bytes: &[u8]) -> Result<Self, ReceiptError> {
-        let receipt: Receipt =
-            serde_json::from_slice(bytes).map_err(|e| ReceiptError::Malformed(e.to_string()))?;
-        if !is_sha256_hex(&receipt.state_sha256) {
-            return Err(ReceiptError::BadHash("state_sha256"));
-        }
-        if !is_sha256_hex(&receipt.artifacts_sha256) {
-            return Err(ReceiptError::BadHash("artifacts_sha256"));
+        let receipt = Self::read(bytes)?;
+        for (key, value) in [
+            ("state_sha256", &receipt.state_sha256),
+            ("artifacts_sha256", &receipt.artifacts_sha256),
+        ] {
+            if value.is_empty() {
+                return Err(ReceiptError::Malformed(format!("`{key}` is missing")));
+            }
         }
         if receipt.result != "verified" {
             return Err(ReceiptError::NotVerified(receipt.result));
         }
-        if let Some(ext) = &receipt.planseal
-            && ext.receipt_version > RECEIPT_VERSION
-        {
-            return Err(ReceiptError::NewerVersion(ext.receipt_version));
-        }
         Ok(receipt)
     }
 
-    /// Covered files whose hash differs between this receipt and `now` (path → SHA-256 or
-    /// [`ABSENT`]): `changed`, `appeared` (absent at publication) or `vanished`. Only the files
-    /// named in `now` are compared. Empty when the receipt has no per-file hashes.
-    pub fn changed_files(&self, now: &BTreeMap<String, String>) -> Vec<(String, FileChange)> {
-        let Some(ext) = &self.planseal else {
-            return Vec::new();
+    /// planseal's per-file hashes of the fingerprinted files, when the receipt has them.
+    pub fn files(&self) -> Option<&FileHashes> {
+        self.planseal.as_ref().and_then(|e| e.files.as_ref())
+    }
+
+    /// planseal's hashes of the other covered files (gate logs, `PLAN_ANALYSIS.md`).
+    pub fn evidence_files(&self) -> Option<&FileHashes> {
+        self.planseal
+            .as_ref()
+            .and_then(|e| e.evidence_files.as_ref())
+    }
+
+    /// How this receipt compares with the plan now: the state's hash and its fingerprint. File
+    /// level detail only when the receipt has per-file hashes and `current` was computed with
+    /// them.
+    pub fn compare(&self, state_sha256: &str, current: &Fingerprint) -> ReceiptComparison {
+        let mut cmp = ReceiptComparison {
+            state_matches: self.state_sha256 == state_sha256,
+            artifacts_match: self.artifacts_sha256 == current.hex,
+            result_verified: self.result == "verified",
+            ..Default::default()
         };
-        let mut out = Vec::new();
-        for (path, current) in now {
-            let sealed = ext
-                .files
-                .get(path)
-                .or_else(|| ext.evidence_files.get(path))
-                .map(String::as_str)
-                .unwrap_or(ABSENT);
-            let change = match (sealed == ABSENT, current == ABSENT) {
-                (true, true) => continue,
-                (true, false) => FileChange::Appeared,
-                (false, true) => FileChange::Vanished,
-                (false, false) if sealed == current => continue,
-                (false, false) => FileChange::Changed,
-            };
-            out.push((path.clone(), change));
+        if let Some(recorded) = self.files() {
+            let changes = compare_file_hashes(recorded, &current.files_map());
+            cmp.changed = changes.changed;
+            cmp.appeared = changes.appeared;
+            cmp.vanished = changes.vanished;
         }
-        out
+        cmp
     }
 }
 
-/// How a covered file differs from the receipt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileChange {
-    Changed,
-    Appeared,
-    Vanished,
+fn read_extension(obj: &Map<String, Value>) -> Result<ReceiptExtension, ReceiptError> {
+    let receipt_version = obj
+        .get("receipt_version")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if receipt_version > RECEIPT_VERSION {
+        return Err(ReceiptError::NewerVersion(receipt_version));
+    }
+    let field = |key: &str| obj.get(key).cloned().unwrap_or(Value::Null);
+    let typed = |key: &str, e: serde_json::Error| ReceiptError::Malformed(format!("`{key}`: {e}"));
+    Ok(ReceiptExtension {
+        receipt_version,
+        tool_version: obj
+            .get("tool_version")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        files: read_hashes(obj.get("files"), "files")?,
+        evidence_files: read_hashes(obj.get("evidence_files"), "evidence_files")?,
+        git: serde_json::from_value(field("git")).map_err(|e| typed("git", e))?,
+        checks_passed: match obj.get("checks_passed") {
+            None => Vec::new(),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|e| typed("checks_passed", e))?,
+        },
+        exceptions: match obj.get("exceptions") {
+            None => Vec::new(),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|e| typed("exceptions", e))?,
+        },
+    })
 }
 
-impl FileChange {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FileChange::Changed => "changed",
-            FileChange::Appeared => "appeared",
-            FileChange::Vanished => "vanished",
+/// A per-file map: each value a hash, or `<absent>` / `null` for an absent file.
+fn read_hashes(value: Option<&Value>, field: &str) -> Result<Option<FileHashes>, ReceiptError> {
+    let Some(map) = value.and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let mut out = FileHashes::new();
+    for (name, v) in map {
+        let digest = match v {
+            Value::Null => None,
+            Value::String(s) if s == ABSENT => None,
+            Value::String(s) if is_sha256_hex(s) => Some(s.clone()),
+            _ => return Err(ReceiptError::BadHash(format!("{field}.{name}"))),
+        };
+        out.insert(name.clone(), digest);
+    }
+    Ok(Some(out))
+}
+
+/// Which files differ between two per-file hash maps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileChanges {
+    /// Present in both with different content.
+    pub changed: Vec<String>,
+    /// Present now; absent (or not listed) in the record.
+    pub appeared: Vec<String>,
+    /// Recorded with a hash; absent now (or no longer listed).
+    pub vanished: Vec<String>,
+}
+
+impl FileChanges {
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty() && self.appeared.is_empty() && self.vanished.is_empty()
+    }
+}
+
+/// Compares recorded per-file hashes with the current ones (each list in name order).
+pub fn compare_file_hashes(recorded: &FileHashes, current: &FileHashes) -> FileChanges {
+    let mut out = FileChanges::default();
+    for (name, digest) in current {
+        match (recorded.get(name), digest) {
+            (Some(Some(old)), Some(new)) if old != new => out.changed.push(name.clone()),
+            (Some(Some(_)), None) => out.vanished.push(name.clone()),
+            (Some(None) | None, Some(_)) => out.appeared.push(name.clone()),
+            _ => {}
         }
     }
+    for (name, digest) in recorded {
+        if digest.is_some() && !current.contains_key(name) {
+            out.vanished.push(name.clone());
+        }
+    }
+    out.vanished.sort();
+    out
+}
+
+/// How a receipt compares with the plan as it is now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReceiptComparison {
+    /// `state_sha256` equals the SHA-256 of the current state.json bytes.
+    pub state_matches: bool,
+    /// `artifacts_sha256` equals the current fingerprint.
+    pub artifacts_match: bool,
+    /// `result` is `"verified"`.
+    pub result_verified: bool,
+    /// With planseal's `files` map: which fingerprinted files changed, appeared or vanished
+    /// (empty without the map).
+    pub changed: Vec<String>,
+    pub appeared: Vec<String>,
+    pub vanished: Vec<String>,
+}
+
+impl ReceiptComparison {
+    pub fn matches(&self) -> bool {
+        self.state_matches && self.artifacts_match && self.result_verified
+    }
+}
+
+/// [`Receipt::read`].
+pub fn parse_receipt(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
+    Receipt::read(bytes)
+}
+
+/// [`Receipt::compare`].
+pub fn receipt_matches(
+    receipt: &Receipt,
+    state_sha256: &str,
+    current: &Fingerprint,
+) -> ReceiptComparison {
+    receipt.compare(state_sha256, current)
 }
 
 #[cfg(test)]
@@ -189,14 +367,14 @@ mod tests {
     }
 
     fn extended() -> Receipt {
-        let mut files = BTreeMap::new();
-        files.insert("README.md".to_string(), H1.to_string());
-        files.insert(
-            "analysis_results/SKILLS_CANDIDATES.md".to_string(),
-            ABSENT.to_string(),
+        let mut files = FileHashes::new();
+        files.insert("README.md".to_string(), Some(H1.to_string()));
+        files.insert("analysis_results/SKILLS_CANDIDATES.md".to_string(), None);
+        let mut evidence_files = FileHashes::new();
+        evidence_files.insert(
+            "analysis_results/gates/t1.log".to_string(),
+            Some(H2.to_string()),
         );
-        let mut evidence_files = BTreeMap::new();
-        evidence_files.insert("analysis_results/gates/t1.log".to_string(), H2.to_string());
         Receipt {
             state_sha256: H1.into(),
             artifacts_sha256: H2.into(),
@@ -204,8 +382,8 @@ mod tests {
             planseal: Some(ReceiptExtension {
                 receipt_version: RECEIPT_VERSION,
                 tool_version: "planseal 0.1.0".into(),
-                files,
-                evidence_files,
+                files: Some(files),
+                evidence_files: Some(evidence_files),
                 git: Some(GitSeal {
                     head: "a".repeat(40),
                     branch: Some("main".into()),
@@ -231,42 +409,31 @@ mod tests {
         )));
         assert!(text.ends_with("}\n"));
         assert!(text.contains("— ✅"), "non-ASCII is written raw");
+        assert!(text.contains("\"analysis_results/SKILLS_CANDIDATES.md\": \"<absent>\""));
         assert_eq!(Receipt::parse(&bytes).unwrap(), r);
     }
 
     #[test]
     fn changed_files_names_each_difference() {
         let r = extended();
-        let mut now = BTreeMap::new();
-        now.insert("README.md".to_string(), H2.to_string());
-        now.insert(
+        let mut files_now = FileHashes::new();
+        files_now.insert("README.md".to_string(), Some(H2.to_string()));
+        files_now.insert(
             "analysis_results/SKILLS_CANDIDATES.md".to_string(),
-            H1.to_string(),
+            Some(H1.to_string()),
         );
-        now.insert(
-            "analysis_results/gates/t1.log".to_string(),
-            ABSENT.to_string(),
+        let mut evidence_now = FileHashes::new();
+        evidence_now.insert("analysis_results/gates/t1.log".to_string(), None);
+        evidence_now.insert(
+            "analysis_results/gates/new.log".to_string(),
+            Some(H1.to_string()),
         );
-        now.insert("analysis_results/gates/new.log".to_string(), H1.to_string());
-        let changes = r.changed_files(&now);
-        assert_eq!(
-            changes,
-            vec![
-                ("README.md".to_string(), FileChange::Changed),
-                (
-                    "analysis_results/SKILLS_CANDIDATES.md".to_string(),
-                    FileChange::Appeared
-                ),
-                (
-                    "analysis_results/gates/new.log".to_string(),
-                    FileChange::Appeared
-                ),
-                (
-                    "analysis_results/gates/t1.log".to_string(),
-                    FileChange::Vanished
-                ),
-            ]
-        );
+        let files = compare_file_hashes(r.files().unwrap(), &files_now);
+        assert_eq!(files.changed, ["README.md"]);
+        assert_eq!(files.appeared, ["analysis_results/SKILLS_CANDIDATES.md"]);
+        let evidence = compare_file_hashes(r.evidence_files().unwrap(), &evidence_now);
+        assert_eq!(evidence.appeared, ["analysis_results/gates/new.log"]);
+        assert_eq!(evidence.vanished, ["analysis_results/gates/t1.log"]);
     }
 
     #[test]
@@ -282,5 +449,14 @@ mod tests {
             Receipt::parse(text.as_bytes()),
             Err(ReceiptError::NotVerified(_))
         ));
+        // `read` takes the same receipt and leaves the verdict to the caller.
+        assert_eq!(Receipt::read(text.as_bytes()).unwrap().result, "maybe");
+        let newer = format!(
+            "{{\"state_sha256\": \"{H1}\", \"artifacts_sha256\": \"{H2}\", \"result\": \"verified\", \"receipt_version\": 9}}"
+        );
+        assert_eq!(
+            Receipt::read(newer.as_bytes()),
+            Err(ReceiptError::NewerVersion(9))
+        );
     }
 }

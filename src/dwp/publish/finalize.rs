@@ -309,7 +309,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     // 7. nothing moved while we validated
     let again = store::read_state(&state_path)?;
     let fp_again = validate::fingerprint(&plan_dir, &candidate_bytes)?;
-    if again != state_bytes || fp_again.artifacts_sha256 != validation.artifacts_sha256 {
+    if again != state_bytes || fp_again.hex != validation.artifacts_sha256 {
         tx.remove(&marker_path)?;
         tx.finish()?;
         return Err(Refusal::new(

@@ -13,14 +13,15 @@ pub mod marker;
 pub mod recover;
 mod validate;
 
+pub use crate::dwp::model::fingerprint::Fingerprint;
 pub use crate::dwp::model::receipt::{
-    AcceptedException, FileChange, GitSeal, RECEIPT_FILE, Receipt, ReceiptError, ReceiptExtension,
+    AcceptedException, GitSeal, RECEIPT_FILE, Receipt, ReceiptError, ReceiptExtension,
 };
 pub use finalize::{
     Candidate, FinalizeError, FinalizeRequest, Published, Step, StepHook, crash_point, finalize,
 };
 pub use marker::{MARKER_FILE, Marker, MarkerError, MarkerExtension};
 pub use validate::{
-    Covered, Fingerprint, Validation, ValidationInput, covered_files, fingerprint,
-    fingerprint_names, validate_candidate,
+    Covered, Validation, ValidationInput, covered_files, fingerprint, fingerprint_names,
+    validate_candidate,
 };

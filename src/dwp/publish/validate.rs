@@ -8,19 +8,22 @@
 //!    marker check and the receipt check;
 //! 4. the git cross-checks (SPEC §1.11) when the plan lives in a repository.
 //!
-//! Also the fingerprint and the covered files the receipt records.
+//! Also the fingerprint and the covered files the receipt records. The plan is read once for
+//! all of it ([`PlanFiles`]); only the re-checks a publication makes later read it again.
 
 use super::FinalizeError;
-use crate::dwp::check::{CheckOptions, check_plan};
+use crate::dwp::check::{CheckOptions, check_read};
+use crate::dwp::layout;
 use crate::dwp::model::State;
+use crate::dwp::model::fingerprint::{self, FileHashes, Fingerprint};
 use crate::dwp::model::markdown::{LogStatus, TaskBody, decode, parse_readme};
 use crate::dwp::model::receipt::{
-    ABSENT, AcceptedException, GitSeal, RECEIPT_VERSION, Receipt, ReceiptExtension,
+    AcceptedException, GitSeal, RECEIPT_VERSION, Receipt, ReceiptExtension,
 };
+use crate::dwp::read::{FileRead, PlanDir, PlanFiles};
 use crate::report::{Finding, Severity};
-use planseal_recovery::hash::{Sha256Stream, sha256_hex};
+use planseal_recovery::hash::sha256_hex;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// What the validation looks at.
@@ -43,10 +46,10 @@ pub struct Validation {
     /// Ids of the checks that passed, sorted, each once.
     pub checks_passed: Vec<String>,
     pub artifacts_sha256: String,
-    /// Fingerprinted files → SHA-256 or `<absent>`.
-    pub files: BTreeMap<String, String>,
+    /// Fingerprinted files → SHA-256 (`None`: absent).
+    pub files: FileHashes,
     /// Gate logs cited by `log=` and `PLAN_ANALYSIS.md` → SHA-256.
-    pub evidence_files: BTreeMap<String, String>,
+    pub evidence_files: FileHashes,
     pub git: Option<GitSeal>,
     pub exceptions: Vec<AcceptedException>,
 }
@@ -61,8 +64,8 @@ impl Validation {
             planseal: Some(ReceiptExtension {
                 receipt_version: RECEIPT_VERSION,
                 tool_version: crate::TOOL_VERSION.to_string(),
-                files: self.files.clone(),
-                evidence_files: self.evidence_files.clone(),
+                files: Some(self.files.clone()),
+                evidence_files: Some(self.evidence_files.clone()),
                 git: self.git.clone(),
                 checks_passed: self.checks_passed.clone(),
                 exceptions: self.exceptions.clone(),
@@ -81,77 +84,58 @@ impl Validation {
     }
 }
 
-/// The artifact fingerprint of SPEC §1.9 for the candidate's task list.
-pub struct Fingerprint {
-    pub artifacts_sha256: String,
-    /// Name → SHA-256 of each fingerprinted file (`<absent>` when missing), in hash order.
-    pub entries: Vec<(String, String)>,
-}
-
 /// The fingerprinted names: the six fixed ones plus every file locator (v2/v5) or v1 `file`.
 pub fn fingerprint_names(candidate: &Value) -> Vec<String> {
-    crate::dwp::check::receipt::fingerprint_names(candidate)
+    fingerprint::artifact_names_of(candidate)
 }
 
-/// Hashes the fingerprinted files of the plan as the candidate names them.
+/// Hashes the fingerprinted files of the plan on disk as the candidate names them (the
+/// re-check a publication makes after its marker: what is on disk now).
 pub fn fingerprint(plan_dir: &Path, candidate: &[u8]) -> Result<Fingerprint, FinalizeError> {
     let value: Value = serde_json::from_slice(candidate).unwrap_or(Value::Null);
-    let mut stream = Sha256Stream::new();
-    let mut entries = Vec::new();
-    for name in fingerprint_names(&value) {
-        stream.update(name.as_bytes());
-        stream.update(&[0]);
-        let content = match planseal_recovery::paths::resolve_inside(plan_dir, &name, true) {
-            Ok(path) => super::files::read_optional(&path)?,
-            Err(_) => None,
-        };
-        match &content {
-            Some(bytes) => stream.update(bytes),
-            None => stream.update(b"<absent>"),
-        }
-        let hash = content
-            .as_deref()
-            .map(sha256_hex)
-            .unwrap_or_else(|| ABSENT.to_string());
-        entries.push((name, hash));
-    }
-    Ok(Fingerprint {
-        artifacts_sha256: stream.finish_hex(),
-        entries,
-    })
+    fingerprint::fingerprint(&PlanDir::new(plan_dir), &fingerprint_names(&value), true)
+        .map_err(|e| FinalizeError::io(plan_dir, e))
 }
 
 /// The files a receipt covers.
 pub struct Covered {
     pub artifacts_sha256: String,
-    /// Fingerprinted files → SHA-256 or `<absent>`.
-    pub files: BTreeMap<String, String>,
+    /// Fingerprinted files → SHA-256 (`None`: absent).
+    pub files: FileHashes,
     /// `PLAN_ANALYSIS.md` and every gate log cited by a `log=` pointer that resolves inside the
     /// plan folder → SHA-256.
-    pub evidence_files: BTreeMap<String, String>,
+    pub evidence_files: FileHashes,
 }
 
-/// The files the receipt covers for this candidate.
+/// The files the receipt covers for this candidate, read from disk.
 pub fn covered_files(plan_dir: &Path, candidate: &[u8]) -> Result<Covered, FinalizeError> {
-    let fp = fingerprint(plan_dir, candidate)?;
-    let files: BTreeMap<String, String> = fp.entries.into_iter().collect();
-    let mut evidence = BTreeMap::new();
-    let analysis = "analysis_results/PLAN_ANALYSIS.md";
-    if let Some(bytes) = super::files::read_optional(&plan_dir.join(analysis))? {
-        evidence.insert(analysis.to_string(), sha256_hex(&bytes));
-    }
+    let name = layout::plan_name(plan_dir);
+    let files = PlanFiles::load(plan_dir, &name)
+        .map_err(|why| FinalizeError::io(plan_dir, std::io::Error::other(why)))?;
     let value: Value = serde_json::from_slice(candidate).unwrap_or(Value::Null);
-    for log in log_pointers(&value) {
-        if let Ok(path) = planseal_recovery::paths::resolve_inside(plan_dir, &log, true)
-            && path.is_file()
-            && let Some(bytes) = super::files::read_optional(&path)?
-        {
-            evidence.insert(log, sha256_hex(&bytes));
+    covered_in(&files, &value)
+}
+
+/// The covered files of a plan already read, for the candidate `value`.
+fn covered_in(files: &PlanFiles, value: &Value) -> Result<Covered, FinalizeError> {
+    let fp = fingerprint::fingerprint(files, &fingerprint_names(value), true)
+        .map_err(|e| FinalizeError::io(&files.dir, e))?;
+    let mut evidence = FileHashes::new();
+    let mut cover = |rel: &str, read: &FileRead| {
+        if let FileRead::Bytes(bytes) = read {
+            evidence.insert(rel.to_string(), Some(sha256_hex(bytes)));
         }
+    };
+    cover(
+        layout::PLAN_ANALYSIS_FILE,
+        files.get(layout::PLAN_ANALYSIS_FILE),
+    );
+    for log in log_pointers(value) {
+        cover(&log, &crate::dwp::read::read_inside(&files.dir, &log));
     }
     Ok(Covered {
-        artifacts_sha256: fp.artifacts_sha256,
-        files,
+        artifacts_sha256: fp.hex.clone(),
+        files: fp.files_map(),
         evidence_files: evidence,
     })
 }
@@ -189,7 +173,30 @@ fn log_pointers(candidate: &Value) -> Vec<String> {
 /// with all of them, the first naming the refusal.
 pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, FinalizeError> {
     let mut v = Validation::default();
-    let covered = covered_files(input.plan_dir, input.candidate)?;
+    let name = layout::plan_name(input.plan_dir);
+    // The plan read once, with the candidate in state.json's place.
+    let mut files = match PlanFiles::load(input.plan_dir, &name) {
+        Ok(files) => files,
+        Err(why) => {
+            v.failures.push(
+                Finding::fail(
+                    "plan-unreadable",
+                    format!(
+                        "the plan could not be checked: the plan folder cannot be listed: {why}"
+                    ),
+                )
+                .hint("fix the permissions or the unreadable file, then run again"),
+            );
+            return Ok(v);
+        }
+    };
+    files.display = input.plan_dir.display().to_string();
+    files.files.insert(
+        layout::STATE_FILE.into(),
+        FileRead::Bytes(input.candidate.to_vec()),
+    );
+    let candidate_value: Value = serde_json::from_slice(input.candidate).unwrap_or(Value::Null);
+    let covered = covered_in(&files, &candidate_value)?;
     v.artifacts_sha256 = covered.artifacts_sha256;
     v.files = covered.files;
     v.evidence_files = covered.evidence_files;
@@ -229,15 +236,12 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
     let state = State::from_value(&value);
 
     // 2. task records
-    v.absorb(task_record_findings(input.plan_dir, &value));
+    v.absorb(task_record_findings(&files, &value));
 
     // 3. the conformance check with the candidate in place
-    let name = crate::dwp::layout::plan_name(input.plan_dir);
-    let section = check_plan(
-        input.plan_dir,
+    let section = check_read(
+        &mut files,
         &name,
-        &name,
-        &input.plan_dir.display().to_string(),
         &CheckOptions {
             skip_marker: true,
             skip_receipt: true,
@@ -328,15 +332,15 @@ fn git_seal(plan_dir: &Path, clean: bool) -> Option<GitSeal> {
 /// Every task record has a readable Completion & Log that is not pending, a `Skills
 /// disposition:` and a `Documentation decision:` (the helper's publish rule). A record that
 /// cannot be located (missing file, removed anchor) is left to the conformance check.
-fn task_record_findings(plan_dir: &Path, candidate: &Value) -> Vec<Finding> {
+fn task_record_findings(files: &PlanFiles, candidate: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
     let tasks = candidate
         .get("tasks")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let readme_bytes = std::fs::read(plan_dir.join("README.md")).unwrap_or_default();
-    let readme_text = decode(&readme_bytes).unwrap_or("");
+    let readme_bytes = files.bytes(layout::README_FILE).unwrap_or_default();
+    let readme_text = decode(readme_bytes).unwrap_or("");
     let readme = parse_readme(readme_text);
     let mut all_ok = true;
     for (i, task) in tasks.iter().enumerate() {
@@ -354,10 +358,12 @@ fn task_record_findings(plan_dir: &Path, candidate: &Value) -> Vec<Finding> {
         let owned;
         let (body, shown) = match &file {
             Some(f) => {
-                let Ok(path) = planseal_recovery::paths::resolve_inside(plan_dir, f, true) else {
-                    continue;
+                // Read with the plan when it is a task file of the listing, now otherwise.
+                let read = match files.files.get(f.as_str()) {
+                    Some(read) => read.clone(),
+                    None => crate::dwp::read::read_inside(&files.dir, f),
                 };
-                let Ok(bytes) = std::fs::read(&path) else {
+                let FileRead::Bytes(bytes) = read else {
                     continue;
                 };
                 owned = String::from_utf8_lossy(&bytes).into_owned();
