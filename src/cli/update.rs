@@ -10,17 +10,12 @@
 use super::Context;
 use crate::{print_err, print_out};
 use planseal::clock::Clock;
-use planseal::dwp::decide::update::{
-    PlanFacts, Transition, UpdateRequest, check_arguments, plan_transition,
-};
-use planseal::dwp::layout;
+use planseal::dwp::decide::update::UpdateRequest;
 use planseal::dwp::model::TaskStatus;
-use planseal::dwp::publish::FinalizeError;
-use planseal::recovery::store;
-use planseal::report::{ExitCode, Refusal, RefusalKind};
-use planseal::write::Writer;
+use planseal::dwp::ops::update;
+use planseal::report::ExitCode;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The helper's long options: (name, takes a value).
 const HELPER_OPTIONS: &[(&str, bool)] = &[
@@ -264,91 +259,43 @@ impl Args {
 pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.state));
-    let req = args.request();
-    // 1. Argument checks, then the state file exists.
-    check_arguments(&req)?;
-    let given = ctx.cwd.join(&args.state);
-    let state_path = match given.canonicalize() {
-        Ok(p) if p.is_file() => p,
-        _ => {
-            return Err(Refusal::new(
-                RefusalKind::StateMissing,
-                format!("{}: no such state file", args.state.display()),
-            )
-            .hint("pass the plan's state.json, e.g. .dwp/plans/PLAN_name/state.json")
-            .into());
-        }
-    };
-    let plan_dir = state_path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let bytes = std::fs::read(&state_path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", state_path.display()))?;
-    let facts = planseal::dwp::decide::update::read_plan_facts(&plan_dir, &bytes, req.task);
-    let mut clock = Clock::from_env()?;
-    let transition = plan_transition(&bytes, &req, &facts, &mut clock)?;
-    for advisory in &transition.advisories {
+    let clock = Clock::from_env()?;
+    let planned = update::plan(
+        &ctx.cwd.join(&args.state),
+        &args.state,
+        args.request(),
+        clock,
+    )
+    .map_err(lift)?;
+    // Shown before the write, so a refusal that follows has its context.
+    for advisory in &planned.transition.advisories {
         print_err(&format!(
             "advisory: {}: {}\n",
             advisory.id, advisory.message
         ));
     }
-    if transition.completes_plan {
-        return publish(&transition, &req, &facts, &plan_dir, &clock, ctx);
+    let outcome = update::apply(planned).map_err(lift)?;
+    if let Some(e) = &outcome.journal_error {
+        print_err(&format!(
+            "warning: state.json was written but its journal line was not: {e}\n"
+        ));
     }
-    let entry = transition.journal_entry(&req, &facts.plan_name);
-    // Between validation and the lock: another writer may get in here (tests pause at it).
-    store::crash_point("update.before_lock");
-    let committed = Writer::from_env().commit(
-        &layout::state_target(&plan_dir),
-        Some(&bytes),
-        &transition.candidate_bytes,
-        entry,
-    )?;
-    super::warn_if_unjournaled("state.json", &committed);
-    report_applied(&transition, &transition.summary_line(), ctx);
-    Ok(ExitCode::Ok)
-}
-
-fn report_applied(t: &Transition, line: &str, ctx: &Context) {
     if ctx.json {
-        let doc = serde_json::json!({
-            "result": "applied",
-            "task": t.task,
-            "from": t.from.map(|s| s.as_str()),
-            "to": t.to.as_str(),
-            "completed_count": t.completed_count,
-            "task_count": t.task_count,
-            "plan_status": t.plan_status.as_str(),
-            "published": t.completes_plan,
-            "before_sha256": t.before_sha256,
-            "after_sha256": t.after_sha256,
-            "advisories": t.advisories,
-        });
-        print_out(&format!("{doc:#}\n"));
+        print_out(&format!("{:#}\n", serde_json::to_value(&outcome)?));
     } else {
-        print_out(&format!("{line}\n"));
+        print_out(&format!("{}\n", outcome.line));
     }
+    Ok(ExitCode::Ok)
 }
 
-/// Check 18: a candidate that completes the plan is published by the finalization transaction
-/// (SPEC §1.9), never written plainly.
-fn publish(
-    t: &Transition,
-    req: &UpdateRequest,
-    facts: &PlanFacts,
-    plan_dir: &Path,
-    clock: &Clock,
-    ctx: &Context,
-) -> anyhow::Result<ExitCode> {
-    match planseal::dwp::decide::update::publish_terminal(t, req, facts, plan_dir, clock) {
-        Ok(_) => {}
-        Err(FinalizeError::Refused(r)) => return Err(r.into()),
-        Err(other) => return Err(anyhow::Error::new(other)),
+/// The library's error as the one error mapping of `cli` reads it.
+fn lift(e: update::UpdateError) -> anyhow::Error {
+    match e {
+        update::UpdateError::Refused(r) => r.into(),
+        update::UpdateError::Write(w) => w.into(),
+        update::UpdateError::Publish(p) => p.into(),
+        update::UpdateError::Input(h) => h.into(),
     }
-    report_applied(t, &t.published_line(), ctx);
-    Ok(ExitCode::Ok)
 }
 
 #[cfg(test)]

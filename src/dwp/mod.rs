@@ -24,5 +24,6 @@ pub mod history;
 pub mod layout;
 pub mod locate;
 pub mod model;
+pub mod ops;
 pub mod publish;
 pub mod read;

@@ -9,6 +9,7 @@
 //! …). `docs/verify.md` lists them.
 
 mod current;
+mod drift;
 pub mod gates;
 mod legacy;
 pub mod md;
@@ -81,12 +82,7 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
             .bytes(crate::dwp::layout::STATE_FILE)
             .and_then(|b| serde_json::from_slice(b).ok());
         if let Some(state) = state.as_ref().map(crate::dwp::model::State::from_value) {
-            crate::dwp::history::merge_drift(
-                &files.dir,
-                &files.display,
-                &state,
-                &mut section.findings,
-            );
+            drift::merge_drift(&files.dir, &files.display, &state, &mut section.findings);
         }
     }
     for f in &mut section.findings {

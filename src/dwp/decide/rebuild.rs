@@ -14,6 +14,8 @@
 //! - A value that cannot be recovered (a completed task without a commit naming it, a gate the
 //!   log does not record) stays missing and is reported as `unrecoverable`; nothing is invented.
 
+pub use crate::dwp::model::markdown::MarkdownTask;
+
 use crate::dwp::history::{TaskCommits, plan_name_of, task_commits};
 use crate::dwp::model::markdown::{
     ApprovalValue, DeclaredFormat, GateRecordLine, LogStatus, PlanStatus, decode, parse_readme,
@@ -99,19 +101,6 @@ impl Change {
             self.source
         )
     }
-}
-
-/// A task's record as the markdown gives it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MarkdownTask {
-    pub id: u64,
-    pub checked: bool,
-    pub title: String,
-    /// `N.task_slug.md` (Full plans).
-    pub file: Option<String>,
-    /// The status the task log declares.
-    pub log_status: Option<LogStatus>,
-    pub gate_lines: Vec<GateRecordLine>,
 }
 
 /// The commit that completed a task, as git gives it.

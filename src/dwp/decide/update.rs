@@ -908,50 +908,6 @@ fn check_completion(task: &Task) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// Reads what the transition needs from around state.json: the plan name, the marker, the
-/// README `Approval:` line and — for the task being updated — the dates of the amendment
-/// records in its log (its task file, or its inline record in a Lite README). Unreadable
-/// markdown reads as "nothing declared"; `verify` is where it gets reported.
-pub fn read_plan_facts(plan_dir: &std::path::Path, state_bytes: &[u8], task: i64) -> PlanFacts {
-    use crate::dwp::model::markdown::{parse_readme_bytes, parse_task_file_bytes};
-    let plan_name = plan_dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let readme_bytes = std::fs::read(plan_dir.join("README.md")).unwrap_or_default();
-    let readme = parse_readme_bytes(&readme_bytes).ok();
-    let readme_approval = readme
-        .as_ref()
-        .and_then(|r| r.approval.as_ref())
-        .map(|d| d.raw.clone());
-    let mut amendment_dates = Vec::new();
-    if let (Ok(id), Ok(value)) = (u64::try_from(task), parse_json(state_bytes)) {
-        let state = State::from_value(&value);
-        let dates = |body: &crate::dwp::model::markdown::TaskBody<'_>| logged_amendment_dates(body);
-        if let Some(t) = state.task(id) {
-            let found = match t.artifact_file() {
-                Some(file) => std::fs::read(plan_dir.join(file))
-                    .ok()
-                    .and_then(|b| parse_task_file_bytes(&b).ok().map(|f| dates(&f.body)))
-                    .unwrap_or_default(),
-                None => readme
-                    .as_ref()
-                    .and_then(|r| u32::try_from(id).ok().and_then(|n| r.inline.record(n)))
-                    .map(|rec| dates(&rec.body))
-                    .unwrap_or_default(),
-            };
-            amendment_dates.push((id, found));
-        }
-    }
-    PlanFacts {
-        plan_name,
-        plan_dir: Some(plan_dir.to_path_buf()),
-        marker_present: plan_dir.join(crate::dwp::publish::MARKER_FILE).exists(),
-        readme_approval,
-        amendment_dates,
-    }
-}
-
 /// The dates of the amendment records in a task's *log*: the Completion & Log section and what
 /// follows it (amendments are appended there), each a real record with all nine labels filled
 /// (SPEC §1.4). A heading elsewhere (say under `## Context`) or an empty shell does not count.
@@ -964,33 +920,6 @@ pub fn logged_amendment_dates(body: &crate::dwp::model::markdown::TaskBody<'_>) 
         .filter(|a| a.line > log.line && a.missing_or_empty().is_empty())
         .filter_map(|a| a.date.map(|d| d.to_string()))
         .collect()
-}
-
-/// Check 18, the seam to the finalization transaction (SPEC §1.9): a candidate that completes
-/// the plan is handed, as bytes, to [`crate::dwp::publish::finalize`], which takes the lock,
-/// validates every artifact, writes marker, state and receipt, and journals the publication.
-/// `--expected-sha256` is the hash of the bytes this transition was computed from, so a change
-/// in between is refused there.
-pub fn publish_terminal(
-    t: &Transition,
-    update: &UpdateRequest,
-    facts: &PlanFacts,
-    plan_dir: &std::path::Path,
-    clock: &Clock,
-) -> Result<crate::dwp::publish::Published, crate::dwp::publish::FinalizeError> {
-    use crate::dwp::publish::{Candidate, FinalizeRequest, finalize};
-    let mut req = FinalizeRequest::new(
-        plan_dir,
-        Candidate::Bytes {
-            bytes: t.candidate_bytes.clone(),
-            origin: format!("update task {} → {}", t.task, t.to),
-        },
-    );
-    req.expected_sha256 = Some(t.before_sha256.clone());
-    req.operation = "update".to_string();
-    req.journal_entry = Some(t.journal_entry(update, &facts.plan_name));
-    req.clock = clock.clone();
-    finalize(&req, &mut |_| {})
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! assert_eq!(kinds, ["status-moved-backwards", "gate-removed", "count-changed"]);
 //! ```
 
-use crate::dwp::decide::rebuild::MarkdownTask;
+use crate::dwp::model::markdown::MarkdownTask;
 use serde::Serialize;
 use serde_json::Value;
 

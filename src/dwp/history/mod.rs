@@ -116,7 +116,7 @@ pub fn drift_findings(plan_dir: &Path, state: &State) -> Vec<Finding> {
 }
 
 /// [`drift_findings`] with `shown` as the plan folder in the hints.
-fn drift_shown_as(plan_dir: &Path, shown: &Path, state: &State) -> Vec<Finding> {
+pub(crate) fn drift_shown_as(plan_dir: &Path, shown: &Path, state: &State) -> Vec<Finding> {
     let plan = plan_name_of(plan_dir);
     let repo = match Repo::discover(plan_dir) {
         Ok(Some(repo)) => repo,
@@ -223,64 +223,6 @@ pub fn drift_findings_from(
         );
     }
     out
-}
-
-/// Adds what `verify` takes from git to the findings of a plan already checked: the drift
-/// advisories of [`drift_findings`], placed before the closing `semantic-review-required`.
-/// Nothing is added when the check stopped before the state (a publication marker, an unreadable
-/// or unsupported state.json). In a shallow clone a task whose naming commit lies beyond the
-/// boundary is the `history-truncated` advisory, not the item-18 failure
-/// `completed-task-without-commit` (SPEC §1.11: checks that need unreadable commits are never
-/// failures); a drift advisory repeating a failure of the same task is left out.
-/// `display_path` is the plan folder as the hints show it.
-pub fn merge_drift(
-    plan_dir: &Path,
-    display_path: &str,
-    state: &State,
-    findings: &mut Vec<Finding>,
-) {
-    use crate::report::Severity;
-    const STOPPED: [&str; 3] = ["marker-present", "state-unparseable", "unsupported-schema"];
-    if findings.iter().any(|f| STOPPED.contains(&f.id.as_str())) {
-        return;
-    }
-    let mut drift = drift_shown_as(plan_dir, Path::new(display_path), state);
-    if drift.is_empty() {
-        return;
-    }
-    let truncated: BTreeSet<u64> = drift
-        .iter()
-        .filter(|f| f.id == "history-truncated")
-        .filter_map(|f| f.task)
-        .collect();
-    let failed_before = findings.iter().any(|f| f.severity == Severity::Fail);
-    findings.retain(|f| {
-        !(f.severity == Severity::Fail
-            && f.id == "completed-task-without-commit"
-            && f.task.is_some_and(|t| truncated.contains(&t)))
-    });
-    drift.retain(|d| {
-        !findings
-            .iter()
-            .any(|f| f.severity == Severity::Fail && f.id == d.id && f.task == d.task)
-    });
-    for d in &mut drift {
-        // The caller names the section's plan (a hub child is shown as `repo:PLAN_x`).
-        d.plan = None;
-    }
-    let at = match findings.last() {
-        Some(last) if last.id == "semantic-review-required" => findings.len() - 1,
-        _ => findings.len(),
-    };
-    findings.splice(at..at, drift);
-    let failed_after = findings.iter().any(|f| f.severity == Severity::Fail);
-    if failed_before && !failed_after {
-        // The only failures were the truncated ones: the plan now closes like any passing plan.
-        findings.push(Finding::advisory(
-            "semantic-review-required",
-            crate::dwp::check::SEMANTIC_REVIEW,
-        ));
-    }
 }
 
 /// `fp=` revisions cited in gate evidence (`fp=6037c9f+clean` → `6037c9f`).

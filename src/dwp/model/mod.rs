@@ -655,17 +655,49 @@ impl State {
         self.tasks.iter().filter(|t| t.is_completed()).count() as u64
     }
 
-    /// The status SPEC §1.6 derives from the tasks and the blocker record.
+    /// The status the tasks and the blocker record give ([`derive_status`]).
     pub fn derived_status(&self) -> PlanStatus {
-        crate::dwp::check::semantics::derive_status_of(
-            self.tasks.iter().map(|t| t.status),
-            self.blocked.is_some(),
-        )
+        derive_status_of(self.tasks.iter().map(|t| t.status), self.blocked.is_some())
     }
 
     /// Whether the plan is v1 (legacy): approved and ready by definition.
     pub fn is_legacy(&self) -> bool {
         self.era == Some(Era::V1)
+    }
+}
+
+/// The plan status the tasks give: `blocked` if a blocker record exists or any task is blocked; else `completed` iff
+/// every task is completed; else `in_progress` if any task is not pending (skipped counts as
+/// started); else `pending`.
+pub fn derive_status(tasks: &[TaskStatus], has_blocker: bool) -> PlanStatus {
+    derive_status_of(tasks.iter().copied().map(Some), has_blocker)
+}
+
+/// Like [`derive_status`] for a lenient read: an unknown status (`None`) counts as started and
+/// not completed.
+pub fn derive_status_of(
+    tasks: impl Iterator<Item = Option<TaskStatus>>,
+    has_blocker: bool,
+) -> PlanStatus {
+    let (mut any_blocked, mut all_completed, mut any_started) = (has_blocker, true, false);
+    for status in tasks {
+        match status {
+            Some(TaskStatus::Blocked) => any_blocked = true,
+            Some(TaskStatus::Completed) => {}
+            _ => all_completed = false,
+        }
+        if status != Some(TaskStatus::Pending) {
+            any_started = true;
+        }
+    }
+    if any_blocked {
+        PlanStatus::Blocked
+    } else if all_completed {
+        PlanStatus::Completed
+    } else if any_started {
+        PlanStatus::InProgress
+    } else {
+        PlanStatus::Pending
     }
 }
 

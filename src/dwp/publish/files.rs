@@ -4,7 +4,7 @@
 use super::FinalizeError;
 use crate::clock::Clock;
 use crate::dwp::layout;
-use crate::report::{Refusal, RefusalKind};
+use crate::report::{LockOwnerState, Refusal, RefusalKind};
 
 use crate::write::{JournalEntry, Writer, lock_owner_state, refusal_of};
 use planseal_recovery::store::{self, LockStyle, StoreError};
@@ -64,11 +64,16 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, FinalizeErro
     }
 }
 
+/// A lock found next to the state.
+#[derive(Debug, Clone)]
+pub struct LockInfo {
+    pub path: PathBuf,
+    pub owner: String,
+    pub owner_state: LockOwnerState,
+}
+
 /// The lock next to `state_path`, if any, with what is known of its owner.
-pub(crate) fn lock_info(
-    state_path: &Path,
-) -> Result<Option<crate::dwp::publish::recover::LockInfo>, FinalizeError> {
-    use crate::dwp::publish::recover::LockInfo;
+pub(crate) fn lock_info(state_path: &Path) -> Result<Option<LockInfo>, FinalizeError> {
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
     let target = layout::state_target(plan_dir);
     let Some(holder) = store::inspect(state_path, target.lock_style())
@@ -88,7 +93,7 @@ pub(crate) fn lock_info(
 /// Returns whether a lock was removed.
 pub(crate) fn clear_stale_lock(
     state_path: &Path,
-    info: Option<&crate::dwp::publish::recover::LockInfo>,
+    info: Option<&LockInfo>,
     clock: &mut Clock,
 ) -> Result<bool, FinalizeError> {
     if info.is_none() {

@@ -12,6 +12,8 @@
 //! so any state.json that is not the candidate is treated as "before", and rolling forward needs
 //! `--candidate` with the marker's `candidate_sha256`.
 
+pub use super::files::LockInfo;
+
 use super::files as store;
 use super::finalize::{self, FinalizeError, FinalizeRequest, Step, StepHook};
 use super::marker::{MARKER_FILE, Marker};
@@ -19,7 +21,7 @@ use super::validate::{ValidationInput, validate_candidate};
 use crate::clock::Clock;
 use crate::dwp::layout;
 use crate::dwp::model::receipt::{RECEIPT_FILE, Receipt};
-use crate::report::{LockOwnerState, Refusal, RefusalKind};
+use crate::report::{Refusal, RefusalKind};
 use crate::write::{JournalEntry, Transaction, Writer};
 use planseal_recovery::hash::sha256_hex;
 use std::path::{Path, PathBuf};
@@ -62,14 +64,6 @@ pub struct Diagnosis {
     pub receipt_state_sha256: Option<String>,
     /// The lock directory, when one is there, with a description of its owner.
     pub lock: Option<LockInfo>,
-}
-
-/// A lock found next to the state.
-#[derive(Debug, Clone)]
-pub struct LockInfo {
-    pub path: PathBuf,
-    pub owner: String,
-    pub owner_state: LockOwnerState,
 }
 
 /// What recovery did.

@@ -84,6 +84,19 @@ pub fn decode(bytes: &[u8]) -> Result<&str, InvalidUtf8> {
     })
 }
 
+/// A task's record as the markdown gives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkdownTask {
+    pub id: u64,
+    pub checked: bool,
+    pub title: String,
+    /// `N.task_slug.md` (Full plans).
+    pub file: Option<String>,
+    /// The status the task log declares.
+    pub log_status: Option<LogStatus>,
+    pub gate_lines: Vec<GateRecordLine>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

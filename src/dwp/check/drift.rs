@@ -1,0 +1,64 @@
+//! The git drift of a plan already checked: what `verify` adds from the git log.
+
+use crate::dwp::model::State;
+use crate::report::Finding;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Adds what `verify` takes from git to the findings of a plan already checked: the drift
+/// advisories of [`drift_findings`], placed before the closing `semantic-review-required`.
+/// Nothing is added when the check stopped before the state (a publication marker, an unreadable
+/// or unsupported state.json). In a shallow clone a task whose naming commit lies beyond the
+/// boundary is the `history-truncated` advisory, not the failure `completed-task-without-commit`
+/// (a check that needs a commit git cannot show is never a failure); a drift advisory
+/// repeating a failure of the same task is left out.
+/// `display_path` is the plan folder as the hints show it.
+pub fn merge_drift(
+    plan_dir: &Path,
+    display_path: &str,
+    state: &State,
+    findings: &mut Vec<Finding>,
+) {
+    use crate::report::Severity;
+    const STOPPED: [&str; 3] = ["marker-present", "state-unparseable", "unsupported-schema"];
+    if findings.iter().any(|f| STOPPED.contains(&f.id.as_str())) {
+        return;
+    }
+    let mut drift = crate::dwp::history::drift_shown_as(plan_dir, Path::new(display_path), state);
+    if drift.is_empty() {
+        return;
+    }
+    let truncated: BTreeSet<u64> = drift
+        .iter()
+        .filter(|f| f.id == "history-truncated")
+        .filter_map(|f| f.task)
+        .collect();
+    let failed_before = findings.iter().any(|f| f.severity == Severity::Fail);
+    findings.retain(|f| {
+        !(f.severity == Severity::Fail
+            && f.id == "completed-task-without-commit"
+            && f.task.is_some_and(|t| truncated.contains(&t)))
+    });
+    drift.retain(|d| {
+        !findings
+            .iter()
+            .any(|f| f.severity == Severity::Fail && f.id == d.id && f.task == d.task)
+    });
+    for d in &mut drift {
+        // The caller names the section's plan (a hub child is shown as `repo:PLAN_x`).
+        d.plan = None;
+    }
+    let at = match findings.last() {
+        Some(last) if last.id == "semantic-review-required" => findings.len() - 1,
+        _ => findings.len(),
+    };
+    findings.splice(at..at, drift);
+    let failed_after = findings.iter().any(|f| f.severity == Severity::Fail);
+    if failed_before && !failed_after {
+        // The only failures were the truncated ones: the plan now closes like any passing plan.
+        findings.push(Finding::advisory(
+            "semantic-review-required",
+            super::SEMANTIC_REVIEW,
+        ));
+    }
+}

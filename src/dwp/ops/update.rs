@@ -1,0 +1,197 @@
+//! `update`: one guarded transition of a DWP state.json, in two steps so the caller can show
+//! the advisories before anything is written — [`plan`] reads what the transition needs and
+//! decides it (nothing written), [`apply`] writes it: through the write path for an ordinary
+//! transition, through the finalization transaction for the one that completes the plan.
+
+use crate::clock::Clock;
+use crate::dwp::decide::update::{
+    PlanFacts, Transition, UpdateRequest, check_arguments, logged_amendment_dates, plan_transition,
+};
+use crate::dwp::layout;
+use crate::dwp::model::markdown::{TaskBody, parse_readme_bytes, parse_task_file_bytes};
+use crate::dwp::model::{State, parse_json};
+use crate::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest};
+use crate::report::{Finding, HintedError, Refusal, RefusalKind};
+use crate::write::{Committed, WriteError, Writer};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Why an update did not apply.
+#[derive(Debug, thiserror::Error)]
+pub enum UpdateError {
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error(transparent)]
+    Publish(#[from] FinalizeError),
+    #[error(transparent)]
+    Input(#[from] HintedError),
+}
+
+/// A transition decided and not written yet.
+#[derive(Debug)]
+pub struct PlannedUpdate {
+    pub request: UpdateRequest,
+    pub transition: Transition,
+    facts: PlanFacts,
+    plan_dir: PathBuf,
+    state_bytes: Vec<u8>,
+    clock: Clock,
+}
+
+/// What an applied update did (the `--json` document of `planseal update`).
+#[derive(Debug, Clone, Serialize)]
+pub struct UpdateOutcome {
+    pub result: &'static str,
+    pub task: u64,
+    pub from: Option<&'static str>,
+    pub to: &'static str,
+    pub completed_count: u64,
+    pub task_count: u64,
+    pub plan_status: &'static str,
+    /// The transition completed the plan, which was then published and sealed.
+    pub published: bool,
+    pub before_sha256: String,
+    pub after_sha256: String,
+    pub advisories: Vec<Finding>,
+    /// The helper's success line (`task N → STATUS · C/T completed · plan STATUS`).
+    #[serde(skip)]
+    pub line: String,
+    /// Why the journal line could not be appended, when it could not (the change stays).
+    #[serde(skip)]
+    pub journal_error: Option<String>,
+}
+
+/// Reads the state and what the transition needs from around it, and decides the transition.
+/// `state` is the path as the caller resolved it (relative paths against its working folder).
+pub fn plan(
+    state: &Path,
+    shown: &Path,
+    request: UpdateRequest,
+    mut clock: Clock,
+) -> Result<PlannedUpdate, UpdateError> {
+    check_arguments(&request)?;
+    let state_path = match state.canonicalize() {
+        Ok(p) if p.is_file() => p,
+        _ => {
+            return Err(Refusal::new(
+                RefusalKind::StateMissing,
+                format!("{}: no such state file", shown.display()),
+            )
+            .hint("pass the plan's state.json, e.g. .dwp/plans/PLAN_name/state.json")
+            .into());
+        }
+    };
+    let plan_dir = state_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let state_bytes = std::fs::read(&state_path)
+        .map_err(|e| HintedError::usage(format!("{}: cannot read: {e}", state_path.display())))?;
+    let facts = read_plan_facts(&plan_dir, &state_bytes, request.task);
+    let transition = plan_transition(&state_bytes, &request, &facts, &mut clock)?;
+    Ok(PlannedUpdate {
+        request,
+        transition,
+        facts,
+        plan_dir,
+        state_bytes,
+        clock,
+    })
+}
+
+/// Writes a planned transition. The one that completes the plan is handed, as bytes, to the
+/// finalization transaction, which takes the lock, validates every artifact, writes marker,
+/// state and receipt, and journals the publication; `--expected-sha256` is then the hash of the
+/// bytes the transition was computed from, so a change in between is refused there.
+pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
+    let PlannedUpdate {
+        request,
+        transition: t,
+        facts,
+        plan_dir,
+        state_bytes,
+        clock,
+    } = planned;
+    let entry = t.journal_entry(&request, &facts.plan_name);
+    let (line, journal_error) = if t.completes_plan {
+        let mut req = FinalizeRequest::new(
+            &plan_dir,
+            Candidate::Bytes {
+                bytes: t.candidate_bytes.clone(),
+                origin: format!("update task {} → {}", t.task, t.to),
+            },
+        );
+        req.expected_sha256 = Some(t.before_sha256.clone());
+        req.operation = "update".to_string();
+        req.journal_entry = Some(entry);
+        req.clock = clock;
+        publish::finalize(&req, &mut |_| {})?;
+        (t.published_line(), None)
+    } else {
+        // Between validation and the lock: another writer may get in here (tests pause at it).
+        crate::recovery::store::crash_point("update.before_lock");
+        let Committed { journal_error, .. } = Writer::from_env().commit(
+            &layout::state_target(&plan_dir),
+            Some(&state_bytes),
+            &t.candidate_bytes,
+            entry,
+        )?;
+        (t.summary_line(), journal_error)
+    };
+    Ok(UpdateOutcome {
+        result: "applied",
+        task: t.task,
+        from: t.from.map(|s| s.as_str()),
+        to: t.to.as_str(),
+        completed_count: t.completed_count,
+        task_count: t.task_count,
+        plan_status: t.plan_status.as_str(),
+        published: t.completes_plan,
+        before_sha256: t.before_sha256,
+        after_sha256: t.after_sha256,
+        advisories: t.advisories,
+        line,
+        journal_error,
+    })
+}
+
+/// Reads what the transition needs from around state.json: the plan name, the marker, the
+/// README `Approval:` line and — for the task being updated — the dates of the amendment
+/// records in its log.
+pub fn read_plan_facts(plan_dir: &Path, state_bytes: &[u8], task: i64) -> PlanFacts {
+    let plan_name = layout::plan_name(plan_dir);
+    let readme_bytes = std::fs::read(plan_dir.join(layout::README_FILE)).unwrap_or_default();
+    let readme = parse_readme_bytes(&readme_bytes).ok();
+    let readme_approval = readme
+        .as_ref()
+        .and_then(|r| r.approval.as_ref())
+        .map(|d| d.raw.clone());
+    let mut amendment_dates = Vec::new();
+    if let (Ok(id), Ok(value)) = (u64::try_from(task), parse_json(state_bytes)) {
+        let state = State::from_value(&value);
+        let dates = |body: &TaskBody<'_>| logged_amendment_dates(body);
+        if let Some(t) = state.task(id) {
+            let found = match t.artifact_file() {
+                Some(file) => std::fs::read(plan_dir.join(file))
+                    .ok()
+                    .and_then(|b| parse_task_file_bytes(&b).ok().map(|f| dates(&f.body)))
+                    .unwrap_or_default(),
+                None => readme
+                    .as_ref()
+                    .and_then(|r| u32::try_from(id).ok().and_then(|n| r.inline.record(n)))
+                    .map(|rec| dates(&rec.body))
+                    .unwrap_or_default(),
+            };
+            amendment_dates.push((id, found));
+        }
+    }
+    PlanFacts {
+        plan_name,
+        plan_dir: Some(plan_dir.to_path_buf()),
+        marker_present: plan_dir.join(layout::MARKER_FILE).exists(),
+        readme_approval,
+        amendment_dates,
+    }
+}
