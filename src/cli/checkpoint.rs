@@ -7,7 +7,7 @@
 use super::reversa::persist;
 use super::{Context, shown};
 use crate::print_out;
-use planseal::checkpoint::{self, diff, generate, resolve};
+use planseal::checkpoint::{self, diff, generate, locate as resolve};
 use planseal::recovery::hash::sha256_hex;
 use planseal::report::ExitCode;
 use planseal::report::redact::EnvRedactor;
@@ -148,7 +148,7 @@ impl Redactor {
     }
 }
 
-fn locate(args: &TargetArgs, ctx: &Context) -> anyhow::Result<resolve::Target> {
+fn locate(args: &TargetArgs, ctx: &Context) -> anyhow::Result<checkpoint::Target> {
     let root = resolve::find_root(&ctx.cwd);
     resolve::resolve(&root, &ctx.cwd, args.project.as_deref()).map_err(|e| {
         let kind = match &e {
@@ -166,11 +166,14 @@ fn locate(args: &TargetArgs, ctx: &Context) -> anyhow::Result<resolve::Target> {
     })
 }
 
-fn gather(target: &resolve::Target, prefix: Option<&str>) -> anyhow::Result<checkpoint::Gathered> {
+fn gather(
+    target: &checkpoint::Target,
+    prefix: Option<&str>,
+) -> anyhow::Result<checkpoint::Gathered> {
     checkpoint::gather(target, prefix).map_err(anyhow::Error::new)
 }
 
-fn require_existing(target: &resolve::Target, name: &str) -> anyhow::Result<()> {
+fn require_existing(target: &checkpoint::Target, name: &str) -> anyhow::Result<()> {
     if !target.checkpoint.is_file() {
         anyhow::bail!(
             "{name} does not exist\n  hint: planseal checkpoint init{} creates the standard skeleton",
