@@ -1,5 +1,7 @@
 //! Checkpoint protocol `PROJECT-CHECKPOINT.md`: sections, project resolution, generated sections
-//! (SPEC §4).
+//! (docs/checkpoint.md).
+//!
+//! [`layout`] names the files, [`locate`] finds them, [`ops`] runs the `checkpoint` commands.
 //!
 //! ```
 //! use planseal::checkpoint::generate::{env_keys, env_body};
@@ -16,18 +18,21 @@ pub mod checks;
 pub mod diff;
 pub mod doc;
 pub mod generate;
-
-pub mod resolve;
+pub mod git;
+pub mod layout;
+pub mod locate;
+pub mod ops;
 pub mod stories;
+
+pub use layout::{Target, checkpoint_target};
 
 use crate::report::{Finding, Section, System};
 use checks::PrefixSource;
-use resolve::Target;
 use std::path::{Path, PathBuf};
 
 /// The checkpoint files `verify` should check when run at `root`.
 pub fn detect(root: &Path) -> Vec<PathBuf> {
-    resolve::existing(root)
+    locate::existing(root)
         .into_iter()
         .map(|t| t.checkpoint)
         .collect()
@@ -35,7 +40,7 @@ pub fn detect(root: &Path) -> Vec<PathBuf> {
 
 /// The prefix a project's `.project.yaml` sets: `prefix`, `story_prefix` or `code`, first present.
 pub fn project_yaml_prefix(project_dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(project_dir.join(".project.yaml")).ok()?;
+    let text = std::fs::read_to_string(project_dir.join(layout::PROJECT_YAML)).ok()?;
     for key in ["prefix", "story_prefix", "code"] {
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix(key)
@@ -88,7 +93,7 @@ pub fn gather(target: &Target, prefix_flag: Option<&str>) -> Result<Gathered, Ga
         Err(e) => return Err(io(&target.checkpoint)(e)),
     };
     let stories = stories::read_stories(&target.stories).map_err(io(&target.stories))?;
-    let env_path = target.root.join(".env");
+    let env_path = target.env_file();
     let env = match std::fs::read(&env_path) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -122,8 +127,19 @@ pub fn gather(target: &Target, prefix_flag: Option<&str>) -> Result<Gathered, Ga
     })
 }
 
-/// The findings for a gathered checkpoint.
+/// The findings for a gathered checkpoint, every `.env` value of the workspace hidden from them.
 pub fn findings(target: &Target, g: &Gathered) -> Vec<Finding> {
+    // The messages quote headings, story ids and cells: never let a .env value through.
+    let redactor = crate::report::redact::EnvRedactor::from_env_bytes(g.env.as_deref());
+    findings_as_read(target, g)
+        .into_iter()
+        .map(|f| redactor.clean_finding(f))
+        .collect()
+}
+
+/// The findings for a gathered checkpoint, quoting the file as it is (for a caller that hides the
+/// `.env` values from everything it shows anyway).
+pub fn findings_as_read(target: &Target, g: &Gathered) -> Vec<Finding> {
     let text = match std::str::from_utf8(&g.bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -146,19 +162,14 @@ pub fn findings(target: &Target, g: &Gathered) -> Vec<Finding> {
         env: g.env.as_deref(),
         newer_story: g.newer_story.clone(),
     };
-    // The messages quote headings, story ids and cells: never let a .env value through.
-    let redactor = crate::report::redact::EnvRedactor::from_env_bytes(g.env.as_deref());
     checks::check_text(text, &inputs)
-        .into_iter()
-        .map(|f| redactor.clean_finding(f))
-        .collect()
 }
 
 /// The verify section for one PROJECT-CHECKPOINT.md.
 pub fn check(path: &Path) -> Section {
     let name = path.display().to_string();
     let mut section = Section::new(System::Checkpoint, name.clone(), name);
-    let target = resolve::target_for(path);
+    let target = layout::target_for(path);
     if !path.is_file() {
         section.unverified = Some(format!("{} does not exist", path.display()));
         return section;
@@ -168,10 +179,4 @@ pub fn check(path: &Path) -> Section {
         Err(e) => section.unverified = Some(e.to_string()),
     }
     section
-}
-
-/// A checkpoint file as a write target: a lock folder `<file>.lock/` with an owner record, and
-/// the journal `<file>.journal.ndjson` beside it.
-pub fn checkpoint_target(path: &std::path::Path) -> crate::write::Target {
-    crate::write::Target::journal_beside(path, crate::recovery::store::LockStyle::Directory)
 }

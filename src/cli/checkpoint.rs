@@ -1,18 +1,19 @@
 //! `planseal checkpoint status|init|refresh|diff` — the checkpoint protocol's
-//! PROJECT-CHECKPOINT.md (SPEC §4).
+//! PROJECT-CHECKPOINT.md (docs/checkpoint.md). The commands themselves are
+//! `planseal::checkpoint::ops`; this module maps the arguments and prints the outcome.
 //!
-//! Nothing printed here ever holds a `.env` value: generated text carries keys only, and every
-//! piece of text taken from the checkpoint passes through [`Redactor`] before it is shown.
+//! Nothing printed here ever holds a `.env` value: generated text carries keys only, and the
+//! workspace's `.env` is handed to the process-wide output redactor before anything runs.
 
-use super::reversa::persist;
-use super::{Context, shown};
-use crate::print_out;
-use planseal::checkpoint::{self, diff, generate, resolve};
-use planseal::recovery::hash::sha256_hex;
+use super::Context;
+use crate::{print_err, print_out};
+use planseal::checkpoint::locate;
+use planseal::checkpoint::ops::{self, CheckpointError, Place, Written};
+use planseal::clock::Clock;
 use planseal::report::ExitCode;
 use planseal::report::redact::EnvRedactor;
-use planseal::report::{Refusal, RefusalKind, Report, Section, System, json, text};
-use std::path::Path;
+use planseal::report::text::Style;
+use serde::Serialize;
 
 const TARGET_HELP: &str = "The checkpoint: projects/<id>/PROJECT-CHECKPOINT.md when projects/ holds a project \
 (--project ID, else the project folder you are in, else the only project), otherwise the legacy docs/PROJECT-CHECKPOINT.md.";
@@ -98,25 +99,103 @@ pub struct DiffArgs {
 }
 
 pub fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let redactor = Redactor::for_folder(&resolve::find_root(&ctx.cwd));
-    let result = match command {
-        Command::Status(a) => status(a, ctx),
-        Command::Init(a) => init(a, ctx),
-        Command::Refresh(a) => refresh(a, ctx),
-        Command::Diff(a) => diff_cmd(a, ctx),
+    // Whatever the checkpoint or its history holds, a value of the workspace's .env is never printed.
+    crate::redact_output_with(locate::env_redactor(&ctx.cwd));
+    let place = |t: TargetArgs| Place {
+        cwd: ctx.cwd.clone(),
+        project: t.project,
     };
-    result.map_err(|e| redactor.clean_error(e))
+    match command {
+        Command::Status(a) => {
+            let o = ops::status(&place(a.target), a.prefix.as_deref()).map_err(lift)?;
+            print(ctx, &o, |o| o.to_text(Style { color: ctx.color }))?;
+            Ok(ExitCode::failed_if(a.exit_code && o.failed()))
+        }
+        Command::Init(a) => {
+            let mut warnings = Vec::new();
+            let done = ops::init(
+                &place(a.target),
+                a.dry_run,
+                &mut Clock::from_env()?,
+                &mut warnings,
+            );
+            let o = finish(done, &warnings, |o| o.written.as_ref())?;
+            print(ctx, &o, ops::InitOutcome::to_text)?;
+            Ok(ExitCode::Ok)
+        }
+        Command::Refresh(a) => {
+            let opts = ops::RefreshOptions {
+                write: a.write,
+                prune_sessions: a.prune_sessions,
+                expected_sha256: a.expected_sha256,
+            };
+            let mut warnings = Vec::new();
+            let done = ops::refresh(
+                &place(a.target),
+                &opts,
+                &mut Clock::from_env()?,
+                &mut warnings,
+            );
+            let o = finish(done, &warnings, |o| o.written.as_ref())?;
+            print(ctx, &o, ops::RefreshOutcome::to_text)?;
+            Ok(ExitCode::Ok)
+        }
+        Command::Diff(a) => {
+            let o = ops::diff(&place(a.target), &a.against).map_err(lift)?;
+            print(ctx, &o, ops::DiffOutcome::to_text)?;
+            Ok(ExitCode::failed_if(a.exit_code && o.differs()))
+        }
+    }
 }
 
-/// Hides every `.env` value in text about to be printed, errors included.
+/// Reports on stderr what a write went on without (whether or not it then stopped), and a
+/// journal line that could not be appended.
+fn finish<T>(
+    done: Result<T, CheckpointError>,
+    warnings: &[String],
+    written: impl Fn(&T) -> Option<&Written>,
+) -> anyhow::Result<T> {
+    for w in warnings {
+        print_err(&format!("planseal: warning: {w}\n"));
+    }
+    let o = done.map_err(lift)?;
+    if let Some(w) = written(&o) {
+        super::warn_if_unjournaled(&w.path.display().to_string(), &w.committed);
+    }
+    Ok(o)
+}
+
+/// The outcome as one JSON document with `--json`, else as its text.
+fn print<T: Serialize>(
+    ctx: &Context,
+    outcome: &T,
+    text: impl Fn(&T) -> String,
+) -> anyhow::Result<()> {
+    if ctx.json {
+        print_out(&format!("{:#}\n", serde_json::to_value(outcome)?));
+    } else {
+        print_out(&text(outcome));
+    }
+    Ok(())
+}
+
+/// The error as the one error mapping knows it (a refusal, a hinted error, a write error).
+fn lift(e: CheckpointError) -> anyhow::Error {
+    match e {
+        CheckpointError::Refused(r) => r.into(),
+        CheckpointError::Hinted(h) => h.into(),
+        CheckpointError::Write(w) => w.into(),
+        other => other.into(),
+    }
+}
+
+/// The `.env` cleaning cli/gsd.rs still does per print.
+// removed once cli/gsd.rs no longer uses it
 pub(super) struct Redactor(EnvRedactor);
 
 impl Redactor {
     pub(super) fn from_env(env: Option<&[u8]>) -> Self {
         Self(EnvRedactor::from_env_bytes(env))
-    }
-    pub(super) fn for_folder(dir: &Path) -> Self {
-        Self(EnvRedactor::for_folder(dir))
     }
     pub(super) fn new(inner: EnvRedactor) -> Self {
         Self(inner)
@@ -127,13 +206,13 @@ impl Redactor {
     pub(super) fn clean_json(&self, value: serde_json::Value) -> serde_json::Value {
         self.0.clean_json(value)
     }
-    /// An error with every message cleaned; a [`Refusal`] stays a refusal.
+    /// An error with every message cleaned; a refusal stays a refusal.
     pub(super) fn clean_error(&self, err: anyhow::Error) -> anyhow::Error {
         if self.0.is_empty() {
             return err;
         }
         match super::into_refusal(err) {
-            Ok(r) => anyhow::Error::new(Refusal {
+            Ok(r) => anyhow::Error::new(planseal::report::Refusal {
                 message: self.clean(&r.message),
                 hint: r.hint.map(|h| self.clean(&h)),
                 details: r
@@ -146,364 +225,4 @@ impl Redactor {
             Err(other) => anyhow::anyhow!(self.clean(&format!("{other:#}"))),
         }
     }
-}
-
-fn locate(args: &TargetArgs, ctx: &Context) -> anyhow::Result<resolve::Target> {
-    let root = resolve::find_root(&ctx.cwd);
-    resolve::resolve(&root, &ctx.cwd, args.project.as_deref()).map_err(|e| {
-        let kind = match &e {
-            resolve::ResolveError::UnknownProject { .. } => RefusalKind::UnknownProject,
-            resolve::ResolveError::Ambiguous { .. } => RefusalKind::ProjectAmbiguous,
-            resolve::ResolveError::NotMultiProject(_) => RefusalKind::UnknownProject,
-        };
-        let hint = match &e {
-            resolve::ResolveError::NotMultiProject(_) => {
-                "drop --project: this repository uses docs/PROJECT-CHECKPOINT.md".to_string()
-            }
-            _ => "pass --project ID, or run inside projects/<id>/".to_string(),
-        };
-        anyhow::Error::new(Refusal::new(kind, format!("{}: {e}", root.display())).hint(hint))
-    })
-}
-
-fn gather(target: &resolve::Target, prefix: Option<&str>) -> anyhow::Result<checkpoint::Gathered> {
-    checkpoint::gather(target, prefix).map_err(anyhow::Error::new)
-}
-
-fn require_existing(target: &resolve::Target, name: &str) -> anyhow::Result<()> {
-    if !target.checkpoint.is_file() {
-        anyhow::bail!(
-            "{name} does not exist\n  hint: planseal checkpoint init{} creates the standard skeleton",
-            target
-                .project
-                .as_deref()
-                .map(|p| format!(" --project {p}"))
-                .unwrap_or_default()
-        );
-    }
-    Ok(())
-}
-
-fn status(args: StatusArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let target = locate(&args.target, ctx)?;
-    let name = shown(&target.checkpoint, ctx);
-    require_existing(&target, &name)?;
-    let g = gather(&target, args.prefix.as_deref())?;
-    let redactor = Redactor::from_env(g.env.as_deref());
-    let mut section = Section::new(System::Checkpoint, name.clone(), name.clone());
-    section.findings = checkpoint::findings(&target, &g);
-    let report = Report {
-        sections: vec![section],
-    };
-    let text_str = String::from_utf8_lossy(&g.bytes);
-    let secs = checkpoint::doc::sections(&text_str);
-    let mode = match &target.project {
-        Some(p) => format!("project {p} (projects/{p}/)"),
-        None => "legacy (docs/)".into(),
-    };
-    if ctx.json {
-        let mut doc = json::to_value(&report);
-        doc["file"] = name.clone().into();
-        doc["project"] = target.project.clone().into();
-        doc["sha256"] = sha256_hex(&g.bytes).into();
-        doc["headings"] = serde_json::Value::Array(
-            secs.iter()
-                .map(|s| redactor.clean(&s.heading).into())
-                .collect(),
-        );
-        doc["story_files"] = g.stories.len().into();
-        print_out(&format!("{doc:#}\n"));
-    } else {
-        let mut out = format!(
-            "checkpoint: {name}\nmode: {mode}\nsections: {}\nstory files: {}\n\n",
-            secs.len(),
-            g.stories.len()
-        );
-        out.push_str(&text::render(&report, text::Style { color: ctx.color }));
-        print_out(&out);
-    }
-    Ok(ExitCode::failed_if(
-        args.exit_code && report.sections[0].failed(),
-    ))
-}
-
-fn now_iso() -> anyhow::Result<String> {
-    let mut clock = planseal::clock::Clock::from_env()?;
-    Ok(planseal::clock::format_timestamp_seconds_z(clock.now()))
-}
-
-fn init(args: InitArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let target = locate(&args.target, ctx)?;
-    let name = shown(&target.checkpoint, ctx);
-    if target.checkpoint.exists() {
-        return Err(Refusal::new(
-            RefusalKind::CheckpointExists,
-            format!("{name} already exists; init never overwrites it"),
-        )
-        .hint("planseal checkpoint refresh --write regenerates its generated sections")
-        .into());
-    }
-    let g = gather(&target, None)?;
-    let git = git_summary(&target.root);
-    let keys = g.env.as_deref().map(generate::env_keys);
-    let now = now_iso()?;
-    let text = generate::skeleton(&generate::Inputs {
-        git: git.as_ref(),
-        env_keys: keys.as_deref(),
-        stories: &g.stories,
-        prune_sessions: false,
-        now: &now[..10],
-    });
-    let redactor = Redactor::from_env(g.env.as_deref());
-    if args.dry_run {
-        if ctx.json {
-            let doc = serde_json::json!({"result": "dry-run", "file": name, "text": redactor.clean(&text)});
-            print_out(&format!("{doc:#}\n"));
-        } else {
-            print_out(&text::printable(&redactor.clean(&text)));
-        }
-        return Ok(ExitCode::Ok);
-    }
-    // Folders this init creates; a refused write removes them again, so a refusal leaves the
-    // tree as it was.
-    let created: Vec<std::path::PathBuf> = target
-        .checkpoint
-        .ancestors()
-        .skip(1)
-        .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
-        .map(std::path::Path::to_path_buf)
-        .collect();
-    if let Some(dir) = target.checkpoint.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
-    }
-    let written = persist(
-        &checkpoint::checkpoint_target(&target.checkpoint),
-        None,
-        text.as_bytes(),
-        "checkpoint-init",
-        serde_json::json!({}),
-    );
-    let after = match written {
-        Ok(after) => after,
-        Err(e) => {
-            for dir in &created {
-                let _ = std::fs::remove_dir(dir);
-            }
-            return Err(e);
-        }
-    };
-    if ctx.json {
-        let doc = serde_json::json!({"result": "written", "file": name, "sha256_after": after});
-        print_out(&format!("{doc:#}\n"));
-    } else {
-        print_out(&format!("{name}: created (sha256 {after})\n"));
-    }
-    Ok(ExitCode::Ok)
-}
-
-fn refresh(args: RefreshArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let target = locate(&args.target, ctx)?;
-    let name = shown(&target.checkpoint, ctx);
-    require_existing(&target, &name)?;
-    let g = gather(&target, None)?;
-    let redactor = Redactor::from_env(g.env.as_deref());
-    if let Some(exp) = &args.expected_sha256 {
-        let actual = sha256_hex(&g.bytes);
-        if !actual.eq_ignore_ascii_case(exp.trim()) {
-            return Err(Refusal::new(
-                RefusalKind::StaleSnapshot,
-                format!("{name}: its SHA-256 is {actual}, not the expected {exp}"),
-            )
-            .hint("the checkpoint changed since you read it (another terminal?): read it again, then retry")
-            .into());
-        }
-    }
-    let old = std::str::from_utf8(&g.bytes).map_err(|e| {
-        Refusal::new(
-            RefusalKind::CheckpointUnreadable,
-            format!("{name}: not UTF-8 text (byte {})", e.valid_up_to()),
-        )
-        .hint("save the file as UTF-8")
-    })?;
-    let git = git_summary(&target.root);
-    let keys = g.env.as_deref().map(generate::env_keys);
-    let now = now_iso()?;
-    let (new, changes) = generate::refresh(
-        old,
-        &generate::Inputs {
-            git: git.as_ref(),
-            env_keys: keys.as_deref(),
-            stories: &g.stories,
-            prune_sessions: args.prune_sessions,
-            now: &now,
-        },
-    )
-    .map_err(|e| {
-        Refusal::new(RefusalKind::SessionOrderUnknown, format!("{name}: {e}"))
-            .hint("give every `### Sessão` heading a date, then prune again")
-    })?;
-    let changed = new != old;
-    let patch = redactor.clean(&super::unified_diff(old, &new, &name));
-    let mut after = None;
-    if changed && args.write {
-        let details = serde_json::json!({
-            "rows_added": changes.rows_added,
-            "statuses_updated": changes.statuses_updated,
-            "sections_rewritten": changes.sections_rewritten,
-            "sections_added": changes.sections_added,
-            "sessions_removed": changes.sessions_removed.iter().map(|s| redactor.clean(s)).collect::<Vec<_>>(),
-        });
-        after = Some(persist(
-            &checkpoint::checkpoint_target(&target.checkpoint),
-            Some(&g.bytes),
-            new.as_bytes(),
-            "checkpoint-refresh",
-            details,
-        )?);
-    }
-    if ctx.json {
-        let doc = serde_json::json!({
-            "result": if !changed { "unchanged" } else if after.is_some() { "written" } else { "dry-run" },
-            "file": name,
-            "changes": {
-                "rows_added": changes.rows_added,
-                "statuses_updated": changes.statuses_updated,
-                "sections_rewritten": changes.sections_rewritten,
-                "sections_added": changes.sections_added,
-                "sessions_removed": changes.sessions_removed.len(),
-            },
-            "diff": patch,
-            "sha256_before": sha256_hex(&g.bytes),
-            "sha256_after": after,
-        });
-        print_out(&format!("{doc:#}\n"));
-    } else if !changed {
-        print_out(&format!("{name}: already up to date\n"));
-    } else {
-        let mut out = patch;
-        match &after {
-            Some(a) => out.push_str(&format!("{name}: written (sha256 {a})\n")),
-            None => out.push_str(&format!("{name}: not written (add --write)\n")),
-        }
-        if !changes.sessions_removed.is_empty() && after.is_some() {
-            out.push_str(&format!(
-                "{} session(s) removed; their text is in {name}.journal.ndjson\n",
-                changes.sessions_removed.len()
-            ));
-        }
-        print_out(&text::printable(&out));
-    }
-    Ok(ExitCode::Ok)
-}
-
-fn diff_cmd(args: DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let target = locate(&args.target, ctx)?;
-    let name = shown(&target.checkpoint, ctx);
-    let g = gather(&target, None)?;
-    let redactor = Redactor::from_env(g.env.as_deref());
-    let now = String::from_utf8_lossy(&g.bytes).into_owned();
-    let old_bytes = file_at(&target.root, &args.against, &target.checkpoint)?;
-    let absent_then = old_bytes.is_none();
-    let absent_now = !target.checkpoint.is_file();
-    let old = String::from_utf8_lossy(&old_bytes.unwrap_or_default()).into_owned();
-    let d = diff::compare(&old, &now);
-    let clean_list =
-        |v: &[String]| -> Vec<String> { v.iter().map(|s| redactor.clean(s)).collect() };
-    if ctx.json {
-        let delta = |x: &diff::Delta| serde_json::json!({"lost": clean_list(&x.lost), "gained": clean_list(&x.gained)});
-        let doc = serde_json::json!({
-            "file": name,
-            "against": args.against,
-            "lost_anything": d.lost_anything(),
-            "absent_at_revision": absent_then,
-            "absent_now": absent_now,
-            "sections": delta(&d.sections),
-            "story_rows": delta(&d.story_rows),
-            "story_columns": delta(&d.story_columns),
-            "sessions": delta(&d.sessions),
-        });
-        print_out(&format!("{doc:#}\n"));
-    } else {
-        let mut out = format!("{name} since {}:\n", args.against);
-        if absent_then {
-            out.push_str(&format!("  (the file did not exist at {})\n", args.against));
-        }
-        if absent_now {
-            out.push_str("  (the file does not exist now)\n");
-        }
-        if d.is_empty() {
-            out.push_str("  no section, story row, column or session lost or gained\n");
-        }
-        for (label, x) in [
-            ("section", &d.sections),
-            ("story row", &d.story_rows),
-            ("story column", &d.story_columns),
-            ("session", &d.sessions),
-        ] {
-            for l in &x.lost {
-                out.push_str(&format!("  - lost {label}: {}\n", redactor.clean(l)));
-            }
-            for l in &x.gained {
-                out.push_str(&format!("  + gained {label}: {}\n", redactor.clean(l)));
-            }
-        }
-        print_out(&text::printable(&out));
-    }
-    Ok(ExitCode::failed_if(args.exit_code && !d.is_empty()))
-}
-
-/// The `## Git Recente` facts of the repository at `root` (through gix, no `git` process).
-/// Outside a repository there are no commits; `None` when the repository cannot be read, so
-/// the section is left as it is.
-fn git_summary(root: &Path) -> Option<generate::GitSummary> {
-    use planseal::recovery::git::Repo;
-    let repo = match Repo::discover(root) {
-        Ok(Some(r)) => r,
-        Ok(None) => return Some(generate::GitSummary::default()),
-        Err(e) => {
-            crate::print_err(&format!(
-                "planseal: warning: `## Git Recente` left as it is: {e}\n"
-            ));
-            return None;
-        }
-    };
-    let read = || -> Result<generate::GitSummary, planseal::recovery::git::GitError> {
-        let head = repo.head()?;
-        let commits = if head.id.is_some() {
-            repo.last_commits(5)?
-                .into_iter()
-                .map(|c| (c.short, c.subject))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Ok(generate::GitSummary {
-            commits,
-            branch: head.branch,
-            modified: repo.unstaged_tracked_count()?,
-        })
-    };
-    match read() {
-        Ok(s) => Some(s),
-        Err(e) => {
-            crate::print_err(&format!(
-                "planseal: warning: `## Git Recente` left as it is: {e}\n"
-            ));
-            None
-        }
-    }
-}
-
-/// The bytes of the checkpoint at revision `rev` (`None` when it did not exist there).
-fn file_at(root: &Path, rev: &str, checkpoint: &Path) -> anyhow::Result<Option<Vec<u8>>> {
-    use planseal::recovery::git::Repo;
-    let repo = Repo::discover(root)?.ok_or_else(|| {
-        anyhow::anyhow!(
-            "{} is not inside a git repository\n  hint: `checkpoint diff` compares with a git revision",
-            root.display()
-        )
-    })?;
-    let rel = repo.relative_to_work_tree(checkpoint)?;
-    Ok(repo.file_at(rev, &rel)?)
 }

@@ -34,6 +34,13 @@ pub fn to_value(report: &Report) -> Value {
     })
 }
 
+/// A report serialised as [`to_value`] builds it, for an outcome that carries one:
+/// `#[serde(flatten, serialize_with = "json::serialize")]` puts the report's fields first and the
+/// outcome's own after them.
+pub fn serialize<S: serde::Serializer>(report: &Report, serializer: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&to_value(report), serializer)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

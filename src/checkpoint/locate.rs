@@ -1,22 +1,14 @@
-//! Which PROJECT-CHECKPOINT.md a command works on (SPEC §4): multi-project mode under
-//! `projects/<id>/`, else the legacy `docs/` layout.
+//! Which PROJECT-CHECKPOINT.md a command works on (docs/checkpoint.md, "Which checkpoint"):
+//! multi-project mode under `projects/<id>/`, else the legacy `docs/` layout; the workspace root
+//! around it, and whose `.env` values must never be printed.
 
+use super::layout::{
+    CHECKPOINT_FILE, GIT_DIR, LEGACY_DIR, PROJECT_YAML, PROJECTS_DIR, Target, legacy_target,
+    project_target,
+};
+use crate::report::redact::EnvRedactor;
+use crate::report::{Refusal, RefusalKind};
 use std::path::{Path, PathBuf};
-
-pub const CHECKPOINT_FILE: &str = "PROJECT-CHECKPOINT.md";
-
-/// The checkpoint a command works on and the folders around it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Target {
-    /// The repository / workspace root (holds `.env`, `projects/` or `docs/`).
-    pub root: PathBuf,
-    pub checkpoint: PathBuf,
-    pub stories: PathBuf,
-    /// The project id in multi-project mode; `None` in legacy mode.
-    pub project: Option<String>,
-    /// `projects/<id>` or `docs`.
-    pub project_dir: PathBuf,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
@@ -40,8 +32,8 @@ pub fn find_root(cwd: &Path) -> PathBuf {
     cwd.ancestors()
         .find(|d| {
             !projects(d).is_empty()
-                || d.join("docs").join(CHECKPOINT_FILE).is_file()
-                || d.join(".git").exists()
+                || d.join(LEGACY_DIR).join(CHECKPOINT_FILE).is_file()
+                || d.join(GIT_DIR).exists()
         })
         .unwrap_or(cwd)
         .to_path_buf()
@@ -50,7 +42,7 @@ pub fn find_root(cwd: &Path) -> PathBuf {
 /// The project ids under `root/projects/`: folders not starting with `_` or `.` that hold a
 /// `.project.yaml` or a checkpoint. Sorted.
 pub fn projects(root: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(root.join("projects")) else {
+    let Ok(entries) = std::fs::read_dir(root.join(PROJECTS_DIR)) else {
         return Vec::new();
     };
     let mut out: Vec<String> = entries
@@ -61,34 +53,12 @@ pub fn projects(root: &Path) -> Vec<String> {
             let p = e.path();
             let is_project = !name.starts_with('_')
                 && !name.starts_with('.')
-                && (p.join(".project.yaml").is_file() || p.join(CHECKPOINT_FILE).is_file());
+                && (p.join(PROJECT_YAML).is_file() || p.join(CHECKPOINT_FILE).is_file());
             is_project.then_some(name)
         })
         .collect();
     out.sort();
     out
-}
-
-fn project_target(root: &Path, id: &str) -> Target {
-    let dir = root.join("projects").join(id);
-    Target {
-        root: root.to_path_buf(),
-        checkpoint: dir.join(CHECKPOINT_FILE),
-        stories: dir.join("stories"),
-        project: Some(id.to_string()),
-        project_dir: dir,
-    }
-}
-
-fn legacy_target(root: &Path) -> Target {
-    let dir = root.join("docs");
-    Target {
-        root: root.to_path_buf(),
-        checkpoint: dir.join(CHECKPOINT_FILE),
-        stories: dir.join("stories"),
-        project: None,
-        project_dir: dir,
-    }
 }
 
 /// `--project ID`, else the project whose folder holds `cwd`, else the only project, else
@@ -111,7 +81,7 @@ pub fn resolve(root: &Path, cwd: &Path, project: Option<&str>) -> Result<Target,
             })
         };
     }
-    let projects_dir = root.join("projects");
+    let projects_dir = root.join(PROJECTS_DIR);
     if let Ok(rel) = cwd.strip_prefix(&projects_dir)
         && let Some(first) = rel.components().next()
         && let Some(name) = first.as_os_str().to_str()
@@ -139,39 +109,44 @@ pub fn existing(root: &Path) -> Vec<Target> {
         .collect()
 }
 
-/// The target a checkpoint path belongs to (used by `verify`, which is handed paths).
-pub fn target_for(path: &Path) -> Target {
-    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let parent = dir.parent().unwrap_or(Path::new("."));
-    let in_projects = parent.file_name().is_some_and(|n| n == "projects");
-    if in_projects {
-        let root = parent.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let id = dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
-        Target {
-            root,
-            checkpoint: path.to_path_buf(),
-            stories: dir.join("stories"),
-            project: Some(id),
-            project_dir: dir,
-        }
-    } else {
-        Target {
-            root: parent.to_path_buf(),
-            checkpoint: path.to_path_buf(),
-            stories: dir.join("stories"),
-            project: None,
-            project_dir: dir,
-        }
-    }
+/// The checkpoint for a command run in `cwd` (`project`: its `--project`), or the refusal that
+/// says how to choose one.
+pub fn locate(cwd: &Path, project: Option<&str>) -> Result<Target, Refusal> {
+    let root = find_root(cwd);
+    resolve(&root, cwd, project).map_err(|e| {
+        let (kind, hint) = match &e {
+            ResolveError::UnknownProject { .. } => (
+                RefusalKind::UnknownProject,
+                "pass --project ID, or run inside projects/<id>/",
+            ),
+            ResolveError::Ambiguous { .. } => (
+                RefusalKind::ProjectAmbiguous,
+                "pass --project ID, or run inside projects/<id>/",
+            ),
+            ResolveError::NotMultiProject(_) => (
+                RefusalKind::UnknownProject,
+                "drop --project: this repository uses docs/PROJECT-CHECKPOINT.md",
+            ),
+        };
+        Refusal::new(kind, format!("{}: {e}", root.display())).hint(hint)
+    })
+}
+
+/// The values a command run in `cwd` must hide: those of the workspace root's `.env` (the one
+/// `## Ambiente Detectado` lists the keys of).
+pub fn env_redactor(cwd: &Path) -> EnvRedactor {
+    EnvRedactor::for_folder(&find_root(cwd))
+}
+
+/// A path as the user should see it: relative to `cwd` when inside it.
+pub(super) fn shown(path: &Path, cwd: &Path) -> String {
+    path.strip_prefix(cwd).unwrap_or(path).display().to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checkpoint::layout::target_for;
 
     #[test]
     fn resolution_order() {

@@ -1,0 +1,91 @@
+//! What `reversa status` shows above the findings: where the analysis stands.
+
+use super::model::{self, Phases, Progress, StateFile, Vocabulary};
+
+/// The state file at a glance.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Summary {
+    pub project: Option<String>,
+    pub version: Option<String>,
+    pub vocabulary: Option<Vocabulary>,
+    pub progress: Progress,
+    #[serde(flatten)]
+    pub phases: Phases,
+    /// The phase `advance --phase-done` expects next, if any.
+    pub next_to_finish: Option<String>,
+    pub doc_level: Option<String>,
+    pub answer_mode: Option<String>,
+    pub extra_fields: Vec<String>,
+}
+
+impl Summary {
+    pub fn of(state: &StateFile) -> Self {
+        let phases = state.phases();
+        let vocabulary = phases.vocabulary().ok().flatten();
+        let in_order = phases
+            .completed
+            .iter()
+            .enumerate()
+            .all(|(i, c)| model::phase_position(c).is_some_and(|(_, p)| p == i));
+        // only when `advance` could take it: completed is a clean prefix of one vocabulary
+        let next_to_finish = phases
+            .next_position()
+            .filter(|_| in_order && phases.vocabulary().is_ok())
+            .map(|i| vocabulary.unwrap_or(Vocabulary::Portuguese).names()[i].to_string());
+        Self {
+            project: state.str_field("project").map(str::to_string),
+            version: state.str_field("version").map(str::to_string),
+            vocabulary,
+            progress: phases.progress(),
+            next_to_finish,
+            phases,
+            doc_level: state.str_field("doc_level").map(str::to_string),
+            answer_mode: state.str_field("answer_mode").map(str::to_string),
+            extra_fields: state
+                .object
+                .keys()
+                .filter(|k| !model::KNOWN_FIELDS.contains(&k.as_str()))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The summary lines, as taken from the file (the caller makes them printable).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let project = self.project.as_deref().unwrap_or("(unnamed)");
+        let version = self
+            .version
+            .as_deref()
+            .map(|v| format!(" (Reversa {v})"))
+            .unwrap_or_default();
+        out.push_str(&format!("project: {project}{version}\n"));
+        let phase = match (&self.phases.phase, self.progress) {
+            (Some(p), _) => format!("{} — current phase {p}", self.progress.label()),
+            (None, p) => p.label().to_string(),
+        };
+        let names = self
+            .vocabulary
+            .map(|v| format!(", {} phase names", v.label()))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "progress: {phase} ({} of 5 completed{names})\n",
+            self.phases.completed.len()
+        ));
+        if !self.phases.completed.is_empty() {
+            out.push_str(&format!(
+                "completed: {}\n",
+                self.phases.completed.join(", ")
+            ));
+        }
+        if !self.phases.pending.is_empty() {
+            out.push_str(&format!("pending: {}\n", self.phases.pending.join(", ")));
+        }
+        if let Some(n) = &self.next_to_finish {
+            out.push_str(&format!(
+                "next: planseal reversa advance --phase-done {n}\n"
+            ));
+        }
+        out
+    }
+}
