@@ -8,6 +8,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod checkpoint_ops;
 mod dwp_markdown_fixtures;
 mod dwp_markdown_props;
 mod dwp_markdown_rules;
@@ -23,4 +24,5 @@ mod git_crosschecks;
 mod git_reader;
 mod gsd_props;
 mod hostile_text_props;
+mod reversa_ops;
 mod verify_props;
