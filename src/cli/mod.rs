@@ -288,13 +288,7 @@ pub(crate) fn shown(path: &std::path::Path, ctx: &Context) -> String {
 }
 
 /// A unified diff with two lines of context, headed `a/NAME` / `b/NAME`.
-pub(crate) fn unified_diff(old: &str, new: &str, name: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(2)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
-        .to_string()
-}
+pub(crate) use planseal::report::text::unified_diff;
 
 /// A write that happened although its journal line could not be appended: the change stays (a
 /// retry would apply it twice), so the missing line is only reported, on stderr.
