@@ -118,14 +118,8 @@ impl Redactor {
     pub(super) fn for_folder(dir: &Path) -> Self {
         Self(EnvRedactor::for_folder(dir))
     }
-    pub(super) fn new(inner: EnvRedactor) -> Self {
-        Self(inner)
-    }
     pub(super) fn clean(&self, s: &str) -> String {
         self.0.clean(s)
-    }
-    pub(super) fn clean_json(&self, value: serde_json::Value) -> serde_json::Value {
-        self.0.clean_json(value)
     }
     /// An error with every message cleaned; a [`Refusal`] stays a refusal.
     pub(super) fn clean_error(&self, err: anyhow::Error) -> anyhow::Error {
