@@ -46,7 +46,24 @@ fn main() -> ExitCode {
 
 /// Writes to stdout; a closed pipe (`planseal verify | head`) ends the process quietly.
 pub fn print_out(text: &str) {
-    let text = redacted(text);
+    write_stdout(&redacted(text));
+}
+
+/// Writes one JSON document (pretty, then a newline) to stdout. The `.env` values are hidden
+/// in its strings and keys, never in its text, so the document stays valid JSON whatever the
+/// values are (`true`, `null` or a number included).
+pub fn print_json(value: serde_json::Value) {
+    let value = {
+        let slot = OUTPUT_REDACTOR.lock().unwrap_or_else(|e| e.into_inner());
+        match slot.as_ref() {
+            Some(r) => r.clean_json(value),
+            None => value,
+        }
+    };
+    write_stdout(&format!("{value:#}\n"));
+}
+
+fn write_stdout(text: &str) {
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout
         .write_all(text.as_bytes())

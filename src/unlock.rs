@@ -79,7 +79,7 @@ pub fn target_of(path: &Path) -> Target {
         return layout::state_target(dir);
     }
     if LockStyle::Directory.lock_path(&file).is_file() {
-        crate::gsd::state_target(&file, std::time::Duration::ZERO)
+        crate::gsd::layout::state_target(&file, std::time::Duration::ZERO)
     } else {
         Target::journal_beside(file, LockStyle::Directory)
     }

@@ -17,7 +17,7 @@ use crate::clock::{Clock, format_timestamp, format_timestamp_seconds_z};
 use crate::recovery::git::GitError;
 use crate::recovery::hash::sha256_hex;
 use crate::report::redact::EnvRedactor;
-use crate::report::text::{self, Style, printable};
+use crate::report::text::{self, Style, printable, unified_diff};
 use crate::report::{HintedError, Refusal, RefusalKind, Report, Section, System, json};
 use crate::write::{Committed, JournalEntry, WriteError, Writer};
 use serde::Serialize;
@@ -520,13 +520,4 @@ fn git_summary(root: &Path, warnings: &mut Vec<String>) -> Option<GitSummary> {
     git::summary(root)
         .map_err(|e| warnings.push(format!("`## Git Recente` left as it is: {e}")))
         .ok()
-}
-
-/// A unified diff with two lines of context, headed `a/NAME` / `b/NAME`.
-fn unified_diff(old: &str, new: &str, name: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(2)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
-        .to_string()
 }

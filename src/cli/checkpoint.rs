@@ -6,12 +6,11 @@
 //! workspace's `.env` is handed to the process-wide output redactor before anything runs.
 
 use super::Context;
-use crate::{print_err, print_out};
+use crate::{print_err, print_json, print_out};
 use planseal::checkpoint::locate;
 use planseal::checkpoint::ops::{self, CheckpointError, Place, Written};
 use planseal::clock::Clock;
 use planseal::report::ExitCode;
-use planseal::report::redact::EnvRedactor;
 use planseal::report::text::Style;
 use serde::Serialize;
 
@@ -172,7 +171,7 @@ fn print<T: Serialize>(
     text: impl Fn(&T) -> String,
 ) -> anyhow::Result<()> {
     if ctx.json {
-        print_out(&format!("{:#}\n", serde_json::to_value(outcome)?));
+        print_json(serde_json::to_value(outcome)?);
     } else {
         print_out(&text(outcome));
     }
@@ -186,43 +185,5 @@ fn lift(e: CheckpointError) -> anyhow::Error {
         CheckpointError::Hinted(h) => h.into(),
         CheckpointError::Write(w) => w.into(),
         other => other.into(),
-    }
-}
-
-/// The `.env` cleaning cli/gsd.rs still does per print.
-// removed once cli/gsd.rs no longer uses it
-pub(super) struct Redactor(EnvRedactor);
-
-impl Redactor {
-    pub(super) fn from_env(env: Option<&[u8]>) -> Self {
-        Self(EnvRedactor::from_env_bytes(env))
-    }
-    pub(super) fn new(inner: EnvRedactor) -> Self {
-        Self(inner)
-    }
-    pub(super) fn clean(&self, s: &str) -> String {
-        self.0.clean(s)
-    }
-    pub(super) fn clean_json(&self, value: serde_json::Value) -> serde_json::Value {
-        self.0.clean_json(value)
-    }
-    /// An error with every message cleaned; a refusal stays a refusal.
-    pub(super) fn clean_error(&self, err: anyhow::Error) -> anyhow::Error {
-        if self.0.is_empty() {
-            return err;
-        }
-        match super::into_refusal(err) {
-            Ok(r) => anyhow::Error::new(planseal::report::Refusal {
-                message: self.clean(&r.message),
-                hint: r.hint.map(|h| self.clean(&h)),
-                details: r
-                    .details
-                    .into_iter()
-                    .map(|f| self.0.clean_finding(f))
-                    .collect(),
-                ..r
-            }),
-            Err(other) => anyhow::anyhow!(self.clean(&format!("{other:#}"))),
-        }
     }
 }

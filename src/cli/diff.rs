@@ -4,7 +4,7 @@
 
 use super::Context;
 use super::log::{open_repo, plan_folder};
-use crate::print_out;
+use crate::{print_json, print_out};
 use anyhow::Context as _;
 use clap::ValueEnum;
 use planseal::dwp::decide::rebuild::gather;
@@ -74,7 +74,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         state_vs_md(&plan_dir)?
     };
     if ctx.json {
-        print_out(&format!("{:#}\n", serde_json::to_value(&report)?));
+        print_json(serde_json::to_value(&report)?);
     } else if args.format == Format::Markdown {
         print_out(&render_markdown(&report));
     } else {

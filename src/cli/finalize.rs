@@ -2,7 +2,7 @@
 //! [--allow-dirty --reason TEXT]`: the verified publication of SPEC §1.9.
 
 use super::Context;
-use crate::print_out;
+use crate::{print_json, print_out};
 use planseal::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest, Published};
 use planseal::report::ExitCode;
 use planseal::report::{Refusal, RefusalKind};
@@ -116,7 +116,7 @@ fn print_published(p: &Published, ctx: &Context) {
             "receipt": p.receipt,
             "advisories": p.advisories,
         });
-        print_out(&format!("{doc:#}\n"));
+        print_json(doc);
         return;
     }
     let mut out = String::new();

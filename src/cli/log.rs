@@ -3,7 +3,7 @@
 //! does not call completed, commits naming a task number the plan does not have.
 
 use super::Context;
-use crate::print_out;
+use crate::{print_json, print_out};
 use anyhow::Context as _;
 use planseal::dwp::history::{PlanLog, plan_log};
 use planseal::recovery::git::{HistoryOptions, Repo};
@@ -47,7 +47,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     let log = plan_log(&plan_dir, repo.as_ref())
         .with_context(|| format!("reading the git history of {}", plan_dir.display()))?;
     if ctx.json {
-        print_out(&format!("{:#}\n", serde_json::to_value(&log)?));
+        print_json(serde_json::to_value(&log)?);
     } else {
         print_out(&render(&log, ctx.color));
     }
@@ -98,7 +98,7 @@ fn file_history(
             "walked": history.walked,
             "truncated": history.truncated,
         });
-        print_out(&format!("{doc:#}\n"));
+        print_json(doc);
     } else {
         let mut out = String::new();
         for v in &history.versions {

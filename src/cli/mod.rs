@@ -14,7 +14,7 @@ mod unlock;
 mod update;
 mod verify;
 
-use crate::{print_err, print_out};
+use crate::{print_err, print_json};
 use clap::{Parser, Subcommand, ValueEnum};
 use planseal::dwp::publish::FinalizeError;
 use planseal::report::{ExitCode, HintedError, Refusal};
@@ -182,30 +182,6 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// The refusal an error is, when it is one: a library error that wraps a refusal (a write's,
-/// a publication's, an unlock's) is unwrapped, anything else is handed back.
-pub(crate) fn into_refusal(err: anyhow::Error) -> Result<Refusal, anyhow::Error> {
-    let err = match err.downcast::<Refusal>() {
-        Ok(r) => return Ok(r),
-        Err(e) => e,
-    };
-    let err = match err.downcast::<WriteError>() {
-        Ok(WriteError::Refused(r)) => return Ok(r),
-        Ok(other) => return Err(other.into()),
-        Err(e) => e,
-    };
-    let err = match err.downcast::<FinalizeError>() {
-        Ok(FinalizeError::Refused(r)) => return Ok(r),
-        Ok(other) => return Err(other.into()),
-        Err(e) => e,
-    };
-    match err.downcast::<UnlockError>() {
-        Ok(UnlockError::Write(WriteError::Refused(r))) => Ok(r),
-        Ok(other) => Err(other.into()),
-        Err(e) => Err(e),
-    }
-}
-
 fn refusal_ref(err: &anyhow::Error) -> Option<&Refusal> {
     if let Some(r) = err.downcast_ref::<Refusal>() {
         return Some(r);
@@ -230,7 +206,7 @@ fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
         print_err(&render_refusal(refusal));
         if json {
             let doc = serde_json::json!({ "result": "refused", "refusal": refusal });
-            print_out(&format!("{doc:#}\n"));
+            print_json(doc);
         }
         return ExitCode::Failed;
     }
@@ -255,7 +231,7 @@ fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
         if let Some(h) = hint {
             doc["hint"] = h.into();
         }
-        print_out(&format!("{doc:#}\n"));
+        print_json(doc);
     }
     code
 }
@@ -274,7 +250,7 @@ fn report_usage_error(e: &clap::Error, json: bool) -> ExitCode {
             "message": first,
             "hint": "run the command with --help for its options and examples",
         });
-        print_out(&format!("{doc:#}\n"));
+        print_json(doc);
     }
     ExitCode::UsageOrUnverified
 }
@@ -284,15 +260,6 @@ pub(crate) fn shown(path: &std::path::Path, ctx: &Context) -> String {
     path.strip_prefix(&ctx.cwd)
         .unwrap_or(path)
         .display()
-        .to_string()
-}
-
-/// A unified diff with two lines of context, headed `a/NAME` / `b/NAME`.
-pub(crate) fn unified_diff(old: &str, new: &str, name: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(2)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
         .to_string()
 }
 

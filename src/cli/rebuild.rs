@@ -3,7 +3,7 @@
 
 use super::Context;
 use super::log::{open_repo, plan_folder};
-use crate::print_out;
+use crate::{print_json, print_out};
 use planseal::dwp::decide::rebuild::{Change, gather, rebuild, write};
 use planseal::report::ExitCode;
 use planseal::report::{Refusal, RefusalKind};
@@ -66,7 +66,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
             "state": rebuilt.state,
             "state_sha256": written.as_ref().map(|w| w.after_sha256.clone()),
         });
-        print_out(&format!("{doc:#}\n"));
+        print_json(doc);
     } else {
         let mut out = String::new();
         for c in &rebuilt.changes {

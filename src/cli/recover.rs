@@ -3,7 +3,7 @@
 
 use super::Context;
 use super::finalize::{lift, read_candidate, short};
-use crate::print_out;
+use crate::{print_json, print_out};
 use planseal::dwp::publish::recover::{
     self, Diagnosis, RecoverOutcome, RecoverRequest, StateRelation,
 };
@@ -63,7 +63,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
     let outcome = recover::recover(&req, &mut |_| {}).map_err(lift)?;
     if ctx.json {
-        print_out(&format!("{:#}\n", to_json(&outcome)));
+        print_json(to_json(&outcome));
         return Ok(ExitCode::Ok);
     }
     let text = match &outcome {
@@ -129,7 +129,7 @@ fn dry_run(req: &RecoverRequest, ctx: &Context) -> anyhow::Result<ExitCode> {
             "lock_present": diagnosis.lock.is_some(),
             "would": action,
         });
-        print_out(&format!("{doc:#}\n"));
+        print_json(doc);
         return Ok(ExitCode::Ok);
     }
     let mut text = describe(&diagnosis);

@@ -3,7 +3,7 @@
 //! the arguments and prints the outcome.
 
 use super::Context;
-use crate::print_out;
+use crate::{print_json, print_out};
 use planseal::clock::Clock;
 use planseal::report::ExitCode;
 use planseal::report::text::Style;
@@ -161,7 +161,7 @@ fn print<T: Serialize>(
     text: impl Fn(&T) -> String,
 ) -> anyhow::Result<()> {
     if ctx.json {
-        print_out(&format!("{:#}\n", serde_json::to_value(outcome)?));
+        print_json(serde_json::to_value(outcome)?);
     } else {
         print_out(&text(outcome));
     }

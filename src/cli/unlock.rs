@@ -4,7 +4,7 @@
 //! helper leaves it) needs `--force --reason TEXT`; every removal is journaled.
 
 use super::Context;
-use crate::print_out;
+use crate::{print_json, print_out};
 use planseal::report::ExitCode;
 use planseal::unlock::{UnlockOutcome, UnlockRequest, unlock};
 use std::path::PathBuf;
@@ -44,7 +44,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let outcome = unlock(&req, &mut clock)?;
     if ctx.json {
-        print_out(&format!("{:#}\n", serde_json::to_value(&outcome)?));
+        print_json(serde_json::to_value(&outcome)?);
         return Ok(ExitCode::Ok);
     }
     match &outcome {

@@ -8,7 +8,7 @@
 //! clap sees the command line.
 
 use super::Context;
-use crate::{print_err, print_out};
+use crate::{print_err, print_json, print_out};
 use planseal::clock::Clock;
 use planseal::dwp::decide::update::UpdateRequest;
 use planseal::dwp::model::TaskStatus;
@@ -281,7 +281,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         ));
     }
     if ctx.json {
-        print_out(&format!("{:#}\n", serde_json::to_value(&outcome)?));
+        print_json(serde_json::to_value(&outcome)?);
     } else {
         print_out(&format!("{}\n", outcome.line));
     }

@@ -2,7 +2,7 @@
 //! 1 NOT CONFORMANT, 2 UNVERIFIED or usage error.
 
 use super::Context;
-use crate::print_out;
+use crate::{print_json, print_out};
 use planseal::report::{ExitCode, HintedError, json, text};
 use planseal::verify::{VerifyOptions, verify};
 use std::path::PathBuf;
@@ -41,7 +41,7 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let report = verify(&opts).map_err(|e| HintedError::usage(e.to_string()).hint(e.hint()))?;
     if ctx.json {
-        print_out(&format!("{:#}\n", json::to_value(&report)));
+        print_json(json::to_value(&report));
     } else {
         print_out(&text::render(&report, text::Style { color: ctx.color }));
     }

@@ -3,6 +3,7 @@
 //! key order GSD writes.
 
 use super::document::Document;
+use super::layout;
 use super::rules::{compute_progress_percent, leading_date, normalize_status};
 use std::path::Path;
 
@@ -226,7 +227,7 @@ pub fn derive(doc: &Document, phases: Option<PhaseCounts>) -> Derivation {
 /// count and the `## Phase N:` headings of the current milestone in ROADMAP.md (struck-through
 /// phases excluded). `None` when there is no `phases/` folder.
 pub fn count_phases(planning: &Path, milestone: Option<&str>) -> Option<PhaseCounts> {
-    let phases_dir = planning.join("phases");
+    let phases_dir = planning.join(layout::PHASES_DIR);
     let mut folders: Vec<_> = std::fs::read_dir(&phases_dir)
         .ok()?
         .flatten()
@@ -251,7 +252,7 @@ pub fn count_phases(planning: &Path, milestone: Option<&str>) -> Option<PhaseCou
             counts.completed_phases += 1;
         }
     }
-    counts.roadmap_phases = std::fs::read_to_string(planning.join("ROADMAP.md"))
+    counts.roadmap_phases = std::fs::read_to_string(planning.join(layout::ROADMAP_FILE))
         .map(|text| roadmap_phase_count(&text, milestone))
         .unwrap_or(0);
     counts.total_phases = counts.phase_folders.max(counts.roadmap_phases);
@@ -284,23 +285,23 @@ fn plans_and_summaries(folder: &Path) -> (Vec<String>, Vec<String>) {
         }
     };
     visit(folder, false);
-    visit(&folder.join("plans"), true);
-    visit(&folder.join("summaries"), false);
+    visit(&folder.join(layout::PHASE_PLANS_DIR), true);
+    visit(&folder.join(layout::PHASE_SUMMARIES_DIR), false);
     (plans, summaries)
 }
 
 fn plan_stem(name: &str) -> Option<&str> {
-    if name == "PLAN.md" {
+    if name == layout::PLAN_FILE {
         return Some("");
     }
-    name.strip_suffix("-PLAN.md")
+    name.strip_suffix(layout::PLAN_SUFFIX)
 }
 
 fn summary_stem(name: &str) -> Option<&str> {
-    if name == "SUMMARY.md" {
+    if name == layout::SUMMARY_FILE {
         return Some("");
     }
-    name.strip_suffix("-SUMMARY.md")
+    name.strip_suffix(layout::SUMMARY_SUFFIX)
 }
 
 /// A plan file whose frontmatter says `status: superseded`.

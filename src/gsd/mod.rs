@@ -1,10 +1,13 @@
-//! GSD `.planning/STATE.md` (SPEC §2): the hook-compatible reader and statusline, the faithful
-//! document reader, status and progress rules, verify findings, sync and recovery.
+//! GSD `.planning/STATE.md` (docs/gsd.md): the hook-compatible reader and statusline, the
+//! faithful document reader, status and progress rules, verify findings, sync and recovery.
 //!
 //! Two readers on purpose: [`compat`] reproduces the line patterns of GSD's statusline hook
 //! exactly, quirks included, so `planseal gsd statusline` prints byte for byte what the hook
 //! prints; [`document`] reads the whole file faithfully (frontmatter keys in order with their
 //! quoting, body fields in all their spellings, sections) for everything else.
+//!
+//! [`ops`] holds one function per `planseal gsd` command; [`layout`] names every file, [`locate`]
+//! finds them.
 //!
 //! ```
 //! use planseal::gsd::statusline::{render_text, Format};
@@ -21,45 +24,20 @@ pub mod checks;
 pub mod compat;
 pub mod derive;
 pub mod document;
+mod error;
+pub mod layout;
+pub mod locate;
+pub mod ops;
 pub mod recover;
 pub mod rules;
 pub mod statusline;
 pub mod sync;
 
+pub use error::GsdError;
+pub use locate::{detect, project_root};
+
 use crate::report::{Section, System};
-use std::path::{Path, PathBuf};
-
-/// The GSD state files `verify` should check at a repository or workspace root:
-/// `.planning/STATE.md` and each workstream's `.planning/workstreams/<ws>/STATE.md`.
-pub fn detect(root: &Path) -> Vec<PathBuf> {
-    let planning = root.join(".planning");
-    let mut found = Vec::new();
-    let flat = planning.join("STATE.md");
-    if flat.is_file() {
-        found.push(flat);
-    }
-    if let Ok(entries) = std::fs::read_dir(planning.join("workstreams")) {
-        let mut streams: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path().join("STATE.md"))
-            .filter(|p| p.is_file())
-            .collect();
-        streams.sort();
-        found.extend(streams);
-    }
-    found
-}
-
-/// The project root a STATE.md belongs to: the folder holding its `.planning/` (else the file's
-/// own folder).
-pub fn project_root(state_file: &Path) -> PathBuf {
-    let dir = state_file.parent().unwrap_or(Path::new("."));
-    dir.ancestors()
-        .find(|a| a.file_name().is_some_and(|n| n == ".planning"))
-        .and_then(Path::parent)
-        .unwrap_or(dir)
-        .to_path_buf()
-}
+use std::path::Path;
 
 /// The verify section for one STATE.md (`GSD: <path>`); unreadable ⇒ UNVERIFIED.
 pub fn check(path: &Path) -> Section {
@@ -74,7 +52,7 @@ pub fn check(path: &Path) -> Section {
     };
     let text = String::from_utf8_lossy(&bytes);
     let root = project_root(path);
-    let state_dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let state_dir = layout::state_dir(path);
     let exists = |p: &str| {
         let p = Path::new(p);
         if p.is_absolute() {
@@ -96,11 +74,4 @@ pub fn check(path: &Path) -> Section {
         section.push(finding);
     }
     section
-}
-
-/// GSD's STATE.md as a write target: GSD's own O_EXCL pid file `STATE.md.lock` (waiting up to
-/// `wait` for a live writer, taking over a dead one's, as GSD's tools do), and the journal
-/// `STATE.md.journal.ndjson` beside it.
-pub fn state_target(path: &std::path::Path, wait: std::time::Duration) -> crate::write::Target {
-    crate::write::Target::journal_beside(path, crate::recovery::store::LockStyle::PidFile { wait })
 }

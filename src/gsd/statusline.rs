@@ -1,11 +1,10 @@
-//! The GSD state segment of the statusline, byte for byte as GSD's hook renders it (SPEC §2), and
-//! the way the hook finds the STATE.md to render (walk up, workstreams, `config.json`).
+//! The GSD state segment of the statusline, byte for byte as GSD's hook renders it (see
+//! docs/gsd.md). Which STATE.md to render is [`super::locate`]'s question.
 //!
 //! Everything here is cheap on purpose: the statusline runs on every prompt.
 
 use super::compat::{self, HookState, truthy};
 use super::rules::{CANONICAL_STATUSES, normalize_status};
-use std::path::{Path, PathBuf};
 
 /// What the hook prints when workstream mode is on and no workstream resolves.
 pub const NO_ACTIVE_WORKSTREAM: &str = "no active workstream";
@@ -176,140 +175,6 @@ fn utf16_prefix(s: &str, units: usize) -> String {
         }
     }
     out
-}
-
-/// Where the state segment comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Located {
-    /// A readable STATE.md and its text.
-    File { path: PathBuf, text: String },
-    /// Workstream mode is on at `root` but no workstream resolves.
-    NoActiveWorkstream { root: PathBuf },
-    /// A workstream resolved but its STATE.md does not exist yet.
-    MissingWorkstreamState(PathBuf),
-    /// No `.planning/STATE.md` within reach.
-    NotFound,
-}
-
-/// The hook's search: from `start`, at most 10 levels up, stopping after the home directory. At
-/// each level a readable `.planning/STATE.md` wins (one that cannot be read is passed over, as
-/// the hook does); else, when `.planning/workstreams/` holds a
-/// workstream, the active one (`GSD_WORKSTREAM`, else `.planning/active-workstream`) is used.
-pub fn locate(start: &Path, home: Option<&Path>, env_workstream: Option<&str>) -> Located {
-    let mut current = start.to_path_buf();
-    for _ in 0..10 {
-        let planning = current.join(".planning");
-        let flat = planning.join("STATE.md");
-        if let Some(text) = read_text(&flat) {
-            return Located::File { path: flat, text };
-        }
-        if has_workstreams(&planning) {
-            return match active_workstream(&planning, env_workstream) {
-                None => Located::NoActiveWorkstream { root: current },
-                Some(ws) => {
-                    let path = planning.join("workstreams").join(ws).join("STATE.md");
-                    match read_text(&path) {
-                        Some(text) => Located::File { path, text },
-                        None => Located::MissingWorkstreamState(path),
-                    }
-                }
-            };
-        }
-        let at_home = home.is_some_and(|h| h == current);
-        match current.parent() {
-            Some(parent) if !at_home && parent != current => current = parent.to_path_buf(),
-            _ => break,
-        }
-    }
-    Located::NotFound
-}
-
-/// A file's text as Node reads it with `'utf8'`: invalid sequences become U+FFFD.
-pub fn read_text(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
-    Some(match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
-}
-
-/// Workstream mode: `.planning/workstreams/` holds at least one folder.
-pub fn has_workstreams(planning: &Path) -> bool {
-    std::fs::read_dir(planning.join("workstreams")).is_ok_and(|entries| {
-        entries
-            .flatten()
-            .any(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-    })
-}
-
-/// GSD's rule for a workstream name: letters, digits, `.`, `-`, `_`, and not a path step.
-pub fn valid_workstream_name(name: &str) -> bool {
-    !name.is_empty()
-        && name != "."
-        && name != ".."
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
-}
-
-/// The workstream that resolves: the environment first, else the shared pointer file; a name
-/// counts only when it is valid and its folder exists.
-pub fn active_workstream(planning: &Path, env_workstream: Option<&str>) -> Option<String> {
-    let resolves = |name: &str| {
-        valid_workstream_name(name) && planning.join("workstreams").join(name).is_dir()
-    };
-    if let Some(name) = env_workstream.map(str::trim).filter(|n| !n.is_empty()) {
-        return resolves(name).then(|| name.to_string());
-    }
-    let stored = std::fs::read_to_string(planning.join("active-workstream")).ok()?;
-    let name = stored.trim();
-    resolves(name).then(|| name.to_string())
-}
-
-/// GSD's `statusline.state_format` setting: the first `.planning/config.json` walking up from
-/// `start` (same bounds as the STATE.md search), read as a flat or nested key.
-pub fn configured_format(start: &Path, home: Option<&Path>) -> Format {
-    let mut current = start.to_path_buf();
-    for _ in 0..10 {
-        let candidate = current.join(".planning").join("config.json");
-        if candidate.exists() {
-            let compact = std::fs::read(&candidate)
-                .ok()
-                .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-                .is_some_and(|cfg| {
-                    let flat = cfg.get("statusline.state_format");
-                    let nested = || cfg.get("statusline")?.get("state_format");
-                    flat.or_else(nested).and_then(|v| v.as_str()) == Some("compact")
-                });
-            return if compact {
-                Format::Compact
-            } else {
-                Format::Full
-            };
-        }
-        let at_home = home.is_some_and(|h| h == current);
-        match current.parent() {
-            Some(parent) if !at_home && parent != current => current = parent.to_path_buf(),
-            _ => break,
-        }
-    }
-    Format::Full
-}
-
-/// The working directory Claude Code names in the JSON it passes to statusline commands.
-pub fn workspace_dir_from_json(input: &[u8]) -> Option<PathBuf> {
-    let v: serde_json::Value = serde_json::from_slice(input).ok()?;
-    let dir = v
-        .get("workspace")
-        .and_then(|w| w.get("current_dir"))
-        .and_then(|d| d.as_str())
-        .filter(|d| !d.is_empty())
-        .or_else(|| {
-            v.get("cwd")
-                .and_then(|d| d.as_str())
-                .filter(|d| !d.is_empty())
-        })?;
-    Some(PathBuf::from(dir))
 }
 
 #[cfg(test)]

@@ -41,6 +41,15 @@ fn is_hostile(c: char) -> bool {
     c.is_control() && c != '\n' && c != '\t'
 }
 
+/// A unified diff with two lines of context, headed `a/NAME` / `b/NAME`.
+pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}
+
 /// Renders every section and the final verdict line, ending with a newline.
 pub fn render(report: &Report, style: Style) -> String {
     let mut out = String::new();

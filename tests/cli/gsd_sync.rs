@@ -246,3 +246,23 @@ fn creates_frontmatter_and_refuses_unclosed_one() {
     assert!(err.starts_with("shape-error:"), "{err}");
     assert_eq!(state(dir.path()), unclosed);
 }
+
+/// Regression: the printer hid `.env` values in the JSON *text*, so a value such as `true` or
+/// `null` replaced a bare literal and `--json` printed invalid JSON. Values are now hidden in
+/// the document's strings only.
+#[test]
+fn regression_json_stays_valid_with_env_values_that_are_json_literals() {
+    let dir = project(BEFORE);
+    std::fs::write(
+        dir.path().join(".env"),
+        "DEBUG=true\nLEVEL=null\nLIMIT=false\nTOKEN=executing\n",
+    )
+    .unwrap();
+    let (code, out, err) = sync(dir.path(), &["--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(doc["changed"], Value::Bool(true));
+    // A `.env` value inside a string is still hidden.
+    assert!(!out.contains("executing"), "{out}");
+    assert!(out.contains("[redacted .env value]"), "{out}");
+}
