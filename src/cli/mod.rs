@@ -1,6 +1,7 @@
 //! Command-line definitions: the global flags, one module per command, and the one place where
 //! errors become exit codes (0 success, 1 refused / NOT CONFORMANT, 2 usage error / UNVERIFIED).
 
+mod abbrev;
 mod checkpoint;
 mod demo;
 mod diff;
@@ -138,7 +139,7 @@ impl Context {
 /// Parses, runs and maps the outcome to an exit code.
 pub fn main() -> ExitCode {
     // `update` accepts the DWP helper's abbreviated long options (argparse's allow_abbrev).
-    let argv = update::expand_abbreviations(std::env::args_os().collect());
+    let argv = abbrev::expand_abbreviations(std::env::args_os().collect());
     // `--json` is matched only when written in full, so a raw scan finds it even when parsing fails.
     let json_requested = argv.iter().skip(1).any(|a| a == "--json");
     let cli = match Cli::try_parse_from(argv) {

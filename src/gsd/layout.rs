@@ -71,3 +71,10 @@ pub fn state_dir(state: &Path) -> PathBuf {
 pub fn state_target(path: &Path, wait: Duration) -> Target {
     Target::journal_beside(path, LockStyle::PidFile { wait })
 }
+
+/// Which of GSD's two statusline renderings (its `statusline.state_format` setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Full,
+    Compact,
+}

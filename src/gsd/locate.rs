@@ -6,10 +6,10 @@
 //! every prompt.
 
 use super::error::GsdError;
+use super::layout::Format;
 use super::layout::{
     self, ACTIVE_WORKSTREAM_FILE, CONFIG_FILE, PLANNING_DIR, WORKSTREAM_ENV, WORKSTREAMS_DIR,
 };
-use super::statusline::Format;
 use crate::report::redact::EnvRedactor;
 use crate::report::{HintedError, Refusal, RefusalKind};
 use std::path::{Path, PathBuf};

@@ -9,12 +9,7 @@ use super::rules::{CANONICAL_STATUSES, normalize_status};
 /// What the hook prints when workstream mode is on and no workstream resolves.
 pub const NO_ACTIVE_WORKSTREAM: &str = "no active workstream";
 
-/// Which of GSD's two renderings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Full,
-    Compact,
-}
+pub use super::layout::Format;
 
 /// Renders STATE.md text; "" means print nothing.
 pub fn render_text(content: &str, format: Format) -> String {

@@ -8,6 +8,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod architecture;
 mod checkpoint_ops;
 mod dwp_markdown_fixtures;
 mod dwp_markdown_props;
