@@ -5,6 +5,7 @@
 //! device is never opened either (reading a FIFO would block), and a directory where a file should
 //! be is reported as unreadable.
 
+use crate::dwp::layout;
 use planseal_recovery::paths::{PathError, check_relative, resolve_inside};
 use std::collections::BTreeMap;
 use std::io::Read as _;
@@ -66,15 +67,15 @@ pub struct PlanFiles {
 
 /// The fixed names read for every plan.
 pub const FIXED_FILES: [&str; 9] = [
-    "state.json",
-    "manifest.json",
-    "README.md",
-    "PROGRESS.md",
-    "PROMPTS.md",
-    "analysis_results/SECURITY_REVIEW.md",
-    "analysis_results/SKILLS_CANDIDATES.md",
-    "analysis_results/FINALIZATION.json",
-    ".finalizing.json",
+    layout::STATE_FILE,
+    layout::MANIFEST_FILE,
+    layout::README_FILE,
+    layout::PROGRESS_FILE,
+    layout::PROMPTS_FILE,
+    layout::SECURITY_REVIEW_FILE,
+    layout::SKILLS_CANDIDATES_FILE,
+    layout::RECEIPT_FILE,
+    layout::MARKER_FILE,
 ];
 
 impl PlanFiles {
@@ -100,7 +101,7 @@ impl PlanFiles {
             name: name.to_string(),
             display: dir.display().to_string(),
             files,
-            analysis_results_dir: dir.join("analysis_results").is_dir(),
+            analysis_results_dir: dir.join(layout::RESULTS_DIR).is_dir(),
             in_git_work_tree: dir.ancestors().any(|a| a.join(".git").exists()),
             listing,
             resolved_dir: std::cell::OnceCell::new(),
@@ -264,20 +265,20 @@ mod tests {
     #[test]
     fn never_opens_what_is_not_a_plain_file_inside() {
         let t = tempfile::tempdir().unwrap();
-        std::fs::create_dir(t.path().join("README.md")).unwrap();
+        std::fs::create_dir(t.path().join(layout::README_FILE)).unwrap();
         std::fs::write(t.path().join("ok.md"), b"hi").unwrap();
-        let fifo = t.path().join("PROGRESS.md");
+        let fifo = t.path().join(layout::PROGRESS_FILE);
         let made = std::process::Command::new("mkfifo")
             .arg(&fifo)
             .status()
             .unwrap();
         assert!(made.success());
         assert!(matches!(
-            read_inside(t.path(), "README.md"),
+            read_inside(t.path(), layout::README_FILE),
             FileRead::Unreadable(_)
         ));
         assert!(matches!(
-            read_inside(t.path(), "PROGRESS.md"),
+            read_inside(t.path(), layout::PROGRESS_FILE),
             FileRead::Unreadable(_)
         ));
         assert_eq!(

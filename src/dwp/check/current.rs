@@ -2,6 +2,7 @@
 
 use super::shape::{self, Era};
 use super::{CheckOptions, FindingExt, Out, md, seed, utf8_check, version_parts};
+use crate::dwp::layout;
 use crate::dwp::model;
 use crate::dwp::read::{FileRead, PlanFiles, is_task_file_name};
 use serde_json::Value;
@@ -19,7 +20,7 @@ pub(super) fn check(
     out: &mut Out,
 ) {
     // 2. The manifest parses and names a known schema.
-    let manifest = match files.get("manifest.json") {
+    let manifest = match files.get(layout::MANIFEST_FILE) {
         FileRead::Bytes(b) => match shape::parse_strict(b) {
             Ok(v) => v,
             Err(why) => {
@@ -27,7 +28,7 @@ pub(super) fn check(
                     "manifest-unparseable",
                     format!("manifest.json does not parse: {why}"),
                 )
-                .file("manifest.json")
+                .file(layout::MANIFEST_FILE)
                 .hint("repair the JSON; the manifest is written once at plan creation");
                 return;
             }
@@ -37,7 +38,7 @@ pub(super) fn check(
                 "manifest-missing",
                 "manifest.json is missing (required for v2/v5 plans)",
             )
-            .file("manifest.json")
+            .file(layout::MANIFEST_FILE)
             .hint("restore manifest.json from the plan's creation");
             return;
         }
@@ -56,7 +57,7 @@ pub(super) fn check(
                 shape::MANIFEST_SCHEMAS.join(", ")
             ),
         )
-        .file("manifest.json")
+        .file(layout::MANIFEST_FILE)
         .hint("a newer DWP version wrote this plan: upgrade planseal");
         return;
     };
@@ -77,7 +78,7 @@ pub(super) fn check(
                 era.label()
             ),
         )
-        .file("manifest.json")
+        .file(layout::MANIFEST_FILE)
         .hint("restore the manifest of the plan's generation, or migrate both files together");
         return;
     }
@@ -89,14 +90,14 @@ pub(super) fn check(
                 "timestamp-not-iso8601",
                 format!("state.json {}: {}", e.path, e.problem),
             )
-            .file("state.json")
+            .file(layout::STATE_FILE)
             .group(e.group_key())
             .hint("write timestamps as ISO-8601, e.g. 2026-10-05T09:00:00+00:00");
             continue;
         }
         let f = out
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
-            .file("state.json")
+            .file(layout::STATE_FILE)
             .group(e.group_key())
             .hint("fix the field as the state schema says (SPEC §1.3), or rebuild the state with `planseal rebuild --write`");
         if let Some(t) = e.task() {
@@ -109,7 +110,7 @@ pub(super) fn check(
             "manifest-shape-error",
             format!("manifest.json {}: {}", e.path, e.problem),
         )
-        .file("manifest.json")
+        .file(layout::MANIFEST_FILE)
         .group(e.group_key())
         .hint("fix the field as the manifest schema says (SPEC §1.2)");
     }
@@ -135,7 +136,7 @@ pub(super) fn check(
                 "unknown-approval",
                 format!("state.json approval {other} is not pending, approved or pre_approved"),
             )
-            .file("state.json")
+            .file(layout::STATE_FILE)
             .hint("set approval to pending, approved or pre_approved");
             None
         }
@@ -158,7 +159,7 @@ pub(super) fn check(
                 if promotion.is_some() { ", promotion in flight" } else { "" }
             ),
         )
-        .file("state.json")
+        .file(layout::STATE_FILE)
         .hint("finish materializing or promoting the plan first");
         return;
     }
@@ -189,7 +190,7 @@ pub(super) fn check(
             "readme-materializing",
             "README still says Plan Status: materializing",
         )
-        .file("README.md")
+        .file(layout::README_FILE)
         .hint("finish materializing the plan and write Plan Status: 0/N completed");
         return;
     }
@@ -207,7 +208,7 @@ pub(super) fn check(
             "plan-identity-mismatch",
             format!("plan identity differs from the folder {}: state.plan = {splan:?}, manifest.name = {mname:?}", files.name),
         )
-        .file(if splan != files.name { "state.json" } else { "manifest.json" })
+        .file(if splan != files.name { layout::STATE_FILE } else { layout::MANIFEST_FILE })
         .hint("the folder name is the plan's identity; make state.plan and manifest.name equal to it");
     }
 
@@ -220,7 +221,7 @@ pub(super) fn check(
                 &format!("readme-{}-empty", name.to_ascii_lowercase()),
                 format!("README has no non-empty ## {name} section"),
             )
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint(format!(
                 "write the plan's {name} under a `## {name}` heading"
             ));
@@ -241,7 +242,7 @@ pub(super) fn check(
             "too-few-tasks",
             "a plan needs at least two tasks (the work and the Final Review)",
         )
-        .file("state.json")
+        .file(layout::STATE_FILE)
         .hint("end every plan with a Final Review task");
     }
 
@@ -266,7 +267,7 @@ pub(super) fn check(
                     format!("README task index has no checkbox line for task {id}"),
                 )
                 .task(id)
-                .file("README.md")
+                .file(layout::README_FILE)
                 .hint(format!("add `- [ ] Task {id}: …` to the README task list"));
             }
             Some(e) if e.checked != completed => {
@@ -283,7 +284,7 @@ pub(super) fn check(
                 };
                 out.fail("readme-checkbox-disagrees", msg)
                     .task(id)
-                    .file("README.md")
+                    .file(layout::README_FILE)
                     .hint("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild` to see how the state should read");
             }
             Some(_) => {}
@@ -304,7 +305,7 @@ pub(super) fn check(
                 extra.join(", ")
             ),
         )
-        .file("README.md")
+        .file(layout::README_FILE)
         .hint("the README task list and state.json must list the same tasks");
     }
     if index_ok {
@@ -322,7 +323,7 @@ pub(super) fn check(
             ),
         )
         .task(*task)
-        .file("README.md")
+        .file(layout::README_FILE)
         .hint("only the Task List section is the index; reword or fix the stray checkbox");
     }
     let checked = index.iter().filter(|e| e.checked).count() as u64;
@@ -338,7 +339,7 @@ pub(super) fn check(
                 "plan-status-count-mismatch",
                 format!("README Plan Status says {done}/{total} but {checked} of {} checkboxes are ticked", index.len()),
             )
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint(format!("write `Plan Status: {checked}/{} completed`", index.len()));
         }
         Some(Err(v)) => {
@@ -346,7 +347,7 @@ pub(super) fn check(
                 "plan-status-count-mismatch",
                 format!("README Plan Status {v:?} is not X/N"),
             )
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint(format!(
                 "write `Plan Status: {checked}/{} completed`",
                 index.len()
@@ -357,7 +358,7 @@ pub(super) fn check(
                 "plan-status-missing",
                 "README has no `Plan Status: X/N completed` line",
             )
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint(format!(
                 "add `Plan Status: {checked}/{} completed`",
                 index.len()
@@ -371,7 +372,7 @@ pub(super) fn check(
         lite_records(files, &rf, tasks, &ids, out);
         rf.records
             .iter()
-            .map(|r| (r.anchor, (r.body.clone(), "README.md".to_string())))
+            .map(|r| (r.anchor, (r.body.clone(), layout::README_FILE.to_string())))
             .collect()
     } else {
         full_records(files, &rf, tasks, &ids, out)
@@ -428,11 +429,11 @@ pub(super) fn check(
                 status: t.get("status").and_then(Value::as_str).unwrap_or(""),
                 has_commit: seed::has_commit(t),
                 body: body.map(|(b, _)| b),
-                file: body.map_or_else(|| "state.json".to_string(), |(_, f)| f.clone()),
+                file: body.map_or_else(|| layout::STATE_FILE.to_string(), |(_, f)| f.clone()),
             }
         })
         .collect();
-    let progress = files.text("PROGRESS.md");
+    let progress = files.text(layout::PROGRESS_FILE);
     seed::check(&views, progress.as_deref(), files.in_git_work_tree, out);
 }
 
@@ -453,7 +454,7 @@ pub(crate) fn standard_check(declared: Option<&str>, out: &mut Out) -> Option<u6
             "standard-undeclared",
             "no DWP standard declared (README **Standard:** line or manifest spec_version)",
         )
-        .file("README.md")
+        .file(layout::README_FILE)
         .hint("add `**Standard:** DWP spec 5.0.0` to the README's Plan Variables");
         return None;
     };
@@ -463,7 +464,7 @@ pub(crate) fn standard_check(declared: Option<&str>, out: &mut Out) -> Option<u6
                 "standard-unknown",
                 format!("declared standard {v:?} is not a version"),
             )
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint("write the standard as `DWP spec X.Y.Z`");
             None
         }
@@ -472,7 +473,7 @@ pub(crate) fn standard_check(declared: Option<&str>, out: &mut Out) -> Option<u6
                 "standard-newer-than-supported",
                 format!("declared standard {v} is newer than 5.0.0, the newest planseal knows"),
             )
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint("upgrade planseal");
             Some(p.0)
         }
@@ -489,7 +490,7 @@ pub(crate) fn standard_check(declared: Option<&str>, out: &mut Out) -> Option<u6
                 "standard-unknown",
                 format!("declared standard {v} is not of the 2.x, 4.x or 5.x series"),
             )
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint("declare the DWP standard the plan follows (2.x, 4.x or 5.x)");
             Some(major)
         }
@@ -561,7 +562,7 @@ fn full_records(
         if kind != "file" {
             out.fail("locator-format-mismatch", format!("task {id}: locator kind {kind:?} in a Full plan (expected \"file\")"))
                 .task(id)
-                .file("state.json")
+                .file(layout::STATE_FILE)
                 .hint("Full plans locate each task by its file: {\"kind\": \"file\", \"value\": \"N.task_slug.md\"}");
             continue;
         }
@@ -618,7 +619,7 @@ fn full_records(
         if !linked.contains(value)
             && !linked_elsewhere
                 .get_or_insert_with(|| {
-                    md::linked_task_files(&files.text("README.md").unwrap_or_default())
+                    md::linked_task_files(&files.text(layout::README_FILE).unwrap_or_default())
                 })
                 .iter()
                 .any(|l| l == value)
@@ -628,7 +629,7 @@ fn full_records(
                 format!("README does not link task {id}'s file {value}"),
             )
             .task(id)
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint(format!(
                 "link it from the task list: `- [ ] Task {id}: … — [{value}]({value})`"
             ));
@@ -692,14 +693,14 @@ fn lite_records(
         if kind != "inline" {
             out.fail("locator-format-mismatch", format!("task {id}: locator kind {kind:?} in a Lite plan (expected \"inline\")"))
                 .task(id)
-                .file("state.json")
+                .file(layout::STATE_FILE)
                 .hint("Lite plans locate each task by its README anchor: {\"kind\": \"inline\", \"value\": \"#task-N\"}");
         }
         let anchors = rf.anchor_count(id);
         let record = by_anchor.get(&id).copied();
         match (anchors, record) {
             (1, Some(r)) if r.task == id => {
-                body_checks(&r.body, id, status, "README.md", out);
+                body_checks(&r.body, id, status, layout::README_FILE, out);
             }
             _ => {
                 out.fail(
@@ -707,7 +708,7 @@ fn lite_records(
                     format!("task {id}: the README needs exactly one `## Task {id}: … {{#task-{id}}}` record (found {anchors} anchor(s))"),
                 )
                 .task(id)
-                .file("README.md")
+                .file(layout::README_FILE)
                 .hint(format!("write the inline record `## Task {id}: Title {{#task-{id}}}` with its fields"));
             }
         }
@@ -722,7 +723,7 @@ fn lite_records(
                 record_ids, state_ids
             ),
         )
-        .file("README.md")
+        .file(layout::README_FILE)
         .hint("one `{#task-N}` record per task of state.json");
     }
     if let Some(last) = records.last() {
@@ -735,14 +736,14 @@ fn lite_records(
                     last.task, last.title
                 ),
             )
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint("the Final Review is the last task record of the plan");
         } else {
             let missing = &last.body.missing_final_terms;
             if !missing.is_empty() {
                 out.fail("final-review-not-final-task", format!("the Final Review record does not name {}", missing.join(", ")))
                     .task(last.task)
-                    .file("README.md")
+                    .file(layout::README_FILE)
                     .hint("the Final Review covers the security pass, final-state validation and skills reconciliation");
             }
         }
@@ -794,7 +795,7 @@ pub(crate) fn typed_task<'a>(
 /// code 0 and evidence (`completed_at` is one of the state semantics of item 15).
 pub(crate) fn gate_checks(files: &PlanFiles, task: &model::Task, id: u64, out: &mut Out) {
     for mut f in crate::dwp::check::gates::task_gate_findings_in(task, files.plan_dir()) {
-        f.file.get_or_insert_with(|| "state.json".to_string());
+        f.file.get_or_insert_with(|| layout::STATE_FILE.to_string());
         out.findings.push(f);
     }
     if !task.is_completed() {
@@ -813,7 +814,7 @@ pub(crate) fn gate_checks(files: &PlanFiles, task: &model::Task, id: u64, out: &
                 ),
             )
             .task(id)
-            .file("state.json")
+            .file(layout::STATE_FILE)
             .hint("record the gate with exit code 0 and a one-line evidence summary");
         }
     }
@@ -830,7 +831,7 @@ pub(crate) fn semantic_checks(state: &model::State, out: &mut Out) {
         if f.id == "unknown-approval" {
             continue;
         }
-        f.file.get_or_insert_with(|| "state.json".to_string());
+        f.file.get_or_insert_with(|| layout::STATE_FILE.to_string());
         out.findings.push(f);
     }
     if !out.failures_since(mark) {
@@ -857,7 +858,7 @@ fn extra_checks(manifest: &Value, tasks: &[Value], ids: &[Option<u64>], out: &mu
                 ),
             )
             .task(id)
-            .file("state.json")
+            .file(layout::STATE_FILE)
             .hint("record --worked/--notes when completing a task");
         }
     }

@@ -5,6 +5,7 @@
 use super::current::{gate_checks, semantic_checks, standard_check, typed_task};
 use super::shape::{self, Era};
 use super::{CheckOptions, FindingExt, Out, md, utf8_check, version_parts};
+use crate::dwp::layout;
 use crate::dwp::model;
 use crate::dwp::read::{FileRead, PlanFiles, is_task_file_name};
 use serde_json::Value;
@@ -26,13 +27,13 @@ pub(super) fn check(
             "readme-materializing",
             "README still says Plan Status: materializing",
         )
-        .file("README.md")
+        .file(layout::README_FILE)
         .hint("finish materializing the plan and write Plan Status: 0/N completed");
         return;
     }
 
     // Manifest (optional before 2.3.0) and era pairing.
-    let manifest = match files.get("manifest.json") {
+    let manifest = match files.get(layout::MANIFEST_FILE) {
         FileRead::Bytes(b) => match shape::parse_strict(b) {
             Ok(v) => Some(v),
             Err(why) => {
@@ -40,7 +41,7 @@ pub(super) fn check(
                     "manifest-unparseable",
                     format!("manifest.json does not parse: {why}"),
                 )
-                .file("manifest.json");
+                .file(layout::MANIFEST_FILE);
                 return;
             }
         },
@@ -57,7 +58,7 @@ pub(super) fn check(
                         shape::MANIFEST_SCHEMAS.join(", ")
                     ),
                 )
-                .file("manifest.json")
+                .file(layout::MANIFEST_FILE)
                 .hint("a newer DWP version wrote this plan: upgrade planseal");
                 return;
             }
@@ -70,7 +71,7 @@ pub(super) fn check(
                         "manifest-shape-error",
                         format!("manifest.json {}: {}", e.path, e.problem),
                     )
-                    .file("manifest.json")
+                    .file(layout::MANIFEST_FILE)
                     .group(e.group_key());
                 }
             }
@@ -79,7 +80,7 @@ pub(super) fn check(
                     "era-mismatch",
                     format!("state.json is v1 but manifest.json is {}", other.label()),
                 )
-                .file("manifest.json")
+                .file(layout::MANIFEST_FILE)
                 .hint(
                     "restore the manifest of the plan's generation, or migrate both files together",
                 );
@@ -105,7 +106,7 @@ pub(super) fn check(
             "manifest-missing",
             "manifest.json is missing (expected from standard 2.3.0)",
         )
-        .file("manifest.json")
+        .file(layout::MANIFEST_FILE)
         .hint("add the manifest the plan was created with");
     }
     let standard_major = standard_check(declared.as_deref(), out);
@@ -195,7 +196,7 @@ pub(super) fn check(
                 "README task list names tasks {index_tasks:?} but the task files are {unique:?}"
             ),
         )
-        .file("README.md")
+        .file(layout::README_FILE)
         .hint("one README checkbox line per task file");
     }
     let links: BTreeSet<&str> = index.iter().filter_map(|e| e.link.as_deref()).collect();
@@ -205,7 +206,7 @@ pub(super) fn check(
             "readme-index-mismatch",
             "README task links and the task files differ",
         )
-        .file("README.md")
+        .file(layout::README_FILE)
         .hint("link every task file from the README task list, and nothing else");
     }
     let checked = index.iter().filter(|e| e.checked).count() as u64;
@@ -215,7 +216,7 @@ pub(super) fn check(
         }
         Some(Ok((done, total))) => {
             out.fail("plan-status-count-mismatch", format!("README Plan Status says {done}/{total} but {checked} box(es) are ticked and there are {n} task file(s)"))
-                .file("README.md")
+                .file(layout::README_FILE)
                 .hint(format!("write `Plan Status: {checked}/{n} completed`"));
         }
         Some(Err(v)) => {
@@ -223,14 +224,14 @@ pub(super) fn check(
                 "plan-status-count-mismatch",
                 format!("README Plan Status {v:?} is not X/N"),
             )
-            .file("README.md");
+            .file(layout::README_FILE);
         }
         None => {
             out.fail(
                 "plan-status-missing",
                 "README has no `Plan Status: X/N completed` line",
             )
-            .file("README.md");
+            .file(layout::README_FILE);
         }
     }
 
@@ -291,12 +292,12 @@ pub(super) fn check(
                 .hint("fill in the Completion & Log or reopen the task");
         }
     }
-    if !files.get("analysis_results/SKILLS_CANDIDATES.md").exists() {
+    if !files.get(layout::SKILLS_CANDIDATES_FILE).exists() {
         out.advisory(
             "skills-candidates-missing",
             "analysis_results/SKILLS_CANDIDATES.md is missing",
         )
-        .file("analysis_results/SKILLS_CANDIDATES.md");
+        .file(layout::SKILLS_CANDIDATES_FILE);
     }
 
     // The v1 state's cross-checks.
@@ -324,15 +325,15 @@ pub(super) fn check(
                     "state-layer-required",
                     "the plan has no state.json and does not live in a git work tree: without git the state layer is required",
                 )
-                .file("state.json")
+                .file(layout::STATE_FILE)
                 .hint("create state.json for the plan (`planseal rebuild --write`), or keep the plan in a git repository");
             }
             let completed = !index.is_empty() && index.iter().all(|e| e.checked);
             if completed {
                 super::security_review_check(files, out);
-                if !files.get("analysis_results/FINALIZATION.json").exists() {
+                if !files.get(layout::RECEIPT_FILE).exists() {
                     out.advisory("receipt-missing", "completed plan has no publication receipt (analysis_results/FINALIZATION.json)")
-                        .file("analysis_results/FINALIZATION.json");
+                        .file(layout::RECEIPT_FILE);
                 }
             }
             completed
@@ -355,7 +356,7 @@ fn state_cross_checks(
     {
         let f = out
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
-            .file("state.json")
+            .file(layout::STATE_FILE)
             .group(e.group_key())
             .hint("v1 states have a closed shape (no approval, materialization or locator fields); migrate explicitly to v5 to use them");
         if let Some(t) = e.task() {
@@ -371,7 +372,7 @@ fn state_cross_checks(
                 files.name
             ),
         )
-        .file("state.json");
+        .file(layout::STATE_FILE);
     }
     let Some(tasks) = state.get("tasks").and_then(Value::as_array) else {
         return;
@@ -386,7 +387,7 @@ fn state_cross_checks(
                 completed_count.map_or("missing".into(), |c| c.to_string())
             ),
         )
-        .file("state.json")
+        .file(layout::STATE_FILE)
         .hint("the markdown wins: run `planseal rebuild` to see how the state should read");
     }
     let task_count = state.get("task_count").and_then(Value::as_u64);
@@ -399,7 +400,7 @@ fn state_cross_checks(
                 task_files.len()
             ),
         )
-        .file("state.json");
+        .file(layout::STATE_FILE);
     }
     let entries: BTreeSet<&str> = tasks
         .iter()
@@ -411,7 +412,7 @@ fn state_cross_checks(
             "legacy-task-entries-mismatch",
             "state.json task `file` entries and the task files on disk are not one-to-one",
         )
-        .file("state.json")
+        .file(layout::STATE_FILE)
         .hint("one state entry per task file, naming it in `file`");
     }
     let typed = model::State::from_value(state);
@@ -438,7 +439,7 @@ fn state_cross_checks(
                 },
             )
             .task(id)
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild`");
         }
         gate_checks(files, typed_task(&typed, t, i).as_ref(), id, out);

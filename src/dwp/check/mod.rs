@@ -18,6 +18,7 @@ mod seed;
 pub mod semantics;
 pub mod shape;
 
+use crate::dwp::layout;
 use crate::dwp::read::{FileRead, PlanFiles};
 use crate::report::{Finding, Section, Severity, System};
 use std::path::Path;
@@ -95,12 +96,12 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
 pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
     let mut out = Out::default();
     // 1. An interrupted publication stops everything (both eras).
-    if !opts.skip_marker && files.get(".finalizing.json").exists() {
+    if !opts.skip_marker && files.get(layout::MARKER_FILE).exists() {
         out.fail(
             "marker-present",
             "interrupted finalization (.finalizing.json present) — inspect artifacts and recover before claiming completion",
         )
-        .file(".finalizing.json")
+        .file(layout::MARKER_FILE)
         .hint(format!(
             "run `planseal recover {}` to finish or roll back the interrupted publication",
             files.display
@@ -117,14 +118,14 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
             .hint("replace the link with the file itself");
         }
     }
-    match files.get("state.json") {
+    match files.get(layout::STATE_FILE) {
         FileRead::Missing => legacy::check(files, None, opts, &mut out),
         FileRead::Bytes(bytes) => {
             let state = match shape::parse_strict(bytes) {
                 Ok(v) => v,
                 Err(why) => {
                     out.fail("state-unparseable", format!("state.json does not parse: {why}"))
-                        .file("state.json")
+                        .file(layout::STATE_FILE)
                         .hint("repair the JSON, or regenerate it from the markdown with `planseal rebuild --write`");
                     return out.done();
                 }
@@ -144,7 +145,7 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
                             shape::STATE_SCHEMAS.join(", ")
                         ),
                     )
-                    .file("state.json")
+                    .file(layout::STATE_FILE)
                     .hint("a newer DWP version wrote this plan: upgrade planseal");
                 }
                 Some(shape::Era::V1) => legacy::check(files, Some((bytes, &state)), opts, &mut out),
@@ -237,17 +238,17 @@ pub(crate) fn version_parts(v: &str) -> Option<(u64, u64, u64)> {
 /// README.md (the plan stops when it is missing), then PROGRESS.md and PROMPTS.md: the same for
 /// the current-era and the legacy path. Returns the README facts the later checks use.
 pub(crate) fn required_markdown(files: &PlanFiles, out: &mut Out) -> Option<md::ReadmeFacts> {
-    let Some(readme) = files.text("README.md") else {
+    let Some(readme) = files.text(layout::README_FILE) else {
         out.fail("readme-missing", "README.md is missing")
-            .file("README.md")
+            .file(layout::README_FILE)
             .hint("restore README.md: it is the plan's source of truth");
         return None;
     };
-    utf8_check(files, "README.md", out);
+    utf8_check(files, layout::README_FILE, out);
     let facts = md::ReadmeFacts::read(&readme);
     for (rel, id) in [
-        ("PROGRESS.md", "progress-missing"),
-        ("PROMPTS.md", "prompts-missing"),
+        (layout::PROGRESS_FILE, "progress-missing"),
+        (layout::PROMPTS_FILE, "prompts-missing"),
     ] {
         if files.get(rel).exists() {
             utf8_check(files, rel, out);
@@ -319,14 +320,14 @@ pub(crate) fn receipt_check(
                     "receipt-missing",
                     "completed plan has no publication receipt (analysis_results/FINALIZATION.json)",
                 )
-                .file("analysis_results/FINALIZATION.json")
+                .file(layout::RECEIPT_FILE)
                 .hint(format!("publish the plan through the finalizer: {reseal}"));
             } else {
                 out.advisory(
                     "receipt-missing",
                     "completed plan has no publication receipt (analysis_results/FINALIZATION.json); required from standard 5.x",
                 )
-                .file("analysis_results/FINALIZATION.json")
+                .file(layout::RECEIPT_FILE)
                 .hint(reseal);
             }
         }
@@ -335,7 +336,7 @@ pub(crate) fn receipt_check(
                 "receipt-mismatch",
                 format!("publication receipt cannot be read: {why}"),
             )
-            .file("analysis_results/FINALIZATION.json")
+            .file(layout::RECEIPT_FILE)
             .hint(reseal);
         }
         receipt::ReceiptCheck::Mismatch(diffs) => {
@@ -346,7 +347,7 @@ pub(crate) fn receipt_check(
                     diffs.join("; ")
                 ),
             )
-            .file("analysis_results/FINALIZATION.json")
+            .file(layout::RECEIPT_FILE)
             .hint(format!(
                 "if the change is intended, {reseal}; otherwise restore the changed file(s)"
             ));
@@ -356,7 +357,7 @@ pub(crate) fn receipt_check(
 
 /// SECURITY_REVIEW.md of a completed plan (item 16, both eras).
 pub(crate) fn security_review_check(files: &PlanFiles, out: &mut Out) {
-    let rel = "analysis_results/SECURITY_REVIEW.md";
+    let rel = layout::SECURITY_REVIEW_FILE;
     match files.text(rel) {
         None => {
             out.fail(

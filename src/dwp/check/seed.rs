@@ -3,6 +3,7 @@
 
 use super::md::TaskFacts;
 use super::{FindingExt, Out};
+use crate::dwp::layout;
 use crate::dwp::model::markdown::{self, Disposition};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -122,7 +123,7 @@ pub(crate) fn check(tasks: &[TaskView<'_>], progress: Option<&str>, in_git: bool
                     ),
                 )
                 .task(t.id)
-                .file("PROGRESS.md")
+                .file(layout::PROGRESS_FILE)
                 .hint(format!(
                     "add a PROGRESS.md entry naming `Amendment {n}` and `Task {}`",
                     t.id
@@ -156,7 +157,7 @@ pub(crate) fn check(tasks: &[TaskView<'_>], progress: Option<&str>, in_git: bool
                 format!("task {} is completed without a commit, in a plan whose other tasks record theirs", t.id),
             )
             .task(t.id)
-            .file("state.json")
+            .file(layout::STATE_FILE)
             .hint("record the task's commit (--commit), or write `Commit: none — <reason>` in its log");
         }
     }

@@ -21,6 +21,7 @@
 pub use crate::dwp::model::{derive_status, derive_status_of};
 
 use crate::dwp::check::gates::state_gate_findings;
+use crate::dwp::layout;
 use crate::dwp::model::schema::{shape_findings, validate_state_as};
 use crate::dwp::model::{
     Approval, Era, LocatorKind, Manifest, Materialization, PlanFile, PlanStatus, State, TaskStatus,
@@ -133,7 +134,7 @@ pub fn unknown_approval(state: &State) -> Option<Finding> {
                 Approval::choices()
             ),
         )
-        .file("state.json")
+        .file(layout::STATE_FILE)
         .hint("set approval to approved, pre_approved or pending")
     })
 }
@@ -141,7 +142,7 @@ pub fn unknown_approval(state: &State) -> Option<Finding> {
 /// Every semantic finding of a state (no gate rules: see [`crate::dwp::check::gates`]).
 pub fn check_state(state: &State, mode: CheckMode) -> Vec<Finding> {
     let mut out = Vec::new();
-    let file = |f: Finding| f.file("state.json");
+    let file = |f: Finding| f.file(layout::STATE_FILE);
 
     // ids 1..n in order, n == task_count
     let n = state.tasks.len();
@@ -448,7 +449,7 @@ pub fn check_manifest(manifest: &Manifest) -> Vec<Finding> {
                              it may carry only a display name"
                         ),
                     )
-                    .file("manifest.json")
+                    .file(layout::MANIFEST_FILE)
                     .hint("replace it with the agent / model display name and revoke the secret if it was real"),
                 );
             }
@@ -464,7 +465,7 @@ pub fn check_manifest(manifest: &Manifest) -> Vec<Finding> {
                     "manifest.json parent_plan `{parent}` is not of the form `<repo>:PLAN_<name>`"
                 ),
             )
-            .file("manifest.json")
+            .file(layout::MANIFEST_FILE)
             .hint("write parent_plan as \"<repo>:PLAN_<name>\" or null"),
         );
     }

@@ -17,6 +17,7 @@
 pub use crate::dwp::model::markdown::MarkdownTask;
 
 use crate::dwp::history::{TaskCommits, plan_name_of, task_commits};
+use crate::dwp::layout;
 use crate::dwp::model::markdown::{
     ApprovalValue, DeclaredFormat, GateRecordLine, LogStatus, PlanStatus, decode, parse_readme,
     parse_task_file,
@@ -161,7 +162,7 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, RebuildError> {
 /// Reads the plan folder (README, task logs, manifest, old state, journal) and git.
 pub fn gather(plan_dir: &Path, repo: Option<&Repo>) -> Result<Inputs, RebuildError> {
     let plan = plan_name_of(plan_dir);
-    let readme_path = plan_dir.join("README.md");
+    let readme_path = plan_dir.join(layout::README_FILE);
     let readme_bytes = std::fs::read(&readme_path).map_err(|e| {
         unreadable(
             &readme_path,
@@ -219,18 +220,18 @@ pub fn gather(plan_dir: &Path, repo: Option<&Repo>) -> Result<Inputs, RebuildErr
         }
         tasks.push(task);
     }
-    let manifest = match read_optional(&plan_dir.join("manifest.json"))? {
+    let manifest = match read_optional(&plan_dir.join(layout::MANIFEST_FILE))? {
         Some(bytes) => parse_json(&bytes).ok(),
         None => None,
     };
-    let state_path = plan_dir.join("state.json");
+    let state_path = plan_dir.join(layout::STATE_FILE);
     let old_bytes = read_optional(&state_path)?;
     let old_state = match &old_bytes {
         // An unparseable state is treated as lost: the markdown and git rebuild it.
         Some(bytes) => parse_json(bytes).ok().filter(Value::is_object),
         None => None,
     };
-    let journal_first = read_journal_first(&plan_dir.join("analysis_results/STATE_JOURNAL.ndjson"));
+    let journal_first = read_journal_first(&plan_dir.join(layout::JOURNAL_FILE));
     let (git, truncated) = match repo {
         Some(repo) => {
             let commits = task_commits(repo, &plan)?;

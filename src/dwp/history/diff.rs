@@ -464,6 +464,7 @@ pub fn file_diff(path: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dwp::layout;
     use serde_json::json;
 
     fn md(id: u64, checked: bool, title: &str) -> MarkdownTask {
@@ -526,7 +527,8 @@ mod tests {
 
     #[test]
     fn unified_diff_of_a_changed_file() {
-        let d = file_diff("README.md", Some(b"a\nb\nc\n"), Some(b"a\nB\nc\n")).expect("differs");
+        let d = file_diff(layout::README_FILE, Some(b"a\nb\nc\n"), Some(b"a\nB\nc\n"))
+            .expect("differs");
         assert_eq!(d.change, "modified");
         assert_eq!(
             d.unified,

@@ -13,6 +13,7 @@
 
 pub mod diff;
 
+use crate::dwp::layout;
 use crate::dwp::model::State;
 use crate::recovery::git::{CommitInfo, GitError, Repo, Scan, StatusEntry};
 use crate::report::Finding;
@@ -595,7 +596,7 @@ pub fn plan_log(plan_dir: &Path, repo: Option<&Repo>) -> Result<PlanLog, GitErro
     let mut notes = Vec::new();
 
     let mut readme_tasks: BTreeMap<u64, (bool, String)> = BTreeMap::new();
-    match std::fs::read(plan_dir.join("README.md")) {
+    match std::fs::read(plan_dir.join(layout::README_FILE)) {
         Ok(bytes) => match decode(&bytes) {
             Ok(text) => {
                 for e in parse_readme(text).task_index.entries {
@@ -611,7 +612,7 @@ pub fn plan_log(plan_dir: &Path, repo: Option<&Repo>) -> Result<PlanLog, GitErro
         }
         Err(e) => notes.push(format!("README.md: {e}")),
     }
-    let state = match std::fs::read(plan_dir.join("state.json")) {
+    let state = match std::fs::read(plan_dir.join(layout::STATE_FILE)) {
         Ok(bytes) => match crate::dwp::model::parse_json(&bytes) {
             Ok(v) => Some(State::from_value(&v)),
             Err(e) => {

@@ -29,6 +29,7 @@ pub mod schema;
 pub(crate) use json::push_key;
 pub use json::{JsonError, MAX_DEPTH, parse_json};
 
+use crate::dwp::layout;
 use serde_json::Value;
 
 /// Schema URLs of `state.json`, one per era.
@@ -104,8 +105,8 @@ pub enum PlanFile {
 impl PlanFile {
     pub fn file_name(self) -> &'static str {
         match self {
-            PlanFile::State => "state.json",
-            PlanFile::Manifest => "manifest.json",
+            PlanFile::State => layout::STATE_FILE,
+            PlanFile::Manifest => layout::MANIFEST_FILE,
         }
     }
     fn url(self, era: Era) -> &'static str {

@@ -368,8 +368,8 @@ mod tests {
 
     fn extended() -> Receipt {
         let mut files = FileHashes::new();
-        files.insert("README.md".to_string(), Some(H1.to_string()));
-        files.insert("analysis_results/SKILLS_CANDIDATES.md".to_string(), None);
+        files.insert(layout::README_FILE.to_string(), Some(H1.to_string()));
+        files.insert(layout::SKILLS_CANDIDATES_FILE.to_string(), None);
         let mut evidence_files = FileHashes::new();
         evidence_files.insert(
             "analysis_results/gates/t1.log".to_string(),
@@ -417,9 +417,9 @@ mod tests {
     fn changed_files_names_each_difference() {
         let r = extended();
         let mut files_now = FileHashes::new();
-        files_now.insert("README.md".to_string(), Some(H2.to_string()));
+        files_now.insert(layout::README_FILE.to_string(), Some(H2.to_string()));
         files_now.insert(
-            "analysis_results/SKILLS_CANDIDATES.md".to_string(),
+            layout::SKILLS_CANDIDATES_FILE.to_string(),
             Some(H1.to_string()),
         );
         let mut evidence_now = FileHashes::new();
@@ -429,8 +429,8 @@ mod tests {
             Some(H1.to_string()),
         );
         let files = compare_file_hashes(r.files().unwrap(), &files_now);
-        assert_eq!(files.changed, ["README.md"]);
-        assert_eq!(files.appeared, ["analysis_results/SKILLS_CANDIDATES.md"]);
+        assert_eq!(files.changed, [layout::README_FILE]);
+        assert_eq!(files.appeared, [layout::SKILLS_CANDIDATES_FILE]);
         let evidence = compare_file_hashes(r.evidence_files().unwrap(), &evidence_now);
         assert_eq!(evidence.appeared, ["analysis_results/gates/new.log"]);
         assert_eq!(evidence.vanished, ["analysis_results/gates/t1.log"]);

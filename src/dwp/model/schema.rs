@@ -22,6 +22,7 @@
 //! assert!(issues[0].problem.contains("not allowed in a v1"));
 //! ```
 
+use crate::dwp::layout;
 use crate::dwp::model::{
     Approval, Archetype, Era, LocatorKind, Materialization, PlanFile, PlanFormat, PlanStatus,
     PromotionPhase, Rigor, TaskStatus, manifest_era, push_key, state_era,
@@ -175,7 +176,7 @@ pub fn era_pairing(state: Era, manifest: Era) -> Option<Finding> {
                 state.manifest_url()
             ),
         )
-        .file("manifest.json")
+        .file(layout::MANIFEST_FILE)
         .hint("the two files must come from the same schema generation; migrate both explicitly")
     })
 }

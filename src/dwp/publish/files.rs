@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The plan folder for a path given as the folder or as its state.json, canonicalised (so a
 /// run from inside the plan folder sees the real folder name).
 pub(crate) fn plan_dir_of(given: &Path) -> Result<PathBuf, FinalizeError> {
-    let dir = if given.file_name().is_some_and(|n| n == "state.json") {
+    let dir = if given.file_name().is_some_and(|n| n == layout::STATE_FILE) {
         given.parent().map(Path::to_path_buf).unwrap_or_default()
     } else {
         given.to_path_buf()

@@ -236,7 +236,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         Candidate::Bytes { bytes, .. } => bytes.clone(),
     };
     let candidate_origin = match &req.candidate {
-        Candidate::Current => "state.json".to_string(),
+        Candidate::Current => layout::STATE_FILE.to_string(),
         Candidate::Bytes { origin, .. } => origin.clone(),
     };
     let resealed = candidate_bytes == state_bytes;
@@ -540,7 +540,7 @@ fn precheck_candidate(
             RefusalKind::StateUnparseable,
             format!(
                 "{}: state.json does not parse ({e}); the plan check reads it",
-                plan_dir.join("state.json").display()
+                plan_dir.join(layout::STATE_FILE).display()
             ),
         )
         .hint("restore state.json (planseal rebuild regenerates it from the markdown and git)")
@@ -552,7 +552,7 @@ fn precheck_candidate(
             RefusalKind::CandidateNotCompleted,
             format!(
                 "{}: state.json is not completed, so there is nothing to re-seal",
-                plan_dir.join("state.json").display()
+                plan_dir.join(layout::STATE_FILE).display()
             ),
         )
         .hint("complete the last task with `planseal update … --status completed`, or pass --candidate FILE")

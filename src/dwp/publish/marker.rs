@@ -6,11 +6,12 @@
 //! time and the candidate's exact text, so that recovery is bound to the very bytes that were being
 //! published. The original tools only test whether the file exists.
 
+use crate::dwp::layout;
 use planseal_recovery::hash::{is_sha256_hex, sha256_hex};
 use serde_json::Value;
 
 /// File name of the marker inside the plan folder.
-pub const MARKER_FILE: &str = ".finalizing.json";
+pub const MARKER_FILE: &str = layout::MARKER_FILE;
 
 /// Version of planseal's extension of the marker; a newer one is never rewritten.
 pub const MARKER_VERSION: u64 = 1;

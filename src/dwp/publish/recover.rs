@@ -89,7 +89,7 @@ pub enum RecoverOutcome {
 /// Reads what an interruption left, without changing anything.
 pub fn diagnose(plan_dir: &Path) -> Result<Diagnosis, FinalizeError> {
     let plan_dir = store::plan_dir_of(plan_dir)?;
-    let state_path = plan_dir.join("state.json");
+    let state_path = plan_dir.join(layout::STATE_FILE);
     let marker_bytes = store::read_optional(&plan_dir.join(MARKER_FILE))?;
     let marker = match marker_bytes {
         None => None,
@@ -137,7 +137,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         return Ok(RecoverOutcome::NothingToRecover(diagnosis));
     };
     let plan_dir = diagnosis.plan_dir.clone();
-    let state_path = plan_dir.join("state.json");
+    let state_path = plan_dir.join(layout::STATE_FILE);
     let relation = diagnosis.relation.unwrap_or(StateRelation::Neither);
     let state_sha = diagnosis.state_sha256.clone().unwrap_or_default();
 
