@@ -13,6 +13,7 @@ mod checkpoint_cli;
 mod cli_usage;
 mod demo_run;
 mod diff_cli;
+mod git_config;
 mod gsd_check;
 mod gsd_exit_code;
 mod gsd_recover;
