@@ -28,6 +28,7 @@ mod reversa_array_style;
 mod reversa_cli;
 mod secrets_all_cli;
 mod secrets_cli;
+mod snapshots;
 mod verify_cli;
 mod verify_drift;
 mod verify_fixtures;
