@@ -3,10 +3,15 @@
 //! pruning journaled), diff against a revision.
 
 use crate::support::gitrepo;
-use crate::support::hermetic_run::{json, planseal};
+use crate::support::run::{self, json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
+
+/// (exit code, stdout, stderr) of `planseal ARGS` in `dir`, through the hermetic runner.
+fn planseal(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    run::planseal(dir, args).into_parts()
+}
 
 const CP: &str = "docs/PROJECT-CHECKPOINT.md";
 

@@ -1,20 +1,17 @@
 //! Usage errors: exit 2, the stable kind `usage-error` leading stderr, and a JSON document on
 //! stdout with `--json` (SPEC §6) — while `--help` and `--version` stay successful.
 
-use std::process::Command;
+use crate::support::run::{Planseal, Run};
 
-fn planseal(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .args(args)
-        .output()
-        .expect("the planseal binary runs")
+fn planseal(args: &[&str]) -> Run {
+    Planseal::new().args(args).output()
 }
 
 #[test]
 fn a_bad_value_is_a_usage_error_with_its_kind_first() {
     let out = planseal(&["update", "state.json", "--task", "1", "--status", "done"]);
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = &out.stderr;
     assert!(
         stderr.starts_with("usage-error: invalid value 'done'"),
         "{stderr}"
@@ -26,7 +23,7 @@ fn a_bad_value_is_a_usage_error_with_its_kind_first() {
 fn json_usage_error_is_a_document_on_stdout() {
     let out = planseal(&["--json", "unlock", "some/state.json", "--force"]);
     assert_eq!(out.status.code(), Some(2));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("stdout is JSON");
     assert_eq!(doc["result"], "error");
     assert_eq!(doc["kind"], "usage-error");
     assert!(
@@ -36,15 +33,15 @@ fn json_usage_error_is_a_document_on_stdout() {
             .contains("required arguments"),
         "{doc}"
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--reason <TEXT>"));
+    assert!(out.stderr.contains("--reason <TEXT>"));
 }
 
 #[test]
 fn help_and_version_are_not_errors() {
     let help = planseal(&["--help"]);
     assert_eq!(help.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&help.stdout).contains("Examples:"));
+    assert!(help.stdout.contains("Examples:"));
     let version = planseal(&["--version"]);
     assert_eq!(version.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&version.stdout).starts_with("planseal "));
+    assert!(version.stdout.starts_with("planseal "));
 }

@@ -3,30 +3,25 @@
 //! repository whose history names the tasks.
 
 use crate::support::gitrepo;
-use std::process::Command;
+use crate::support::run::{Planseal, Run};
 
-fn demo(args: &[&str], tmp: &std::path::Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_planseal"))
+/// The demo dates its commits by the real clock, so it runs on it (as a user's would).
+fn demo(args: &[&str], tmp: &std::path::Path) -> Run {
+    Planseal::new()
         .arg("demo")
         .args(args)
         .env("TMPDIR", tmp)
         .env("PATH", "")
-        .env("NO_COLOR", "1")
+        .no_fixed_clock()
         .output()
-        .unwrap()
 }
 
 #[test]
 fn the_demo_walks_the_life_cycle_without_any_other_program() {
     let tmp = tempfile::tempdir().unwrap();
     let out = demo(&[], tmp.path());
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = &out.stdout;
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", out.stderr);
     let milestones = [
         "task 1 → in_progress",
         "task 2 → completed · 2/3 completed",
@@ -59,12 +54,7 @@ fn the_demo_walks_the_life_cycle_without_any_other_program() {
 fn with_keep_the_repository_and_the_sealed_plan_stay() {
     let tmp = tempfile::tempdir().unwrap();
     let out = demo(&["--keep"], tmp.path());
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
     let root = std::fs::read_dir(tmp.path())
         .unwrap()
         .next()
@@ -86,18 +76,13 @@ fn with_keep_the_repository_and_the_sealed_plan_stay() {
     assert_eq!(gitrepo::git(&root, &["status", "--porcelain"]), "");
     // sealing again rewrites the same receipt
     let receipt = std::fs::read(plan.join("analysis_results/FINALIZATION.json")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
+    let out = Planseal::new()
         .args(["-C"])
         .arg(&root)
         .args(["finalize", ".dwp/plans/PLAN_demo_greeting"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .no_fixed_clock()
+        .output();
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
     assert_eq!(
         std::fs::read(plan.join("analysis_results/FINALIZATION.json")).unwrap(),
         receipt

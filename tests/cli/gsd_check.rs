@@ -2,7 +2,7 @@
 //! `planseal::gsd::check` that `verify` calls), one fixture STATE.md per finding: its id, its
 //! severity, a hint on every failure and advisory, the exit code, and no file changed.
 
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -14,14 +14,13 @@ fn fixture(name: &str) -> PathBuf {
 
 fn check_json(file: &Path) -> (Value, i32) {
     let before = std::fs::read(file).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
+    let out = Planseal::new()
         .args(["--json", "gsd", "check"])
         .arg(file)
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(std::fs::read(file).unwrap(), before, "check must not write");
     (
-        serde_json::from_slice(&out.stdout).expect("JSON on stdout"),
+        serde_json::from_str(&out.stdout).expect("JSON on stdout"),
         out.status.code().unwrap(),
     )
 }
@@ -97,12 +96,11 @@ fn every_finding_has_its_fixture() {
 
 #[test]
 fn text_output_names_the_finding_and_its_hint() {
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
+    let out = Planseal::new()
         .args(["gsd", "check"])
         .arg(fixture("percent-quoted.md"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+        .output();
+    let text = out.stdout;
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text.contains("progress.percent is quoted (\"38\")"),

@@ -3,22 +3,17 @@
 //! a lost piece.
 
 use crate::support::gitrepo;
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use std::path::Path;
 
 fn planseal(dir: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(dir)
+    let out = Planseal::new()
+        .cwd(dir)
         .env("HOME", "/nonexistent-home")
-        .env("PLANSEAL_FAKE_NOW", "2026-10-05T10:00:00+00:00")
-        .env_remove("GSD_WORKSTREAM")
+        .clock("2026-10-05T10:00:00+00:00")
         .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-    )
+        .output();
+    (out.status.code().unwrap(), out.stdout)
 }
 
 fn fixture(name: &str) -> String {

@@ -3,7 +3,7 @@
 //! picked pieces through the store with every other byte kept, `--all`, `--from`, refusals.
 
 use crate::support::gitrepo;
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use serde_json::Value;
 use std::path::Path;
 
@@ -71,20 +71,14 @@ fn repo() -> gitrepo::FixtureRepo {
 }
 
 fn recover(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(dir)
+    let out = Planseal::new()
+        .cwd(dir)
         .env("HOME", "/nonexistent-home")
-        .env("PLANSEAL_FAKE_NOW", "2026-10-05T10:00:00+00:00")
-        .env_remove("GSD_WORKSTREAM")
+        .clock("2026-10-05T10:00:00+00:00")
         .args(["gsd", "recover"])
         .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+        .output();
+    (out.status.code().unwrap(), out.stdout, out.stderr)
 }
 
 fn state(dir: &Path) -> String {

@@ -3,7 +3,7 @@
 //! bullet).
 
 use crate::support::gitrepo;
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use serde_json::Value;
 use std::path::Path;
 
@@ -25,15 +25,13 @@ status: executing
 ";
 
 fn lost_ids(dir: &Path) -> Vec<(String, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(dir)
+    let out = Planseal::new()
+        .cwd(dir)
         .env("HOME", "/nonexistent-home")
-        .env_remove("GSD_WORKSTREAM")
         .args(["--json", "gsd", "recover"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(out.status.code(), Some(0));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
     v["lost"]
         .as_array()
         .unwrap()

@@ -2,7 +2,7 @@
 //! (also through `planseal gsd status --json`), the derived progress percent and the template
 //! default test.
 
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use planseal::gsd::rules::{compute_progress_percent, is_template_default, normalize_status};
 use serde_json::Value;
 use std::path::Path;
@@ -44,13 +44,12 @@ fn normalize_state_status_vectors_through_status_command() {
             c["input"].as_str().unwrap()
         );
         std::fs::write(&file, text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
+        let out = Planseal::new()
             .args(["--json", "gsd", "status"])
             .arg(&file)
-            .output()
-            .unwrap();
+            .output();
         assert_eq!(out.status.code(), Some(0));
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v: Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(v["status"]["normalized"], c["expected"], "{c}");
     }
 }
@@ -113,13 +112,12 @@ fn status_reports_fields_percent_and_disagreements() {
         "---\ngsd_state_version: '1.0'\nmilestone: v1\nstatus: planning\nprogress:\n  total_plans: 84\n  completed_plans: 47\n  total_phases: 17\n  completed_phases: 10\n  percent: 59\n---\n## Current Position\n\nPhase: 1 of 1 (A)\n**Status:** Executing Phase 1\n| Last activity | 2026-06-01 |\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(dir.path())
+    let out = Planseal::new()
+        .cwd(dir.path())
         .env("HOME", "/nonexistent-home")
         .args(["--json", "gsd", "status"])
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        .output();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["file"], ".planning/STATE.md");
     assert_eq!(v["status"]["normalized"], "executing");
     assert_eq!(v["percent"]["frontmatter"], "59");

@@ -2,7 +2,7 @@
 //! and compact form, through the built binary; plus the lookup rules (walk up, workstreams,
 //! config.json, --stdin, --strict).
 
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use serde_json::Value;
 use std::path::Path;
 
@@ -12,13 +12,9 @@ fn vectors() -> Value {
         .expect("vectors.json is valid JSON")
 }
 
-fn planseal(cwd: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planseal"));
+fn planseal(cwd: &Path) -> Planseal {
     // HOME outside the test folders, so the walk up is bounded only by the 10 levels.
-    cmd.current_dir(cwd)
-        .env("HOME", "/nonexistent-home")
-        .env_remove("GSD_WORKSTREAM");
-    cmd
+    Planseal::new().cwd(cwd).env("HOME", "/nonexistent-home")
 }
 
 fn statusline(cwd: &Path, args: &[&str]) -> (Vec<u8>, i32) {
@@ -26,9 +22,8 @@ fn statusline(cwd: &Path, args: &[&str]) -> (Vec<u8>, i32) {
         .arg("gsd")
         .arg("statusline")
         .args(args)
-        .output()
-        .expect("the binary runs");
-    (out.stdout, out.status.code().unwrap_or(-1))
+        .output();
+    (out.stdout.into_bytes(), out.status.code().unwrap_or(-1))
 }
 
 #[test]
@@ -92,10 +87,9 @@ fn stops_at_home() {
     let out = planseal(&deep)
         .env("HOME", &home)
         .args(["gsd", "statusline"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(
-        (out.stdout.as_slice(), out.status.code()),
+        (out.stdout.as_bytes(), out.status.code()),
         (&b""[..], Some(0))
     );
 }
@@ -107,17 +101,15 @@ fn missing_file_prints_nothing_unless_strict() {
     assert_eq!((out.as_slice(), code), (&b""[..], 0));
     let out = planseal(dir.path())
         .args(["gsd", "statusline", "--strict", "nope.md"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.md"));
+    assert!(out.stderr.contains("nope.md"));
     let (out, code) = statusline(dir.path(), &[]);
     assert_eq!((out.as_slice(), code), (&b""[..], 0));
     let out = planseal(dir.path())
         .args(["gsd", "statusline", "--strict"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -135,15 +127,13 @@ fn workstreams() {
     let out = planseal(dir.path())
         .env("GSD_WORKSTREAM", "ui")
         .args(["gsd", "statusline"])
-        .output()
-        .unwrap();
-    assert_eq!(out.stdout, "v3 · planning".as_bytes());
+        .output();
+    assert_eq!(out.stdout.as_bytes(), "v3 · planning".as_bytes());
     let out = planseal(dir.path())
         .env("GSD_WORKSTREAM", "../ui")
         .args(["gsd", "statusline"])
-        .output()
-        .unwrap();
-    assert_eq!(out.stdout, "no active workstream".as_bytes());
+        .output();
+    assert_eq!(out.stdout.as_bytes(), "no active workstream".as_bytes());
     write(dir.path(), ".planning/active-workstream", "api\n");
     let (out, _) = statusline(dir.path(), &[]);
     assert_eq!(out, "v2.0 · Phase 4 executing".as_bytes());
@@ -181,15 +171,13 @@ fn stdin_json_names_the_workspace() {
     );
     let out = planseal(dir.path())
         .args(["gsd", "statusline", "--stdin"])
-        .write_stdin(json)
-        .output()
-        .unwrap();
-    assert_eq!(out.stdout, "v2.0 · Phase 4 executing".as_bytes());
+        .stdin(json)
+        .output();
+    assert_eq!(out.stdout.as_bytes(), "v2.0 · Phase 4 executing".as_bytes());
     let json = format!(r#"{{"cwd": "{}"}}"#, dir.path().join("proj").display());
     let out = planseal(dir.path())
         .args(["gsd", "statusline", "--stdin", "--compact"])
-        .write_stdin(json)
-        .output()
-        .unwrap();
-    assert_eq!(out.stdout, "v2.0 · P4 · executing".as_bytes());
+        .stdin(json)
+        .output();
+    assert_eq!(out.stdout.as_bytes(), "v2.0 · P4 · executing".as_bytes());
 }

@@ -4,7 +4,7 @@
 //! since the baseline, and writes only under GSD's lock.
 
 use crate::support::gitrepo;
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use serde_json::Value;
 use std::path::Path;
 
@@ -94,20 +94,14 @@ fn project(state: &str) -> tempfile::TempDir {
 }
 
 fn sync(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(dir)
-        .env("PLANSEAL_FAKE_NOW", NOW)
+    let out = Planseal::new()
+        .cwd(dir)
+        .clock(NOW)
         .env("HOME", "/nonexistent-home")
-        .env_remove("GSD_WORKSTREAM")
         .args(["gsd", "sync"])
         .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+        .output();
+    (out.status.code().unwrap(), out.stdout, out.stderr)
 }
 
 fn state(dir: &Path) -> String {

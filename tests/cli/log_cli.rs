@@ -239,7 +239,7 @@ fn file_history_of_a_file_equals_git_log() {
             "1",
         ],
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
     assert_eq!(v["path"], "src/client.py");
     assert_eq!(v["versions"].as_array().expect("list").len(), 1);
     assert_eq!(

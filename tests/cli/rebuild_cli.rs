@@ -4,21 +4,20 @@
 
 use crate::support;
 use crate::support::plans::{self, Case, PLAN_A, PLAN_B};
+use crate::support::run::{Planseal, Run};
 use crate::support::{planseal, stderr, stdout};
 
 const NOW: &str = "2026-11-30T12:00:00+00:00";
 
-fn run(case: &Case, extra: &[&str]) -> std::process::Output {
+fn run(case: &Case, extra: &[&str]) -> Run {
     let rel = case.plan_rel();
     let mut args = vec!["rebuild", rel.as_str()];
     args.extend_from_slice(extra);
-    assert_cmd::Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(&case.root)
-        .env("NO_COLOR", "1")
-        .env("PLANSEAL_FAKE_NOW", NOW)
+    Planseal::new()
+        .cwd(&case.root)
+        .clock(NOW)
         .args(&args)
         .output()
-        .expect("planseal runs")
 }
 
 fn state(case: &Case) -> serde_json::Value {
@@ -141,7 +140,7 @@ fn deleted_state_is_restored_from_markdown_and_git_and_passes_verify_after_a_res
     // A second rebuild changes nothing.
     let bytes = case.state_bytes();
     let again = run(&case, &["--write", "--json"]);
-    let doc: serde_json::Value = serde_json::from_slice(&again.stdout).expect("json");
+    let doc: serde_json::Value = serde_json::from_str(&again.stdout).expect("json");
     assert_eq!(doc["changed"], false);
     assert_eq!(doc["written"], false);
     assert_eq!(case.state_bytes(), bytes);
@@ -324,7 +323,7 @@ fn a_clean_plan_needs_nothing() {
     let bytes = plans::snapshot_files(&case.plan);
     let out = run(&case, &["--write", "--json"]);
     assert_eq!(out.status.code(), Some(0));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
     assert_eq!(doc["changed"], false);
     assert_eq!(doc["changes"], serde_json::json!([]));
     assert_eq!(plans::snapshot_files(&case.plan), bytes);
@@ -563,7 +562,7 @@ fn done_when_shallow_clone_cannot_recover_what_lies_beyond_the_boundary() {
 /// `verify --json` on the case: the exit code and the findings of its plan.
 fn verify_json(case: &Case) -> (Option<i32>, Vec<serde_json::Value>) {
     let out = planseal(&case.root, &["--json", "verify", &case.plan_rel()]);
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
     let findings = doc["sections"][0]["findings"].as_array().expect("findings");
     (out.status.code(), findings.clone())
 }

@@ -1,24 +1,18 @@
 //! `reversa advance` keeps the file's own array style for the arrays it edits: compact
 //! `["a","b"]` stays compact, one element per line stays so with its own indents.
 
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use std::path::Path;
 
 const STATE: &str = ".reversa/state.json";
 
 fn advance(dir: &Path, phase: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(dir)
-        .env("PLANSEAL_FAKE_NOW", "2026-10-05T09:00:00+00:00")
+    let out = Planseal::new()
+        .cwd(dir)
+        .clock("2026-10-05T09:00:00+00:00")
         .args(["reversa", "advance", "--phase-done", phase])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output();
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
 }
 
 fn project(state: &str) -> tempfile::TempDir {

@@ -4,9 +4,14 @@
 
 use crate::support::fs::copy_dir;
 use crate::support::gitrepo;
-use crate::support::hermetic_run::{json, planseal};
+use crate::support::run::{self, json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+/// (exit code, stdout, stderr) of `planseal ARGS` in `dir`, through the hermetic runner.
+fn planseal(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    run::planseal(dir, args).into_parts()
+}
 
 const STATE: &str = ".reversa/state.json";
 

@@ -4,7 +4,7 @@
 
 use crate::support;
 use crate::support::gitrepo::FixtureRepo;
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use std::path::Path;
 
 const SECRETS: [&str; 3] = [
@@ -24,23 +24,14 @@ fn env_file() -> String {
 
 /// Runs planseal; stdout and stderr together, with the exit code.
 fn run(dir: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(dir)
+    let out = Planseal::new()
+        .cwd(dir)
         .env("HOME", "/nonexistent-home")
-        .env("NO_COLOR", "1")
-        .env("PLANSEAL_FAKE_NOW", "2026-10-05T10:00:00+00:00")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .clock("2026-10-05T10:00:00+00:00")
         .env("PLANSEAL_TOKEN", SECRETS[2])
-        .env_remove("GSD_WORKSTREAM")
         .args(args)
-        .output()
-        .expect("runs");
-    let all = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output();
+    let all = out.all();
     (out.status.code().expect("exit code"), all)
 }
 

@@ -3,7 +3,7 @@
 //! nor in the journals those commands write.
 
 use crate::support::gitrepo;
-use assert_cmd::Command;
+use crate::support::run::Planseal;
 use std::path::Path;
 
 const SECRETS: [&str; 5] = [
@@ -15,22 +15,15 @@ const SECRETS: [&str; 5] = [
 ];
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(dir)
-        .env("PLANSEAL_FAKE_NOW", "2026-10-05T09:00:00+00:00")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
+    let out = Planseal::new()
+        .cwd(dir)
+        .clock("2026-10-05T09:00:00+00:00")
         .env("API_KEY", SECRETS[0])
         .env("PLANSEAL_TEST_TOKEN", SECRETS[3])
         .env("DATABASE_PASSWORD", SECRETS[4])
         .args(args)
-        .output()
-        .expect("runs");
-    let all = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output();
+    let all = out.all();
     (out.status.code().expect("exit code"), all)
 }
 

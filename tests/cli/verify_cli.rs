@@ -3,7 +3,6 @@
 
 use crate::support::verify::*;
 use std::path::Path;
-use std::process::Command;
 
 fn good_plans() -> std::path::PathBuf {
     repo_root().join("fixtures/dwp/good/.dwp/plans")
@@ -96,13 +95,12 @@ fn plan_filter_dwp_dir_and_env() {
         ],
     );
     assert_eq!(section_names(&run), ["tally:PLAN_cli_color_flag"]);
-    let out = Command::new(BIN)
+    let out = Planseal::new()
         .args(["--json", "verify"])
-        .current_dir(tmp.path())
+        .cwd(tmp.path())
         .env("DWP_DIR", "repositories/tally/.dwp")
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .output();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["sections"].as_array().unwrap().len(), 1);
     assert_eq!(v["sections"][0]["name"], "tally:PLAN_cli_color_flag");
 }
@@ -263,12 +261,14 @@ fn json_document_has_every_field() {
 fn colour_follows_the_flag_and_no_color() {
     let tmp = workspace();
     let run_with = |args: &[&str], no_color: Option<&str>| {
-        let mut c = Command::new(BIN);
-        c.args(args).current_dir(tmp.path()).env_remove("NO_COLOR");
+        let mut c = Planseal::new()
+            .args(args)
+            .cwd(tmp.path())
+            .env_remove("NO_COLOR");
         if let Some(v) = no_color {
-            c.env("NO_COLOR", v);
+            c = c.env("NO_COLOR", v);
         }
-        String::from_utf8(c.output().unwrap().stdout).unwrap()
+        c.output().stdout
     };
     assert!(run_with(&["--color", "always", "verify"], None).contains("\x1b[32m[x]\x1b[0m"));
     assert!(run_with(&["--color", "always", "verify"], Some("1")).contains('\x1b'));

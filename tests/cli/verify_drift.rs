@@ -24,7 +24,7 @@ fn verify(case: &Case) -> (Option<i32>, String, Vec<serde_json::Value>) {
         before,
         "verify is read-only"
     );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON document");
     let verdict = doc["verdict"].as_str().expect("verdict").to_string();
     let findings = doc["sections"][0]["findings"]
         .as_array()

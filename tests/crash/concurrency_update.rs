@@ -71,9 +71,8 @@ fn eight_writers_append_two_hundred_gates_without_losing_one() {
                                 "--gate",
                                 &spec,
                             ])
-                            .current_dir(&root)
-                            .output()
-                            .unwrap();
+                            .cwd(&root)
+                            .output();
                         if out.status.success() {
                             break;
                         }

@@ -14,7 +14,6 @@
 use crate::support::finalize::*;
 use planseal::dwp::publish::Step;
 use serde_json::Value;
-use std::process::{Command, Output};
 
 /// How the publication is started: `planseal finalize --candidate` with the recorded terminal
 /// state, or the recorded terminal `update` (with its recorded clock), which hands its candidate
@@ -51,24 +50,22 @@ impl Close {
         last["fake_clock_start"].as_str().unwrap().to_string()
     }
     /// Runs the close, with the crash point `spec` armed when given.
-    fn run(self, ws: &Workspace, spec: Option<&str>) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_planseal"));
-        cmd.args(self.args(ws))
-            .current_dir(ws.root())
-            .env("NO_COLOR", "1")
-            .env("PLANSEAL_FAKE_NOW", self.clock(ws))
-            .env_remove("FAILPOINTS");
+    fn run(self, ws: &Workspace, spec: Option<&str>) -> Run {
+        let mut cmd = Planseal::new()
+            .args(self.args(ws))
+            .cwd(ws.root())
+            .clock(self.clock(ws));
         if let Some(spec) = spec {
-            cmd.env("FAILPOINTS", spec);
+            cmd = cmd.env("FAILPOINTS", spec);
         }
-        cmd.output().unwrap()
+        cmd.output()
     }
 }
 
 /// Failing finding ids of `verify --json`.
 fn failing_ids(ws: &Workspace) -> Vec<String> {
     let out = ws.run(&["verify", "--json"]);
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     let mut ids = Vec::new();
     for s in doc["sections"].as_array().unwrap() {
         for f in s["findings"].as_array().unwrap() {

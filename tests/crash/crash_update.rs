@@ -29,9 +29,8 @@ fn scratch() -> Scratch {
     Scratch::a_task1_in_progress()
 }
 
-fn gate_update(s: &Scratch, failpoint: Option<&str>) -> std::process::Output {
-    let mut cmd = planseal();
-    cmd.args([
+fn gate_update(s: &Scratch, failpoint: Option<&str>) -> Run {
+    let mut cmd = planseal().args([
         "update",
         STATE,
         "--task",
@@ -41,12 +40,12 @@ fn gate_update(s: &Scratch, failpoint: Option<&str>) -> std::process::Output {
         "--gate",
         "python3 -m unittest tests.test_ratelimit|0|scope=tests/test_ratelimit.py; fp=f52b629+dirty; ran=4/4; log=analysis_results/gates/t1-unittest.log",
     ])
-    .current_dir(s.root())
-    .env("PLANSEAL_FAKE_NOW", CLOCK);
+    .cwd(s.root())
+    .clock(CLOCK);
     if let Some(point) = failpoint {
-        cmd.env("FAILPOINTS", format!("{point}=return"));
+        cmd = cmd.env("FAILPOINTS", format!("{point}=return"));
     }
-    cmd.output().unwrap()
+    cmd.output()
 }
 
 fn journal(s: &Scratch) -> Vec<Value> {
@@ -134,11 +133,7 @@ fn crash_at_every_point_leaves_old_or_new_bytes_and_a_lock_that_unlock_clears() 
         );
 
         // 4. `unlock` removes the dead owner's lock (and its temp file) without --force.
-        let out = planseal()
-            .args(["unlock", STATE])
-            .current_dir(s.root())
-            .output()
-            .unwrap();
+        let out = planseal().args(["unlock", STATE]).cwd(s.root()).output();
         assert_eq!(out.status.code(), Some(0), "{point}: {}", stderr(&out));
         assert!(!lock.exists(), "{point}: lock still there");
         let leftovers: Vec<_> = std::fs::read_dir(s.plan_dir())
@@ -179,20 +174,18 @@ fn a_change_between_validation_and_lock_is_refused_state_changed() {
     // then refuses the changed file while validating. Try a few times with longer pauses.
     for pause_ms in [1500u64, 3000, 6000] {
         let s = scratch();
-        let mut cmd = planseal();
-        cmd.args(["update", STATE, "--task", "1", "--status", "in_progress"])
-            .current_dir(s.root())
+        let child = planseal()
+            .args(["update", STATE, "--task", "1", "--status", "in_progress"])
+            .cwd(s.root())
             .env(
                 "FAILPOINTS",
                 format!("update.before_lock=sleep({pause_ms})"),
             )
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let child = cmd.spawn().unwrap();
+            .spawn();
         std::thread::sleep(std::time::Duration::from_millis(pause_ms / 3));
         let other = b"{\"changed\": \"by another writer\"}\n";
         std::fs::write(s.state_path(), other).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = child.wait();
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         assert_eq!(s.state(), other, "the refused update wrote");
         assert!(!s.plan_dir().join("state.json.lock").exists());

@@ -2,9 +2,10 @@
 //! and the built binary run on them.
 #![allow(dead_code)]
 
+#[allow(unused_imports)] // not every binary uses them through this module
+pub use super::run::{Planseal, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 pub const FIXTURES: [(&str, &str); 3] = [
     ("A_lite_v2", "PLAN_http_rate_limit"),
@@ -106,30 +107,24 @@ impl Workspace {
             }
         }
     }
-    pub fn run(&self, args: &[&str]) -> Output {
+    pub fn run(&self, args: &[&str]) -> Run {
         run_in(self.root(), args)
     }
 }
 
-pub fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("FAILPOINTS")
-        .output()
-        .unwrap()
+pub fn run_in(dir: &Path, args: &[&str]) -> Run {
+    super::run::planseal(dir, args)
 }
 
-pub fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+pub fn stdout(o: &Run) -> String {
+    o.stdout.clone()
 }
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+pub fn stderr(o: &Run) -> String {
+    o.stderr.clone()
 }
 
 /// Asserts a refusal: exit 1, nothing on stdout, the kind leading stderr.
-pub fn assert_refused(o: &Output, kind: &str) {
+pub fn assert_refused(o: &Run, kind: &str) {
     assert_eq!(
         o.status.code(),
         Some(1),
@@ -144,7 +139,7 @@ pub fn assert_refused(o: &Output, kind: &str) {
     );
 }
 
-pub fn assert_ok(o: &Output) {
+pub fn assert_ok(o: &Run) {
     assert_eq!(
         o.status.code(),
         Some(0),

@@ -3,6 +3,7 @@
 //! hash is the same on every machine. The product never spawns git; only these tests do.
 #![allow(dead_code)]
 
+use super::run::hermetic;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -11,21 +12,19 @@ pub fn project_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A `git` command with no configuration but ours.
+/// A `git` command in the tests' hermetic environment (no user or system configuration, see
+/// `support::run`), with pinned names and a pinned date (the fixture epoch) for author and
+/// committer; a caller that wants another date sets `GIT_AUTHOR_DATE` / `GIT_COMMITTER_DATE`.
 pub fn git_command(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
+    let mut cmd = hermetic("git");
+    let date = format!("@{FIXTURE_EPOCH} +0000");
     cmd.current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_AUTHOR_NAME", "Fixture Author")
         .env("GIT_AUTHOR_EMAIL", "author@example.invalid")
         .env("GIT_COMMITTER_NAME", "Fixture Author")
         .env("GIT_COMMITTER_EMAIL", "author@example.invalid")
-        .env("TZ", "UTC")
-        .env("LC_ALL", "C")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date);
     cmd
 }
 
@@ -140,7 +139,8 @@ pub fn vector_repo(
         .join("fixtures/vectors/dwp")
         .join(fixture)
         .join("fixture/build-repo.sh");
-    let mut cmd = Command::new("bash");
+    // The script pins its own names and dates; the environment around it is the tests' one.
+    let mut cmd = hermetic("bash");
     cmd.arg(&script).arg(&root);
     if let Some(n) = through {
         cmd.arg(n.to_string());

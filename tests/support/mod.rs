@@ -1,33 +1,30 @@
 //! Shared helpers of the integration tests. Each test binary (`tests/*/main.rs`) declares this
 //! module once at its root; the test files reach it as `crate::support::…`.
+//!
+//! Every child process a test starts goes through [`run`]: planseal through `run::Planseal`,
+//! git and bash through `run::hermetic` (as `gitrepo` does).
 #![allow(dead_code)] // each binary uses only part of it
 
 pub mod finalize;
 pub mod fs;
 pub mod gitrepo;
-pub mod hermetic_run;
 pub mod plans;
+pub mod run;
 pub mod update;
 pub mod verify;
 
+use run::Run;
 use std::path::Path;
-use std::process::Output;
 
 /// Runs the built binary in `cwd` with `args`.
-pub fn planseal(cwd: &Path, args: &[&str]) -> Output {
-    assert_cmd::Command::new(env!("CARGO_BIN_EXE_planseal"))
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .env_remove("PLANSEAL_FAKE_NOW")
-        .args(args)
-        .output()
-        .expect("planseal runs")
+pub fn planseal(cwd: &Path, args: &[&str]) -> Run {
+    run::planseal(cwd, args)
 }
 
-pub fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+pub fn stdout(o: &Run) -> String {
+    o.stdout.clone()
 }
 
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
+pub fn stderr(o: &Run) -> String {
+    o.stderr.clone()
 }

@@ -1,10 +1,11 @@
 //! Shared helpers of the `update_*`, `store_*`, `crash_*` and `concurrency_*` tests: fixture
-//! plans placed into a scratch repository, and the built binary run with a fixed clock.
+//! plans placed into a scratch repository, and the built binary run through `support::run`.
 #![allow(dead_code)]
 
+#[allow(unused_imports)] // not every binary uses them through this module
+pub use super::run::{Planseal, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 pub fn vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vectors/dwp")
@@ -47,14 +48,13 @@ impl Scratch {
     }
 
     /// `planseal update <this plan's state.json> ARGS…` run from the root.
-    pub fn update(&self, args: &[&str]) -> std::process::Output {
+    pub fn update(&self, args: &[&str]) -> Run {
         planseal()
             .arg("update")
             .arg(format!(".dwp/plans/{}/state.json", self.plan))
             .args(args)
-            .current_dir(self.root())
+            .cwd(self.root())
             .output()
-            .unwrap()
     }
     pub fn root(&self) -> &Path {
         self.dir.path()
@@ -79,31 +79,25 @@ impl Scratch {
     }
 }
 
-pub fn planseal() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_planseal"));
-    c.env_remove("PLANSEAL_FAKE_NOW")
-        .env_remove("PLANSEAL_FAKE_NOW_STEP_US")
-        .env_remove("FAILPOINTS")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("NO_COLOR", "1");
-    c
+/// The hermetic runner (`support::run`); tests add arguments, folder and clock.
+pub fn planseal() -> Planseal {
+    Planseal::new()
 }
 
 /// Runs `planseal update` with a recorded helper argv (`update-state.py STATE …`).
-pub fn run_update(argv: &[Value], cwd: &Path, clock: &str) -> Output {
-    let mut cmd = planseal();
-    cmd.arg("update")
+pub fn run_update(argv: &[Value], cwd: &Path, clock: &str) -> Run {
+    planseal()
+        .arg("update")
         .args(argv[1..].iter().map(|a| a.as_str().unwrap()))
-        .current_dir(cwd)
-        .env("PLANSEAL_FAKE_NOW", clock);
-    cmd.output().unwrap()
+        .cwd(cwd)
+        .clock(clock)
+        .output()
 }
 
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+pub fn stderr(o: &Run) -> String {
+    o.stderr.clone()
 }
 
-pub fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+pub fn stdout(o: &Run) -> String {
+    o.stdout.clone()
 }

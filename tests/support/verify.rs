@@ -1,11 +1,12 @@
 //! Shared helpers of the verify tests: copying plan folders, running the binary, hashing trees.
+//! The runs go through `support::run` (re-exported here).
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_planseal");
+#[allow(unused_imports)] // not every binary uses them through this module
+pub use super::run::{Planseal, Run, planseal};
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -59,57 +60,5 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
         } else {
             out.insert(rel, "special".into());
         }
-    }
-}
-
-/// The outcome of one `planseal` run.
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
-    }
-    /// Failing finding ids (with their task) from a `--json` run.
-    pub fn failing(&self) -> Vec<(String, Option<u64>)> {
-        let v = self.json();
-        let mut out = Vec::new();
-        for s in v["sections"].as_array().unwrap() {
-            for f in s["findings"].as_array().unwrap() {
-                if f["severity"] == "fail" {
-                    out.push((f["id"].as_str().unwrap().to_string(), f["task"].as_u64()));
-                }
-            }
-        }
-        out
-    }
-    pub fn failing_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.failing().into_iter().map(|(id, _)| id).collect();
-        ids.sort();
-        ids.dedup();
-        ids
-    }
-    pub fn verdict(&self) -> String {
-        self.json()["verdict"].as_str().unwrap().to_string()
-    }
-}
-
-/// Runs `planseal ARGS` in `cwd` with a clean environment for the variables it reads.
-pub fn planseal(cwd: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("DWP_DIR")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }

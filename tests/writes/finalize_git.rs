@@ -42,7 +42,7 @@ impl Repo {
         bytes.push(b'\n');
         std::fs::write(path, bytes).unwrap();
     }
-    fn finalize(&self, extra: &[&str]) -> std::process::Output {
+    fn finalize(&self, extra: &[&str]) -> Run {
         let plan = format!(".dwp/plans/{PLAN}");
         let mut args = vec!["finalize", plan.as_str(), "--candidate", "candidate.json"];
         args.extend(extra);

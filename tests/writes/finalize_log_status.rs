@@ -7,7 +7,7 @@ use crate::support::finalize::*;
 
 const TASK_FILE: &str = "1.task_backoff_schedule.md";
 
-fn publish_with_status_line(replacement: &str) -> (Workspace, std::process::Output) {
+fn publish_with_status_line(replacement: &str) -> (Workspace, Run) {
     let (fixture, plan) = FIXTURES[1];
     let ws = Workspace::ready_to_publish(fixture, plan);
     ws.place("lifecycle/publication/02-state.json", "candidate.json");
@@ -30,14 +30,14 @@ fn publish_with_status_line(replacement: &str) -> (Workspace, std::process::Outp
     (ws, out)
 }
 
-fn assert_unpublishable(out: &std::process::Output, detail: &str) {
+fn assert_unpublishable(out: &Run, detail: &str) {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(out));
     assert!(
         stderr(out).starts_with("task-record-unpublishable: "),
         "{}",
         stderr(out)
     );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let text = doc.to_string();
     assert!(text.contains(detail), "{detail} in {text}");
     assert!(text.contains("task 1"), "{text}");

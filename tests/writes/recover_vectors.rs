@@ -251,8 +251,8 @@ fn nothing_to_recover() {
 }
 
 /// Ids of the failing findings of a `verify --json` run.
-fn failing_ids(out: &std::process::Output) -> Vec<String> {
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+fn failing_ids(out: &Run) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let mut ids = Vec::new();
     for section in doc["sections"].as_array().unwrap() {
         for f in section["findings"].as_array().unwrap() {

@@ -7,13 +7,12 @@ fn scratch() -> Scratch {
     Scratch::a_task1_in_progress()
 }
 
-fn gate_update(s: &Scratch) -> std::process::Output {
+fn gate_update(s: &Scratch) -> Run {
     planseal()
         .args(["update", ".dwp/plans/PLAN_http_rate_limit/state.json", "--task", "1", "--status", "in_progress",
             "--gate", "python3 -m unittest tests.test_ratelimit|0|ran=4/4; log=analysis_results/gates/t1-unittest.log"])
-        .current_dir(s.root())
+        .cwd(s.root())
         .output()
-        .unwrap()
 }
 
 #[test]

@@ -40,7 +40,7 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 fn assert_symlink_refusal(
-    out: &std::process::Output,
+    out: &Run,
     ws: &Workspace,
     outside: &Path,
     before: &BTreeMap<String, Vec<u8>>,
@@ -83,7 +83,7 @@ fn results_linked_out() -> (Workspace, tempfile::TempDir) {
     (ws, outside)
 }
 
-fn ordinary_update(ws: &Workspace) -> std::process::Output {
+fn ordinary_update(ws: &Workspace) -> Run {
     let state = format!("{}/state.json", ws.plan_rel());
     // task 3 of the ready-to-publish plan is in progress: blocking it is an ordinary write
     ws.run(&[

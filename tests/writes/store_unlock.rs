@@ -35,14 +35,13 @@ fn journal_entries(s: &Scratch) -> Vec<Value> {
         .collect()
 }
 
-fn unlock(s: &Scratch, extra: &[&str]) -> std::process::Output {
+fn unlock(s: &Scratch, extra: &[&str]) -> Run {
     planseal()
         .arg("unlock")
         .arg(".dwp/plans/PLAN_http_rate_limit/state.json")
         .args(extra)
-        .current_dir(s.root())
+        .cwd(s.root())
         .output()
-        .unwrap()
 }
 
 #[test]
@@ -111,7 +110,7 @@ fn live_owner_is_refused_and_a_reused_pid_counts_as_dead() {
     write_owner(&s, &owner);
     let out = unlock(&s, &["--json"]);
     assert_eq!(out.status.code(), Some(1));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["refusal"]["kind"], "lock-present");
     assert_eq!(doc["refusal"]["owner"], "alive");
     assert!(s.plan_dir().join("state.json.lock").is_dir());
@@ -125,7 +124,7 @@ fn live_owner_is_refused_and_a_reused_pid_counts_as_dead() {
     write_owner(&s, &reused);
     let out = unlock(&s, &["--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["result"], "removed");
     assert_eq!(doc["owner_status"]["status"], "dead");
     assert_eq!(doc["forced"], false);
@@ -181,9 +180,8 @@ fn gsd_pid_file_lock_of_a_dead_pid_is_removed() {
     std::fs::write(planning.join("STATE.md.lock"), dead_pid().to_string()).unwrap();
     let out = planseal()
         .args(["unlock", ".planning/STATE.md"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+        .cwd(dir.path())
+        .output();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!planning.join("STATE.md.lock").exists());
     assert!(planning.join("STATE.md.journal.ndjson").is_file());
@@ -199,9 +197,8 @@ fn a_bad_test_clock_refuses_before_the_lock_is_removed() {
         .arg("unlock")
         .arg(".dwp/plans/PLAN_http_rate_limit/state.json")
         .env("PLANSEAL_FAKE_NOW", "not-a-time")
-        .current_dir(s.root())
-        .output()
-        .unwrap();
+        .cwd(s.root())
+        .output();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("PLANSEAL_FAKE_NOW"),

@@ -34,12 +34,7 @@ fn scratch_for(fixture_dir: &Path, probe: &Value) -> Scratch {
     scratch
 }
 
-fn run_probe(
-    fixture_dir: &Path,
-    clock: &str,
-    probe: &Value,
-    json: bool,
-) -> (Scratch, std::process::Output) {
+fn run_probe(fixture_dir: &Path, clock: &str, probe: &Value, json: bool) -> (Scratch, Run) {
     let scratch = scratch_for(fixture_dir, probe);
     let mut argv: Vec<Value> = probe["argv"].as_array().unwrap().clone();
     if json {
@@ -102,7 +97,7 @@ fn probes(fixture: &str) -> usize {
             );
             assert!(err.contains("hint:"), "{fixture} {case}: no hint in {err}");
             if json {
-                let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+                let doc: Value = serde_json::from_str(&out.stdout).unwrap();
                 assert_eq!(doc["result"], "refused");
                 assert_eq!(doc["refusal"]["kind"], kind, "{fixture} {case}");
             } else {

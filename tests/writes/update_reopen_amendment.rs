@@ -35,15 +35,14 @@ fn scratch() -> Scratch {
     s
 }
 
-fn reopen(s: &Scratch) -> std::process::Output {
+fn reopen(s: &Scratch) -> Run {
     planseal()
         .arg("update")
         .arg(format!(".dwp/plans/{}/state.json", s.plan))
         .args(REOPEN)
-        .current_dir(s.root())
-        .env("PLANSEAL_FAKE_NOW", "2026-11-02T10:00:00+00:00")
+        .cwd(s.root())
+        .clock("2026-11-02T10:00:00+00:00")
         .output()
-        .unwrap()
 }
 
 /// Refused with `reopen-without-amendment`, state.json byte-identical.

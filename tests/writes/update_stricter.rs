@@ -5,16 +5,15 @@ use crate::support::update::*;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 
-fn update(s: &Scratch, args: &[&str]) -> std::process::Output {
+fn update(s: &Scratch, args: &[&str]) -> Run {
     let state = format!(".dwp/plans/{}/state.json", s.plan);
     planseal()
         .arg("update")
         .arg(&state)
         .args(args)
-        .current_dir(s.root())
-        .env("PLANSEAL_FAKE_NOW", "2026-11-02T10:00:00+00:00")
+        .cwd(s.root())
+        .clock("2026-11-02T10:00:00+00:00")
         .output()
-        .unwrap()
 }
 
 fn base(fixture: &str, folder: &str) -> Scratch {
@@ -34,7 +33,7 @@ fn base(fixture: &str, folder: &str) -> Scratch {
     s
 }
 
-fn refused(out: &std::process::Output, kind: &str) {
+fn refused(out: &Run, kind: &str) {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(out));
     assert!(
         stderr(out).starts_with(&format!("{kind}:")),
@@ -261,7 +260,7 @@ fn json_output_and_permission_bits_kept() {
     std::fs::set_permissions(s.state_path(), std::fs::Permissions::from_mode(0o644)).unwrap();
     let out = update(&s, &["--task", "1", "--status", "in_progress", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["result"], "applied");
     assert_eq!(doc["to"], "in_progress");
     assert_eq!(doc["after_sha256"].as_str().unwrap(), sha256(&s.state()));

@@ -149,6 +149,13 @@ impl std::fmt::Debug for Repo {
 impl Repo {
     /// Opens the repository that contains `path` (searching upwards). `Ok(None)` when `path` is
     /// not inside any repository — a plan without git.
+    ///
+    /// The configuration is git's: the repository's, the user's and the system's, each located
+    /// as git locates it — `GIT_CONFIG_GLOBAL` and `GIT_CONFIG_SYSTEM` name other files,
+    /// `GIT_CONFIG_NOSYSTEM=1` skips the system's. gix's default open options do exactly that;
+    /// its isolated ones would drop the user's and the system's files always, unlike git. So
+    /// those variables are how a caller keeps a user's settings (`core.abbrev`, a broken
+    /// `~/.gitconfig`) out, as the test suite does.
     pub fn discover(path: &Path) -> Result<Option<Repo>, GitError> {
         let start = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if !start.ancestors().any(|dir| dir.join(".git").exists()) {
