@@ -8,6 +8,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod clock_reaches_publication;
 mod finalize_git;
 mod finalize_log_status;
 mod finalize_vectors;
