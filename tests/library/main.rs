@@ -23,4 +23,5 @@ mod git_crosschecks;
 mod git_reader;
 mod gsd_props;
 mod hostile_text_props;
+mod receipt_roundtrip_props;
 mod verify_props;
