@@ -4,6 +4,10 @@
 #
 # usage: scripts/crash-loop.sh [ROUNDS] [TASKS]      (defaults: 200 rounds, a 400-task plan)
 #   PLANSEAL=path/to/planseal   binary to use (default: target/debug/planseal, built if missing)
+#   HARNESS=path/to/planseal-harness
+#                               the test-support binary that writes the plans and checks JSON
+#                               (default: target/debug/planseal-harness, built by
+#                               `cargo build -p planseal-harness` first)
 #   CLOSE=update|finalize       how the plan is closed: the terminal `planseal update` (default)
 #                               or `planseal finalize --candidate` (the same transaction)
 #
@@ -13,7 +17,7 @@
 #      close's measured duration;
 #   3. the damage is checked: state.json and the receipt parse, and state.json never says
 #      `completed` without a receipt or a marker next to it (else the round counts as corrupt);
-#   4. the recovery path of SPEC §1.9: with a marker, `planseal recover`; without one, `planseal
+#   4. the recovery path (docs/finalize.md): with a marker, `planseal recover`; without one, `planseal
 #      recover` must say there is nothing to recover and `planseal unlock` clears the dead
 #      owner's lock; then, unless the publication had already finished, the same close runs
 #      again;
@@ -26,8 +30,14 @@ tasks=${2:-400}
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${PLANSEAL:-$here/target/debug/planseal}
 close_mode=${CLOSE:-update}
+harness=${HARNESS:-}
 if [ ! -x "$bin" ]; then
   (cd "$here" && cargo build --quiet) || exit 2
+fi
+if [ -z "$harness" ]; then
+  # always built (a no-op when up to date): it is small, and a stale one would write old plans
+  (cd "$here" && cargo build --quiet -p planseal-harness) || exit 2
+  harness=$here/target/debug/planseal-harness
 fi
 plan=.dwp/plans/PLAN_demo_greeting
 state=$plan/state.json
@@ -36,7 +46,7 @@ trap 'rm -rf "$work"' EXIT
 
 fresh() { # fresh DIR
   rm -rf "$1" && mkdir -p "$1"
-  "$bin" -C "$1" demo --internal-ready-plan . "$tasks" >/dev/null
+  "$harness" ready-plan "$1" "$tasks" >/dev/null
 }
 
 close_cmd() { # close_cmd DIR — the terminal close; `exec` so that a background job's pid is
@@ -72,7 +82,7 @@ for round in $(seq 1 "$rounds"); do
   # damage check
   bad=""
   for f in "$dir/$state" "$dir/$plan/analysis_results/FINALIZATION.json"; do
-    if [ -e "$f" ] && ! "$bin" -C "$dir" demo --internal-json-check "$f" >/dev/null 2>&1; then bad="$f does not parse"; fi
+    if [ -e "$f" ] && ! "$harness" json-check "$f" >/dev/null 2>&1; then bad="$f does not parse"; fi
   done
   if is_completed "$dir" && [ ! -e "$dir/$plan/analysis_results/FINALIZATION.json" ] && [ ! -e "$dir/$plan/.finalizing.json" ]; then
     bad="state completed without receipt or marker"

@@ -21,6 +21,7 @@
 
 pub mod checkpoint;
 pub mod clock;
+pub mod demo;
 pub mod dwp;
 pub mod gsd;
 pub mod jsonfmt;

@@ -88,3 +88,74 @@ fn with_keep_the_repository_and_the_sealed_plan_stay() {
         receipt
     );
 }
+
+#[test]
+fn every_timestamp_of_the_demo_plan_is_in_the_order_of_the_walk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = demo(&["--keep"], tmp.path());
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    let root = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .next()
+        .expect("the scratch folder is kept")
+        .unwrap()
+        .path();
+    let plan = root.join(".dwp/plans/PLAN_demo_greeting");
+    let json = |rel: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(plan.join(rel)).unwrap()).unwrap()
+    };
+    let at = |v: &serde_json::Value, what: &str| -> (String, jiff::Timestamp) {
+        let text = v.as_str().unwrap_or_else(|| panic!("{what}: {v}"));
+        (what.to_string(), text.parse().unwrap())
+    };
+    let state = json("state.json");
+    // In the order the walk stamps them: the plan's creation, then each task's start, gates
+    // and completion, then the plan's last update.
+    let mut walk = vec![at(&json("manifest.json")["created_at"], "created_at")];
+    for task in state["tasks"].as_array().unwrap() {
+        let id = &task["id"];
+        let started = at(&task["started_at"], &format!("task {id} started_at"));
+        let completed = at(&task["completed_at"], &format!("task {id} completed_at"));
+        assert!(started.1 <= completed.1, "{started:?} after {completed:?}");
+        walk.push(started);
+        for gate in task["gates"].as_array().unwrap() {
+            walk.push(at(&gate["last_run"], &format!("task {id} gate last_run")));
+        }
+        walk.push(completed);
+    }
+    walk.push(at(&state["checkpoint"]["at"], "checkpoint.at"));
+    walk.push(at(&state["updated_at"], "updated_at"));
+    for pair in walk.windows(2) {
+        assert!(pair[0].1 <= pair[1].1, "{:?} after {:?}", pair[0], pair[1]);
+    }
+    // the journal too, line after line
+    let journal =
+        std::fs::read_to_string(plan.join("analysis_results/STATE_JOURNAL.ndjson")).unwrap();
+    let times: Vec<(String, jiff::Timestamp)> = journal
+        .lines()
+        .map(|l| {
+            at(
+                &serde_json::from_str::<serde_json::Value>(l).unwrap()["time"],
+                l,
+            )
+        })
+        .collect();
+    assert!(times.len() >= 9, "{journal}");
+    for pair in times.windows(2) {
+        assert!(pair[0].1 <= pair[1].1, "{:?} after {:?}", pair[0], pair[1]);
+    }
+}
+
+#[test]
+fn the_crash_harness_flags_are_not_part_of_the_cli() {
+    let tmp = tempfile::tempdir().unwrap();
+    for args in [
+        &["--internal-finalize-crash", "a", "b"][..],
+        &["--internal-ready-plan", ".", "3"],
+        &["--internal-json-check", "state.json"],
+    ] {
+        let out = demo(args, tmp.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+    assert!(std::fs::read_dir(tmp.path()).unwrap().next().is_none());
+}

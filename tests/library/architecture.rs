@@ -312,8 +312,8 @@ fn the_cli_never_names_the_store_and_stays_small() {
         if s.module.first().map(String::as_str) != Some("cli") {
             continue;
         }
-        // demo and diff are being thinned; every other command is already.
-        let pending = ["cli::demo", "cli::diff"].contains(&shown(&s.module).as_str());
+        // diff is being thinned; every other command is already.
+        let pending = ["cli::diff"].contains(&shown(&s.module).as_str());
         assert!(
             pending || !s.code.contains("store::"),
             "{} names the store: writes go through planseal::write",

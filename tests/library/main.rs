@@ -25,5 +25,6 @@ mod git_crosschecks;
 mod git_reader;
 mod gsd_props;
 mod hostile_text_props;
+mod receipt_roundtrip_props;
 mod reversa_ops;
 mod verify_props;

@@ -1,0 +1,180 @@
+//! `planseal demo`: a small plan's whole life cycle in a throw-away git repository, narrated —
+//! guarded updates through the tasks, a publication interrupted right after its marker, `verify`
+//! failing, `recover`, `verify` passing, the receipt. Every `$ planseal …` step runs this same
+//! binary as a child process, so what you see is exactly what the commands print; the interrupted
+//! publication is a forked child that runs the real finalize and dies after its marker
+//! ([`interrupt`]). The repository is built with the git library; no `git` process is started.
+//! The plan's files are the library's ([`planseal::demo`]); this module writes, runs and narrates.
+
+mod interrupt;
+mod session;
+
+use super::Context;
+use crate::print_out;
+use planseal::demo::{self as plan, PLAN_DIR, TASKS};
+use planseal::dwp::publish;
+use planseal::report::ExitCode;
+use session::Session;
+
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Examples:\n  planseal demo            the narrated walk; the scratch repository is removed afterwards\n  \
+planseal demo --keep     keep it, to look around (run `planseal verify` or `git log` inside)\n\n\
+Needs no git, no network and no other program; nothing outside the scratch folder is touched."
+)]
+pub struct Args {
+    /// Keep the scratch folder afterwards (its path is printed)
+    #[arg(long)]
+    pub keep: bool,
+}
+
+pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let scratch = planseal::demo::create_scratch_folder().map_err(|e| {
+        anyhow::anyhow!(
+            "cannot create a scratch folder in {}: {e}",
+            std::env::temp_dir().display()
+        )
+    })?;
+    let result = Session::new(&scratch, ctx).and_then(|mut s| walk(&mut s));
+    if args.keep {
+        print_out(&format!(
+            "\nThe scratch repository is kept at {}\n",
+            scratch.display()
+        ));
+    } else {
+        let _ = std::fs::remove_dir_all(&scratch);
+        print_out(
+            "\nThe scratch repository was removed (run `planseal demo --keep` to look around).\n",
+        );
+    }
+    result.map(|()| ExitCode::Ok)
+}
+
+fn walk(s: &mut Session) -> anyhow::Result<()> {
+    s.heading("planseal demo — one plan's life cycle, from first task to sealed receipt");
+    s.say(&format!("Scratch repository: {}", s.root.display()));
+    s.say(
+        "The demo plays the agent: it writes the code, the gate logs and the task logs; planseal",
+    );
+    s.say(
+        "guards every state change. Each `$ planseal …` line below is a real run of this binary.",
+    );
+
+    s.heading("1. A git repository with a three-task plan");
+    s.write_all(&plan::base_files())?;
+    let base = s.commit(
+        &[".gitignore", "README.md"],
+        "chore: start the greeting project",
+    )?;
+    s.say(&format!(
+        "commit {} chore: start the greeting project",
+        &base[..7]
+    ));
+    let created = s.now_iso();
+    s.write_all(&plan::plan_files(&created))?;
+    s.say(&format!(
+        "{PLAN_DIR}/ written (git-ignored, as plans usually are): README, PROGRESS,"
+    ));
+    s.say("PROMPTS, manifest.json, state.json, three task files, analysis_results/.");
+    s.planseal(&["verify"], 0)?;
+
+    let state = format!("{PLAN_DIR}/state.json");
+    for task in &TASKS {
+        let id = task.id.to_string();
+        s.heading(&format!(
+            "{}. Task {}: {}",
+            task.id + 1,
+            task.id,
+            task.title
+        ));
+        s.planseal(
+            &["update", &state, "--task", &id, "--status", "in_progress"],
+            0,
+        )?;
+        s.write_all(&plan::work_files(task))?;
+        let sha = s.commit(&[task.work_path], &task.commit_subject())?;
+        let short = &sha[..7];
+        s.say(&format!("commit {short} {}", task.commit_subject()));
+        s.write_all(&[plan::gate_log(task)])?;
+        let gate = task.gate_record(short);
+        s.planseal(
+            &[
+                "update",
+                &state,
+                "--task",
+                &id,
+                "--status",
+                "in_progress",
+                "--gate",
+                &gate,
+            ],
+            0,
+        )?;
+        s.write_all(&plan::closing_files(task, short))?;
+        s.say("Completion & Log filled in, README box ticked, PROGRESS entry written.");
+        if task.is_last() {
+            interrupted_close(s, task, &sha)?;
+        } else {
+            s.planseal(
+                &[
+                    "update",
+                    &state,
+                    "--task",
+                    &id,
+                    "--status",
+                    "completed",
+                    "--commit",
+                    &sha,
+                    "--worked",
+                    task.summary,
+                ],
+                0,
+            )?;
+        }
+    }
+
+    s.heading("5. verify refuses to call the plan done");
+    s.planseal(&["verify"], 1)?;
+
+    s.heading("6. recover finishes the publication, bound to the marker's candidate");
+    s.planseal(&["recover", PLAN_DIR], 0)?;
+
+    s.heading("7. verify again");
+    s.planseal(&["verify"], 0)?;
+
+    s.heading("8. The receipt");
+    let receipt = std::fs::read_to_string(s.plan_dir().join(publish::RECEIPT_FILE))?;
+    s.say(&format!("{PLAN_DIR}/{}:", publish::RECEIPT_FILE));
+    print_out(&receipt);
+    s.say(
+        "The first three keys are the DWP helper's; `planseal` adds every covered file's hash, the",
+    );
+    s.say("git HEAD, the checks that passed and any accepted exception — and no timestamp, so");
+    s.say(&format!(
+        "sealing again (`planseal finalize {PLAN_DIR}`) writes the same bytes."
+    ));
+    Ok(())
+}
+
+/// The last task: its completed state is published by a finalizer that dies after its marker.
+fn interrupted_close(s: &mut Session, task: &plan::Task, sha: &str) -> anyhow::Result<()> {
+    let now = s.now_iso();
+    let state = std::fs::read(s.plan_dir().join("state.json"))?;
+    let candidate = plan::terminal_candidate(&state, task, sha, &now)?;
+    let candidate_rel = ".dwp/candidate.json";
+    s.write_all(&[(candidate_rel.to_string(), candidate.clone())])?;
+    s.say("Closing the last task publishes the plan: the finalizer checks the candidate against every");
+    s.say("artifact and git, writes the marker .finalizing.json, replaces state.json, re-verifies, and");
+    s.say("seals the receipt. Here the finalizer process dies right after writing its marker:");
+    s.show_command(&["finalize", PLAN_DIR, "--candidate", candidate_rel]);
+    let clock = s.child_clock();
+    let code = interrupt::finalize_and_die(&s.plan_dir(), candidate, candidate_rel, clock)?;
+    if code != interrupt::KILLED {
+        anyhow::bail!(
+            "the interrupted finalizer exited with {code}, expected {}",
+            interrupt::KILLED
+        );
+    }
+    s.say(&format!("(exit {code}) Left behind: .finalizing.json and the lock state.json.lock/ of a process that is gone."));
+    Ok(())
+}
