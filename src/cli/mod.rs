@@ -4,6 +4,7 @@
 mod checkpoint;
 mod demo;
 mod diff;
+mod dwp;
 mod finalize;
 mod gsd;
 mod log;
