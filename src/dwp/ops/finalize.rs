@@ -1,5 +1,5 @@
 //! `finalize`: the verified publication of a completed plan, or the re-seal of one already
-//! published (docs/finalize.md). The transaction itself is [`crate::dwp::publish::finalize`];
+//! published (docs/finalize.md). The transaction itself is [`crate::dwp::publish::finalize()`];
 //! this reads the candidate the caller named and shapes what it did for the caller.
 
 use super::{OpError, short};
