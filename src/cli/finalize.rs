@@ -1,12 +1,16 @@
 //! `planseal finalize PLAN_DIR [--candidate FILE] [--expected-sha256 HEX] [--dry-run]
-//! [--allow-dirty --reason TEXT]`: the verified publication of SPEC §1.9.
+//! [--allow-dirty --reason TEXT]`: the verified publication of a completed plan
+//! (docs/finalize.md). The arguments and the printing; the command itself is
+//! `planseal::dwp::ops::finalize`.
 
 use super::Context;
-use crate::{print_json, print_out};
-use planseal::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest, Published};
+use super::dwp::error;
+use crate::{print_err, print_json, print_out};
+use planseal::clock::Clock;
+use planseal::dwp::ops::finalize::{self, FinalizeOptions};
+use planseal::dwp::publish::FinalizeError;
 use planseal::report::ExitCode;
-use planseal::report::{Refusal, RefusalKind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -40,52 +44,25 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
-    let plan_dir = ctx.cwd.join(&args.plan_dir);
-    let candidate = match &args.candidate {
-        None => Candidate::Current,
-        Some(path) => Candidate::Bytes {
-            bytes: read_candidate(&ctx.cwd.join(path), path)?,
-            origin: path.display().to_string(),
-        },
+    let opts = FinalizeOptions {
+        cwd: ctx.cwd.clone(),
+        plan_dir: args.plan_dir,
+        candidate: args.candidate,
+        expected_sha256: args.expected_sha256,
+        dry_run: args.dry_run,
+        // clap makes --allow-dirty and --reason come together.
+        allow_dirty_reason: args.reason.filter(|_| args.allow_dirty),
+        clock: Clock::from_env()?,
     };
-    if let Some(reason) = &args.reason
-        && reason.trim().is_empty()
-    {
-        return Err(
-            Refusal::new(RefusalKind::UsageError, "--reason must not be empty")
-                .hint("say why the dirty work tree is acceptable")
-                .into(),
-        );
-    }
-    let mut req = FinalizeRequest::new(plan_dir, candidate);
-    req.expected_sha256 = args.expected_sha256.clone();
-    req.dry_run = args.dry_run;
-    req.allow_dirty_reason = if args.allow_dirty {
-        args.reason.clone()
+    let outcome = finalize::finalize(opts).map_err(error)?;
+    if ctx.json {
+        print_json(serde_json::to_value(&outcome)?);
     } else {
-        None
-    };
-    req.candidate_path = args.candidate.as_ref().map(|p| ctx.cwd.join(p));
-    req.clock = planseal::clock::Clock::from_env()?;
-    let outcome = publish::finalize(&req, &mut |_| {}).map_err(lift)?;
-    print_published(&outcome, ctx);
+        print_out(&outcome.to_text());
+        // Advisories are diagnostics: stderr, so stdout stays the one result line.
+        print_err(&outcome.advisories_text());
+    }
     Ok(ExitCode::Ok)
-}
-
-/// Reads `--candidate FILE`; a missing file is the refusal `file-not-found`.
-pub fn read_candidate(full: &Path, shown: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(full).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Refusal::new(
-                RefusalKind::FileNotFound,
-                format!("{}: candidate file not found", shown.display()),
-            )
-            .hint("pass the path of the completed state to publish")
-            .into()
-        } else {
-            anyhow::Error::new(e).context(format!("reading {}", shown.display()))
-        }
-    })
 }
 
 /// A refusal stays a refusal (exit 1); an I/O failure is an error (exit 2).
@@ -94,71 +71,4 @@ pub fn lift(e: FinalizeError) -> anyhow::Error {
         FinalizeError::Refused(r) => r.into(),
         other => anyhow::Error::new(other),
     }
-}
-
-fn print_published(p: &Published, ctx: &Context) {
-    let what = if p.dry_run {
-        "dry-run"
-    } else if p.resealed {
-        "resealed"
-    } else {
-        "published"
-    };
-    if ctx.json {
-        let doc = serde_json::json!({
-            "result": what,
-            "plan": p.plan,
-            "plan_dir": p.plan_dir.display().to_string(),
-            "state_sha256_before": p.state_sha256_before,
-            "state_sha256": p.state_sha256,
-            "artifacts_sha256": p.artifacts_sha256,
-            "state_written": p.state_written,
-            "receipt": p.receipt,
-            "advisories": p.advisories,
-        });
-        print_json(doc);
-        return;
-    }
-    let mut out = String::new();
-    if p.dry_run {
-        out.push_str(&format!(
-            "{}: every check passed; nothing was written (--dry-run)\n",
-            p.plan
-        ));
-        out.push_str(&format!(
-            "would write {} (candidate {}), then state.json{}, then {}:\n",
-            publish::MARKER_FILE,
-            short(&p.state_sha256),
-            if p.resealed {
-                " (unchanged: re-seal)"
-            } else {
-                ""
-            },
-            publish::RECEIPT_FILE
-        ));
-        out.push_str(&String::from_utf8_lossy(&p.receipt_bytes));
-    } else {
-        let verb = if p.resealed {
-            "re-sealed"
-        } else {
-            "published and verified"
-        };
-        out.push_str(&format!(
-            "{}: {verb} · state {} · receipt {}\n",
-            p.plan,
-            short(&p.state_sha256),
-            publish::RECEIPT_FILE
-        ));
-    }
-    print_out(&out);
-    // Advisories are diagnostics: stderr, so stdout stays the one result line.
-    let mut notes = String::new();
-    for a in &p.advisories {
-        notes.push_str(&format!("  [~] {}\n", a.message));
-    }
-    crate::print_err(&notes);
-}
-
-pub fn short(hex: &str) -> &str {
-    hex.get(..12).unwrap_or(hex)
 }

@@ -5,6 +5,7 @@ mod abbrev;
 mod checkpoint;
 mod demo;
 mod diff;
+mod dwp;
 mod finalize;
 mod gsd;
 mod log;

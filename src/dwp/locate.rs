@@ -1,4 +1,5 @@
-//! Finding the plan folders `verify` (and the other commands) work on (SPEC §1.1).
+//! Finding the plan folders the commands work on: the ones `verify` discovers, and the one a
+//! command such as `log` or `rebuild` is pointed at ([`open_plan`]).
 //!
 //! A plan folder is a directory named `PLAN_[a-z0-9_]+` directly under a `.dwp/plans/` folder.
 //! Run without a path, discovery walks up from the working directory to the repository or
@@ -7,6 +8,9 @@
 //! `ROOT/repositories/*/.dwp/plans/PLAN_*`. A path may name a plan folder, a `.dwp` folder, a
 //! `plans` folder or a repository root. Nothing here reads a plan's files.
 
+use crate::dwp::layout;
+use crate::recovery::git::{GitError, Progress, Repo};
+use crate::report::HintedError;
 use std::path::{Path, PathBuf};
 
 /// One plan folder found on disk.
@@ -231,6 +235,77 @@ fn hub_of(dir: &Path) -> Option<String> {
         ))
     } else {
         None
+    }
+}
+
+/// Receives the progress of long git walks (the binary draws it on a terminal).
+pub type GitProgress = Box<dyn Fn(Progress)>;
+
+/// Whether a command reads the plan's git history.
+pub enum Git {
+    /// It does not: no repository is opened.
+    Skip,
+    /// Open the repository around the plan, when there is one, with an optional progress sink.
+    Open(Option<GitProgress>),
+}
+
+/// The plan folder a command was pointed at, and the repository around it when it reads git.
+#[derive(Debug)]
+pub struct OpenedPlan {
+    /// The folder as named (joined to the working directory), not canonicalised.
+    pub dir: PathBuf,
+    /// `None` when the plan is not in a git work tree, or when git was not asked for.
+    pub repo: Option<Repo>,
+}
+
+/// Why [`open_plan`] gave up.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenPlanError {
+    /// The path is no plan folder (a usage error, with what to pass instead).
+    #[error(transparent)]
+    NotAPlan(#[from] HintedError),
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
+/// The plan folder `given` names (relative paths against `cwd`): a folder holding a README.md
+/// or a state.json. With [`Git::Open`], also the repository around it.
+pub fn open_plan(cwd: &Path, given: &Path, git: Git) -> Result<OpenedPlan, OpenPlanError> {
+    let dir = cwd.join(given);
+    let expected = "pass a plan folder such as .dwp/plans/PLAN_<name>";
+    if !dir.is_dir() {
+        return Err(
+            HintedError::usage(format!("{}: not a folder", dir.display()))
+                .hint(expected)
+                .into(),
+        );
+    }
+    if !dir.join(layout::README_FILE).exists() && !dir.join(layout::STATE_FILE).exists() {
+        return Err(HintedError::usage(format!(
+            "{}: neither {} nor {} is there",
+            dir.display(),
+            layout::README_FILE,
+            layout::STATE_FILE
+        ))
+        .hint(expected)
+        .into());
+    }
+    let mut plan = OpenedPlan { dir, repo: None };
+    if let Git::Open(progress) = git {
+        plan.open_git(progress)?;
+    }
+    Ok(plan)
+}
+
+impl OpenedPlan {
+    /// Opens the repository around the plan (a command that first checks something of its own,
+    /// such as `rebuild`'s marker check, opens it only after that).
+    pub fn open_git(&mut self, progress: Option<GitProgress>) -> Result<(), GitError> {
+        self.repo = Repo::discover(&self.dir)?;
+        if let (Some(repo), Some(progress)) = (self.repo.as_mut(), progress) {
+            repo.set_progress(progress);
+        }
+        Ok(())
     }
 }
 

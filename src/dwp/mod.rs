@@ -7,7 +7,8 @@
 //! ```
 //!
 //! - [`layout`]: every file name of a plan folder, the lock and the journal, once.
-//! - [`locate`]: finding plan folders (a repository, a `.dwp` folder, a hub of repositories).
+//! - [`locate`]: finding plan folders (a repository, a `.dwp` folder, a hub of repositories), or
+//!   the one a command names, with the repository around it.
 //! - [`read`]: the plan folder read once, bytes and all, with every path kept inside the plan.
 //! - [`model`]: typed, read-only views of the manifest, the state, the markdown, the receipt and
 //!   the artifact fingerprint — pure, no I/O.
@@ -15,6 +16,8 @@
 //! - [`history`]: what git remembers: commits naming tasks, drift, the timeline, diffs.
 //! - [`decide`]: update transitions and rebuild merges — pure, from facts to a new state.
 //! - [`publish`]: the finalization transaction, recovery of an interrupted one, the marker.
+//! - [`ops`]: the commands on top of the stages, one function each, typed options in and a
+//!   typed outcome (its JSON, its text) out.
 //!
 //! Every write goes through [`crate::write`].
 

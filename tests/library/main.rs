@@ -1,6 +1,6 @@
 //! Library-level tests: the model, schema and semantics, the markdown readers, gate rules,
-//! fingerprints, the git reader and cross-checks, and the property tests. Nothing here runs the
-//! binary.
+//! fingerprints, the git reader and cross-checks, the DWP command pipelines, and the property
+//! tests. Nothing here runs the binary.
 //!
 //! Each file here is a module of this one binary, not a binary of its own: linking a test binary
 //! against planseal and gix is most of the suite's build time.
@@ -20,6 +20,7 @@ mod dwp_model_probes;
 mod dwp_model_scale;
 mod dwp_model_semantics;
 mod dwp_model_vectors;
+mod dwp_ops;
 mod finalize_props;
 mod git_crosschecks;
 mod git_reader;

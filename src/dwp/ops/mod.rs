@@ -1,4 +1,85 @@
 //! The DWP commands as library calls: each reads what it needs, decides, writes through
-//! [`crate::write`], and returns a typed outcome the binary prints as text or JSON.
+//! [`crate::write`], and returns a typed outcome the binary prints as text or JSON. An outcome's
+//! `--json` document is its serialisation and its text a pure method of it; nothing here prints.
+//!
+//! - [`update`]: one guarded transition of state.json.
+//! - [`finalize`]: the verified publication (or re-seal) of a completed plan.
+//! - [`recover`]: finishing or rolling back an interrupted publication.
+//! - [`rebuild`]: state.json regenerated from the markdown and git.
+//! - [`diff`]: state.json against the markdown, a revision or a candidate.
+//! - [`log`]: the plan's timeline from git, or one file's versions.
 
+pub mod diff;
+pub mod finalize;
+pub mod log;
+pub mod rebuild;
+pub mod recover;
 pub mod update;
+
+use crate::dwp::decide::rebuild::RebuildError;
+use crate::dwp::locate::OpenPlanError;
+use crate::dwp::publish::FinalizeError;
+use crate::recovery::git::GitError;
+use crate::report::{HintedError, Refusal};
+use crate::write::WriteError;
+use std::path::PathBuf;
+
+/// Why a DWP command (other than `update`, which has [`update::UpdateError`]) stopped. Each
+/// variant keeps the error's own type, so the binary's one error mapping prints it as it prints
+/// every other command's: a refusal as a refusal (exit 1), a hint on its own line.
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// A rule said no; nothing was written.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// The command cannot go on, and the hint says what to do (exit 2).
+    #[error(transparent)]
+    Hinted(#[from] HintedError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// The finalization transaction or the recovery stopped.
+    #[error(transparent)]
+    Publish(#[from] FinalizeError),
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The plan's files could not be read for a rebuild (or a diff against the markdown).
+    #[error(transparent)]
+    Rebuild(#[from] RebuildError),
+    /// A file could not be read; `what` says which and why it was wanted.
+    #[error("{what}")]
+    Read {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The plan's timeline could not be read from git.
+    #[error("reading the git history of {}", plan_dir.display())]
+    History {
+        plan_dir: PathBuf,
+        #[source]
+        source: GitError,
+    },
+}
+
+impl From<OpenPlanError> for OpError {
+    fn from(e: OpenPlanError) -> Self {
+        match e {
+            OpenPlanError::NotAPlan(h) => OpError::Hinted(h),
+            OpenPlanError::Git(g) => OpError::Git(g),
+        }
+    }
+}
+
+/// The first 12 hex digits of a hash, as the one-line summaries show it.
+pub(crate) fn short(hex: &str) -> &str {
+    hex.get(..12).unwrap_or(hex)
+}
+
+/// `text` in the ANSI colour `code` when colour is on.
+pub(crate) fn paint(text: &str, code: &str, color: bool) -> String {
+    if color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
