@@ -8,7 +8,6 @@ use super::dwp::error;
 use crate::{print_err, print_json, print_out};
 use planseal::clock::Clock;
 use planseal::dwp::ops::finalize::{self, FinalizeOptions};
-use planseal::dwp::publish::FinalizeError;
 use planseal::report::ExitCode;
 use std::path::PathBuf;
 
@@ -63,12 +62,4 @@ pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         print_err(&outcome.advisories_text());
     }
     Ok(ExitCode::Ok)
-}
-
-/// A refusal stays a refusal (exit 1); an I/O failure is an error (exit 2).
-pub fn lift(e: FinalizeError) -> anyhow::Error {
-    match e {
-        FinalizeError::Refused(r) => r.into(),
-        other => anyhow::Error::new(other),
-    }
 }
