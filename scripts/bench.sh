@@ -8,7 +8,10 @@ cargo build --release --quiet
 export PLANSEAL_BIN="$PWD/target/release/planseal"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-  for f in scripts/bench/*.sh; do names+=("$(basename "$f" .sh)"); done
+  # compare.sh needs a commit to compare with: run it as scripts/bench/compare.sh OLD_REV.
+  for f in scripts/bench/*.sh; do
+    [ "$(basename "$f")" = compare.sh ] || names+=("$(basename "$f" .sh)")
+  done
 fi
 for n in "${names[@]}"; do
   echo "== $n =="
