@@ -1,4 +1,4 @@
-//! Finding the plan folders `verify` (and the other commands) work on (SPEC §1.1).
+//! Finding the plan folders `verify` (and the other commands) work on.
 //!
 //! A plan folder is a directory named `PLAN_[a-z0-9_]+` directly under a `.dwp/plans/` folder.
 //! Run without a path, discovery walks up from the working directory to the repository or
