@@ -89,7 +89,7 @@ fn check_types(obj: &Map<String, Value>, out: &mut Vec<Finding>) {
             bad += 1;
             out.push(
                 Finding::fail("reversa-field-type", msg)
-                    .hint("fix the value's JSON type (see SPEC §3 for each field)"),
+                    .hint("fix the value's JSON type (docs/reversa.md lists each field's type)"),
             );
         }
     }

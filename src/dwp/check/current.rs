@@ -99,7 +99,7 @@ pub(super) fn check(
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
             .file(layout::STATE_FILE)
             .group(e.group_key())
-            .hint("fix the field as the state schema says (SPEC §1.3), or rebuild the state with `planseal rebuild --write`");
+            .hint("fix the field in state.json as the message says, or rebuild the state with `planseal rebuild --write`");
         if let Some(t) = e.task() {
             f.task(t);
         }
@@ -112,7 +112,7 @@ pub(super) fn check(
         )
         .file(layout::MANIFEST_FILE)
         .group(e.group_key())
-        .hint("fix the field as the manifest schema says (SPEC §1.2)");
+        .hint("fix the field in manifest.json as the message says");
     }
     let Some(tasks) = state.get("tasks").and_then(Value::as_array) else {
         return;

@@ -42,7 +42,7 @@ pub(crate) fn check(tasks: &[TaskView<'_>], progress: Option<&str>, in_git: bool
                 )
                 .task(t.id)
                 .file(t.file.clone())
-                .hint("an amendment records all nine labels (SPEC §1.4)");
+                .hint("an amendment records all nine labels: Original criterion, Observed, Disposition, Revised criterion, Reason, Authority, Affected tasks, Evidence invalidated, Evidence preserved");
             }
             if a.disposition().is_some() && a.disposition_kind().is_none() {
                 out.fail(

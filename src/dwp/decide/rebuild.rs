@@ -612,7 +612,8 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
                         "approval",
                         None,
                         Source::Unrecoverable,
-                        "README.md has no Approval line; left absent, which reads as pending (SPEC §1.3)".into(),
+                        "README.md has no Approval line; left absent, which reads as pending"
+                            .into(),
                     );
                 }
             }

@@ -154,7 +154,7 @@ pub fn shape_findings(issues: &[ShapeIssue], file: PlanFile) -> Vec<Finding> {
                 .group(issue.group_key());
             if issue.is_error() {
                 f = f.hint(format!(
-                    "fix {} so that it follows its schema (SPEC §1.2/§1.3/§1.5)",
+                    "fix the field in {} as the message says",
                     file.file_name()
                 ));
             } else {
