@@ -473,7 +473,7 @@ fn earliest(times: &[String]) -> Option<String> {
         .map(|(_, t)| t.clone())
 }
 
-/// Rebuilds the state by the rules above. `now` stamps `updated_at` when anything
+/// Rebuilds the state by the rules of the module header. `now` stamps `updated_at` when anything
 /// changed (and a new state).
 pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
     let era = era_of(inputs);

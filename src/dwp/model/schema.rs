@@ -728,7 +728,8 @@ impl Checker {
     }
 
     fn promotion(&mut self, value: &Value, path: &str) {
-        // `{from:"lite", to:"full", phase, …}`: the promotion object is open, room for more fields.
+        // `{from:"lite", to:"full", phase, …}`: three required fields; other keys are not
+        // refused, room for more fields.
         let Some(obj) = value.as_object() else {
             self.type_error(path, "object or null", value);
             return;
