@@ -17,9 +17,9 @@
 #      close's measured duration;
 #   3. the damage is checked: state.json and the receipt parse, and state.json never says
 #      `completed` without a receipt or a marker next to it (else the round counts as corrupt);
-#   4. the recovery path (docs/finalize.md): with a marker, `planseal recover`; without one, `planseal
-#      recover` must say there is nothing to recover and `planseal unlock` clears the dead
-#      owner's lock; then, unless the publication had already finished, the same close runs
+#   4. the recovery path of docs/finalize.md: with a marker, `planseal recover`; without one,
+#      `planseal recover` must say there is nothing to recover and `planseal unlock` clears the
+#      dead owner's lock; then, unless the publication had already finished, the same close runs
 #      again;
 #   5. `planseal verify` must say CONFORMANT.
 # Prints a tally; exits 1 unless every round ended CONFORMANT with nothing corrupt.

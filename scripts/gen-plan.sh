@@ -107,7 +107,7 @@ done
 } >"$dir/state.json"
 
 # The receipt: artifacts_sha256 = SHA-256 over name, NUL, bytes for every fingerprinted name in
-# byte order (SPEC §1.9); state_sha256 = SHA-256 of state.json.
+# byte order (docs/finalize.md); state_sha256 = SHA-256 of state.json.
 names=(README.md PROGRESS.md PROMPTS.md manifest.json analysis_results/SECURITY_REVIEW.md analysis_results/SKILLS_CANDIDATES.md)
 for ((i = 1; i <= n; i++)); do names+=("$i.task_$(slug "$i").md"); done
 artifacts=$(cd "$dir" && for f in $(printf '%s\n' "${names[@]}" | LC_ALL=C sort); do

@@ -1,4 +1,4 @@
-//! `verify` as a library call: options in, a [`Report`] out — every DWP plan found (SPEC §1.10)
+//! `verify` as a library call: options in, a [`Report`] out — every DWP plan found
 //! plus the GSD, Reversa and checkpoint files of the same workspace, each in its own section.
 //! Read-only: nothing here opens a file for writing.
 

@@ -1,4 +1,5 @@
-//! The checks of one PROJECT-CHECKPOINT.md (SPEC §4). Pure: the caller reads the files.
+//! The checks of one PROJECT-CHECKPOINT.md (`docs/checkpoint.md`). Pure: the caller reads the
+//! files.
 
 use super::doc::{
     AGENT_SECTIONS, ENV_SECTION, GIT_SECTION, OTHER_SECTIONS, blocks, find, is_placeholder,

@@ -1,5 +1,5 @@
-//! The generated parts of a checkpoint (SPEC §4), computed without I/O: `## Git Recente`,
-//! `## Ambiente Detectado`, the story table refresh, session pruning, the `> Ultima
+//! The generated parts of a checkpoint (`docs/checkpoint.md`), computed without I/O: `## Git
+//! Recente`, `## Ambiente Detectado`, the story table refresh, session pruning, the `> Ultima
 //! atualizacao:` line and the `init` skeleton. Everything not regenerated stays byte for byte.
 
 use super::doc::{

@@ -238,8 +238,9 @@ fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
     code
 }
 
-/// A usage error is exit 2 with the stable kind `usage-error` leading stderr (SPEC §6) and, with
-/// `--json`, a JSON document on stdout, so scripts can tell it from a refusal without parsing prose.
+/// A usage error is exit 2 with the stable kind `usage-error` leading stderr (`docs/exit-codes.md`)
+/// and, with `--json`, a JSON document on stdout, so scripts can tell it from a refusal without
+/// parsing prose.
 fn report_usage_error(e: &clap::Error, json: bool) -> ExitCode {
     let rendered = e.render().to_string();
     let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);

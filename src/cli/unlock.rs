@@ -1,5 +1,5 @@
 //! `planseal unlock PATH`: shows who holds the lock of a state file and removes it when its owner
-//! is provably dead (SPEC §1.8: same host, and the pid is not alive or its process start time
+//! is provably dead (same host, and the pid is not alive or its process start time
 //! differs from the recorded one). A live or unknown owner (an empty lock directory, as the DWP
 //! helper leaves it) needs `--force --reason TEXT`; every removal is journaled.
 

@@ -1,4 +1,4 @@
-//! `planseal verify`: the read-only conformance report (SPEC §1.10). Exit 0 CONFORMANT,
+//! `planseal verify`: the read-only conformance report (`docs/verify.md`). Exit 0 CONFORMANT,
 //! 1 NOT CONFORMANT, 2 UNVERIFIED or usage error.
 
 use super::Context;

@@ -1,6 +1,6 @@
-//! The GSD findings of `planseal verify` (SPEC §2 and the GSD schema's rules): frontmatter the
-//! hook cannot see, a progress block it reads only in part, values that disagree with each other,
-//! and the lifecycle rules of the schema. Pure: text in, findings out.
+//! The GSD findings of `planseal verify` (`docs/gsd.md`): frontmatter the hook cannot see, a
+//! progress block it reads only in part, values that disagree with each other, and the lifecycle
+//! rules of GSD's state schema. Pure: text in, findings out.
 
 use super::compat::{self, HookState};
 use super::derive::{self, Derivation};

@@ -1,11 +1,11 @@
-//! The compatibility layer: reads STATE.md exactly the way GSD's statusline hook does (SPEC §2,
-//! "Statusline"). The hook is a handful of JavaScript regular expressions run over the text, not a
-//! YAML parser, and its quirks are part of what users see (a quoted percent hides the bar, an
+//! The compatibility layer: reads STATE.md exactly the way GSD's statusline hook does
+//! (`docs/gsd.md`). The hook is a handful of JavaScript regular expressions run over the text, not
+//! a YAML parser, and its quirks are part of what users see (a quoted percent hides the bar, an
 //! inline comment leaks into the output, a BOM hides the whole frontmatter). Each function below
 //! reproduces one of those expressions by hand, including JavaScript's whitespace set, its
 //! multi-line anchors (which also fire after `\r`, U+2028 and U+2029) and the backtracking that
-//! decides which of several candidate lines wins. No regex engine is compiled on this path: it
-//! runs on every prompt.
+//! decides which of several candidate lines wins. No regex engine is compiled on this path: it runs
+//! on every prompt.
 
 /// What the hook extracted from one STATE.md. `None` is JavaScript's `null`/`undefined`; an
 /// empty string is kept apart because the hook distinguishes "set to empty" (a later line may

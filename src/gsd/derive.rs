@@ -1,6 +1,5 @@
-//! What the frontmatter should say according to the body and the phase folders (SPEC §2,
-//! "Deriving the frontmatter from the body"): the field mapping, phase-folder counting and the
-//! key order GSD writes.
+//! What the frontmatter should say according to the body and the phase folders ("Sync" in
+//! `docs/gsd.md`): the field mapping, phase-folder counting and the key order GSD writes.
 
 use super::document::Document;
 use super::layout;
@@ -220,7 +219,7 @@ pub fn derive(doc: &Document, phases: Option<PhaseCounts>) -> Derivation {
     Derivation { values, phases }
 }
 
-/// Counts plans, summaries and phases under `<planning>/phases/` (SPEC §2): plans are
+/// Counts plans, summaries and phases under `<planning>/phases/`: plans are
 /// `*-PLAN.md` / `PLAN.md` in a phase folder plus the files of its `plans/`, minus those marked
 /// `status: superseded`; a summary counts only when paired with a plan (same stem); a phase is
 /// complete with ≥ 1 plan and summaries ≥ plans; `total_phases` is the larger of the folder

@@ -1,4 +1,4 @@
-//! GSD's small state rules, reproduced exactly (SPEC §2): status normalisation, the derived
+//! GSD's small state rules, reproduced exactly (`docs/gsd.md`): status normalisation, the derived
 //! progress percent and the "template default" test that decides whether a writer may overwrite
 //! a body field.
 

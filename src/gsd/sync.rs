@@ -1,6 +1,6 @@
 //! `gsd sync`: bring the frontmatter in line with the body and the phase folders without losing
-//! anything (SPEC §2). Pure: the document, the derivation and the baseline in; the key updates,
-//! the drift report and the new text out.
+//! anything (`docs/gsd.md`). Pure: the document, the derivation and the baseline in; the key
+//! updates, the drift report and the new text out.
 //!
 //! - Only keys with a derived value change; every other key keeps its bytes, its quoting and its
 //!   place among the other unknown keys.

@@ -29,7 +29,7 @@ pub enum Severity {
 /// One result of one check, or one refusal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    /// Stable kebab-case id (SPEC §6 vocabulary); scripts branch on it.
+    /// Stable kebab-case id (each system's docs/ page lists its ids); scripts branch on it.
     pub id: String,
     pub severity: Severity,
     /// The plan (or file, for the other systems) the finding belongs to.
@@ -166,7 +166,8 @@ pub struct Counts {
     pub advisory: usize,
 }
 
-/// The overall answer of a check run, with SPEC §1.10 precedence.
+/// The overall answer of a check run. Precedence: any failure ⇒ NOT CONFORMANT; otherwise
+/// anything that could not be read ⇒ UNVERIFIED; otherwise CONFORMANT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Verdict {
     #[serde(rename = "CONFORMANT")]

@@ -1,5 +1,5 @@
-//! The human text form of a [`Report`] (SPEC §1.10): a header per section, one line per check,
-//! a `hint:` line under each failure that has one, and one verdict line.
+//! The human text form of a [`Report`] (`docs/verify.md`): a header per section, one line per
+//! check, a `hint:` line under each failure that has one, and one verdict line.
 
 use super::{Finding, Report, Section, Severity, Verdict};
 use std::fmt::Write;

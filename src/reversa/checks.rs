@@ -1,5 +1,6 @@
-//! The checks of one `.reversa/state.json` (SPEC §3). [`check_value`] is pure; [`check_paths`]
-//! looks at the project folder (checkpoint files exist, `created_files` stay inside).
+//! The checks of one `.reversa/state.json` (`docs/reversa.md`). [`check_value`] is pure;
+//! [`check_paths`] looks at the project folder (checkpoint files exist, `created_files` stay
+//! inside).
 
 use super::model::{KNOWN_FIELDS, Phases, SPEC_DECISION_FIELDS, StateFile, phase_position};
 use crate::report::Finding;
@@ -88,7 +89,7 @@ fn check_types(obj: &Map<String, Value>, out: &mut Vec<Finding>) {
             bad += 1;
             out.push(
                 Finding::fail("reversa-field-type", msg)
-                    .hint("fix the value's JSON type (see SPEC §3 for each field)"),
+                    .hint("fix the value's JSON type (docs/reversa.md lists each field's type)"),
             );
         }
     }

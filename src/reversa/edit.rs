@@ -1,5 +1,6 @@
 //! The pure side of the two Reversa writes: given the file as read, compute the new bytes.
-//! Only the changed values are spliced in; every other byte stays (SPEC §3 writing rule).
+//! Only the changed values are spliced in; every other byte stays (Reversa's rule: never remove
+//! a field, only add or update).
 
 use super::checks::check_value;
 use super::history::{Violation, compare};

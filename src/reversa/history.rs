@@ -1,6 +1,6 @@
-//! The never-remove rule between two versions of a state.json (SPEC §3): a removed field, a phase
-//! moved backwards, a dropped `created_files` entry. Pure: `reversa history` feeds it consecutive
-//! versions from git, `reversa set` feeds it the file before and after the change.
+//! The never-remove rule between two versions of a state.json (`docs/reversa.md`): a removed field,
+//! a phase moved backwards, a dropped `created_files` entry. Pure: `reversa history` feeds it
+//! consecutive versions from git, `reversa set` feeds it the file before and after the change.
 
 use super::model::{Phases, phase_position};
 use crate::report::Severity;

@@ -167,7 +167,8 @@ pub struct Phases {
     pub pending: Vec<String>,
 }
 
-/// Where a Reversa analysis stands (SPEC §3: there is no terminal phase value).
+/// Where a Reversa analysis stands. There is no terminal phase value: `phase: null` means not
+/// started when nothing is completed and finished when all five phases are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Progress {

@@ -1,5 +1,5 @@
 //! Usage errors: exit 2, the stable kind `usage-error` leading stderr, and a JSON document on
-//! stdout with `--json` (SPEC §6) — while `--help` and `--version` stay successful.
+//! stdout with `--json` — while `--help` and `--version` stay successful.
 
 use crate::support::run::{Planseal, Run};
 

@@ -1,4 +1,4 @@
-//! `--exit-code` on the GSD report commands (SPEC §1.11): `gsd status` and `gsd recover` exit 0
+//! `--exit-code` on the GSD report commands: `gsd status` and `gsd recover` exit 0
 //! when they ran, and with `--exit-code` exit 1 when they found a disagreement, a failing check or
 //! a lost piece.
 

@@ -396,7 +396,7 @@ fn git_task_commit(case: &Case, n: u64) -> Option<(String, String)> {
 
 /// Every completed task carries the commit git gives for it, and its completion time — unless
 /// the old state (`old`, when it was readable) recorded one for that task: the old state's
-/// non-empty values win and git only fills what is missing (SPEC §1.11). Returns the number of
+/// non-empty values win and git only fills what is missing. Returns the number of
 /// completion times git supplied.
 fn assert_commits_from_git(case: &Case, old: Option<&serde_json::Value>) -> usize {
     let s = state(case);

@@ -278,7 +278,7 @@ fn colour_follows_the_flag_and_no_color() {
     assert!(!run_with(&["--color", "auto", "verify"], Some("1")).contains('\x1b'));
 }
 
-/// SPEC §1.3: in a git work tree, a plan whose tasks record commits makes commits; a completed
+/// In a git work tree, a plan whose tasks record commits makes commits; a completed
 /// task without one fails unless its log says `Commit: none — <reason>`. Outside a work tree
 /// the same plan passes. (`.git` is only looked at, never run.)
 #[test]
@@ -320,7 +320,8 @@ fn completed_task_without_commit_in_a_plan_that_makes_commits() {
     assert_eq!(run.failing_ids(), ["receipt-mismatch"]);
 }
 
-/// A state-less (legacy) plan: without git the state layer is required (SPEC §1.1); inside a
+/// A state-less (legacy) plan: without git the state layer is required (state.json replaces the
+/// git log); inside a
 /// git work tree the same plan is checked by the legacy path and passes.
 #[test]
 fn stateless_plan_needs_git() {
@@ -336,7 +337,7 @@ fn stateless_plan_needs_git() {
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
 
-/// SPEC §1.4 / §5: a checkbox inside a task record that mentions another task does not corrupt
+/// A checkbox inside a task record that mentions another task does not corrupt
 /// the index (the original checker counts it); planseal only notes it when it contradicts.
 #[test]
 fn checkbox_outside_the_task_list_does_not_pollute_the_index() {

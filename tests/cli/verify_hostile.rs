@@ -248,7 +248,7 @@ fn fifo_instead_of_a_file_is_never_opened() {
     assert!(why.contains("PROGRESS.md") && why.contains("FIFO"), "{why}");
 }
 
-/// Precedence (SPEC §1.10): a failure anywhere wins over an unreadable plan elsewhere.
+/// Verdict precedence: a failure anywhere wins over an unreadable plan elsewhere.
 #[test]
 fn failure_wins_over_unverified() {
     let (tmp, plan) = repo();
@@ -310,8 +310,8 @@ fn numbers_out_of_range() {
         )
     });
     let run = verify_unchanged(tmp.path());
-    // A shape error inside a gate record lets checking go on (SPEC §1.10 #4), so the completion
-    // rule also reports the unreadable exit code.
+    // A shape error inside a gate record lets checking go on past the shape checks, so the
+    // completion rule also reports the unreadable exit code.
     assert_fails_with(
         &run,
         &["completion-gates-unsuccessful", "state-shape-error"],

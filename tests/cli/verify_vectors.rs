@@ -1,10 +1,10 @@
 //! Agreement with the recorded cases of the original checker (`fixtures/vectors/dwp/`): every
 //! conformance variant, the lifecycle snapshots and steps, the final snapshots and the plans left
 //! by an interrupted publication. Compared: verdict, exit code and failing labels (with their
-//! task) — never pass/advisory counts, since planseal runs more checks (SPEC §1.10).
+//! task) — never pass/advisory counts, since planseal runs more checks.
 //!
-//! Deliberate differences (SPEC §5) are listed in `deliberate_difference` and each has its own
-//! test below that says why.
+//! Deliberate differences (`docs/verify.md`) are listed in `deliberate_difference` and each has its
+//! own test below that says why.
 
 use crate::support::verify::*;
 use serde_json::Value;
@@ -46,16 +46,16 @@ fn build_variant(fixture: &Path, plan: &str, variant: &Value) -> tempfile::TempD
 fn deliberate_difference(fixture: &str, case: &str) -> Option<&'static str> {
     match (fixture, case) {
         ("D_v1", "task-log-pending-while-completed") => {
-            Some("SPEC §5: on v1 plans planseal also checks the log Status line of completed tasks")
+            Some("on v1 plans planseal also checks the log Status line of completed tasks")
         }
         ("D_v1", "unknown-approval-value") => Some(
-            "SPEC §5: on v1 plans planseal checks the state's closed shape (approval is not a v1 field)",
+            "on v1 plans planseal checks the state's closed shape (approval is not a v1 field)",
         ),
         _ => None,
     }
 }
 
-/// Failing ids planseal may add to a recorded case (SPEC §5): `receipt-mismatch` when the variant
+/// Failing ids planseal may add to a recorded case on purpose: `receipt-mismatch` when the variant
 /// edits a fingerprinted file (or state.json) of a published plan.
 fn allowed_extras(variant: &Value) -> Vec<&'static str> {
     let base = variant["base"].as_str().unwrap();
@@ -99,7 +99,7 @@ fn assert_agrees(run: &Run, recorded: &Value, extras: &[&str], what: &str) {
     for (id, _) in &ours {
         assert!(
             recorded_ids.contains(id) || extras.contains(&id.as_str()),
-            "{what}: planseal fails {id}, which the recorded case does not and SPEC §5 does not allow; all: {ours:?}"
+            "{what}: planseal fails {id}, which the recorded case does not and no deliberate difference allows; all: {ours:?}"
         );
     }
 }
@@ -145,7 +145,7 @@ fn every_conformance_variant_agrees_or_differs_as_spec_5_says() {
     );
 }
 
-/// SPEC §5 "v1 plans: log `Status: pending` of a completed task … not checked | checked": the
+/// Deliberate difference (v1 plans: the log `Status: pending` of a completed task is checked): the
 /// helper's legacy path calls this variant CONFORMANT; planseal reports the contradiction.
 #[test]
 fn deliberate_d_v1_task_log_pending_while_completed_is_not_conformant() {
@@ -171,7 +171,7 @@ fn deliberate_d_v1_task_log_pending_while_completed_is_not_conformant() {
     );
 }
 
-/// SPEC §5 "v1 plans: … the state's shape not checked | checked": an `approval` key is not part
+/// Deliberate difference (v1 plans: the state's shape is checked): an `approval` key is not part
 /// of the closed v1 state schema, so planseal reports a shape error where the helper passes.
 #[test]
 fn deliberate_d_v1_unknown_approval_value_is_not_conformant() {
@@ -199,8 +199,8 @@ fn deliberate_d_v1_unknown_approval_value_is_not_conformant() {
     );
 }
 
-/// SPEC §5 receipt row: a variant that edits a fingerprinted file of a published plan also gets
-/// `receipt-mismatch`, naming the changed file.
+/// Deliberate difference (the receipt is verified): a variant that edits a fingerprinted file of a
+/// published plan also gets `receipt-mismatch`, naming the changed file.
 #[test]
 fn deliberate_security_review_edit_of_a_published_plan_also_breaks_the_receipt() {
     for fx in FIXTURES {
@@ -389,7 +389,7 @@ fn interrupted_publications_stop_at_the_marker() {
     }
 }
 
-/// SPEC §1.9: a crash before the marker leaves the markdown closed and state.json stale; verify
+/// A crash before the publication marker leaves the markdown closed and state.json stale; verify
 /// reports exactly that disagreement (the README ticks the last task, the state does not).
 #[test]
 fn ready_to_publish_snapshot_reports_the_stale_state() {

@@ -165,7 +165,7 @@ fn crash_at_every_point_leaves_old_or_new_bytes_and_a_lock_that_unlock_clears() 
     }
 }
 
-/// SPEC §1.8: under the lock the bytes are read again; a writer that got in between the
+/// Under the lock the bytes are read again; a writer that got in between the
 /// validation and the lock makes the update refuse `state-changed`, writing nothing. The update is
 /// paused there with the `sleep` action of the `update.before_lock` point.
 #[test]

@@ -1,4 +1,5 @@
-//! SPEC §1.4 rules of the markdown readers on small hand-written inputs.
+//! The rules of the markdown readers (task index, fences, fields, labels, Completion & Log,
+//! amendments) on small hand-written inputs.
 
 use planseal::dwp::model::markdown::*;
 

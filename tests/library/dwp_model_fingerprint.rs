@@ -214,8 +214,9 @@ mod properties {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(32))]
-        /// The streamed hash is the hash of the preimage, and the preimage is the framing of
-        /// SPEC §1.9 built by hand.
+        /// The streamed hash is the hash of the preimage, and the preimage is the framing built
+        /// by hand: for each name in byte order, the name, one NUL byte, then the bytes (or
+        /// `<absent>`).
         #[test]
         fn streamed_hash_equals_the_framed_preimage(
             files in prop::collection::btree_map("[a-z]{1,6}\\.md", prop::option::of(prop::collection::vec(any::<u8>(), 0..300)), 1..6)

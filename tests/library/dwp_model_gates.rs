@@ -1,4 +1,4 @@
-//! Gate evidence rules (SPEC §1.5) and the `--gate` argument, table-driven and property-based.
+//! Gate evidence rules and the `--gate` argument, table-driven and property-based.
 
 use planseal::dwp::check::gates::{
     EvidenceProblem, GateSpec, GateSpecError, admits_non_execution, completion_problems,

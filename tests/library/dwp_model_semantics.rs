@@ -1,4 +1,5 @@
-//! State semantics (SPEC §1.3, §1.6, §1.10 #18): one case per finding, effective approval, the
+//! State semantics (derived fields, approval, blocker and checkpoint rules, planseal's own
+//! checks): one case per finding, effective approval, the
 //! manifest rules, and the recorded conformance variants that concern the model.
 
 use planseal::dwp::check::semantics::{
@@ -281,7 +282,7 @@ fn recorded_conformance_variants_of_the_model() {
                         .map(|f| f.id),
                 );
                 // v1 (D): `approval` is not a v1 field at all — a shape error (planseal is stricter
-                // than the legacy checker here, SPEC §5)
+                // than the legacy checker here, which does not check the v1 shape)
                 let expected: &[&str] = if state_era(&state) == Ok(Era::V1) {
                     &["state-shape-error"]
                 } else {

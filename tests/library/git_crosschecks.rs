@@ -1,4 +1,4 @@
-//! SPEC §1.11: the git cross-checks finalize requires and the drift verify reports, each on a
+//! The git cross-checks finalize requires and the drift verify reports, each on a
 //! fixture repository (recorded vector A, built with pinned dates) that makes it fire.
 
 use crate::support::gitrepo::{git, git_command, project_root, vector_repo};

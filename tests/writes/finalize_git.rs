@@ -1,7 +1,7 @@
-//! SPEC §1.11 at publication: `planseal finalize` refuses on each failing git cross-check, on
-//! fixture repositories built from recorded vector A with pinned dates (`build-repo.sh`); accepts
-//! a dirty tree only with `--allow-dirty --reason`, recorded in the receipt; and without git says
-//! the git checks are not applicable.
+//! The git cross-checks at publication: `planseal finalize` refuses on each failing git
+//! cross-check, on fixture repositories built from recorded vector A with pinned dates
+//! (`build-repo.sh`); accepts a dirty tree only with `--allow-dirty --reason`, recorded in the
+//! receipt; and without git says the git checks are not applicable.
 
 use crate::support::finalize::*;
 use crate::support::gitrepo::{git, git_command, vector_repo};

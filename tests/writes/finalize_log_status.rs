@@ -1,7 +1,7 @@
-//! SPEC §1.9 step 4, planseal's stricter reading: a completed task's Completion & Log must carry
-//! a Status line that says `completed`. A missing Status line or `Status: done-ish` is refused
-//! (`task-record-unpublishable`, details `log-status-missing` / `log-status-not-completed`) and
-//! nothing is written.
+//! Step 4 of the publication (`docs/finalize.md`), planseal's stricter reading: a completed task's
+//! Completion & Log must carry a Status line that says `completed`. A missing Status line or
+//! `Status: done-ish` is refused (`task-record-unpublishable`, details `log-status-missing` /
+//! `log-status-not-completed`) and nothing is written.
 
 use crate::support::finalize::*;
 

@@ -147,8 +147,8 @@ fn reseal_rewrites_an_identical_receipt() {
     }
 }
 
-/// SPEC §5: the helper silently replaces state and receipt of a completed plan; planseal
-/// refuses any candidate other than the current bytes.
+/// Deliberate difference: the helper silently replaces state and receipt of a completed plan;
+/// planseal refuses any candidate other than the current bytes.
 #[test]
 fn another_candidate_on_a_completed_plan_is_candidate_mismatch() {
     for (fixture, plan) in FIXTURES {
@@ -299,8 +299,8 @@ fn publication_refusal_probes_through_finalize() {
     assert!(ran >= 30, "{ran} publication probes");
 }
 
-/// Deliberate difference (SPEC §5 "running the terminal close from inside the plan folder fails
-/// the identity check"): the helper refused `plan-identity-mismatch` for A and B; planseal
+/// Deliberate difference (the helper's terminal close run from inside the plan folder fails its
+/// identity check): the helper refused `plan-identity-mismatch` for A and B; planseal
 /// canonicalises the path and publishes.
 #[test]
 fn publication_from_inside_the_plan_folder_is_accepted_deliberate_difference() {

@@ -1,4 +1,4 @@
-//! SPEC §1.8: every applied transition appends one line saying what really happened — a
+//! Every applied transition appends one line saying what really happened — a
 //! rollback publishes nothing (no `completed`, no receipt), a roll-forward journals the
 //! publication it completed, and `finalize --allow-dirty --reason` journals the accepted
 //! exception and its reason. Every line has `time` (what `rebuild` dates tasks by).

@@ -1,6 +1,6 @@
 //! The recorded interrupted publications (`interrupted/interrupted.json`, README §8) recovered
 //! with `planseal recover`, and the recorded follow-up planseal answers differently on purpose
-//! (SPEC §5: recovery with another candidate is refused).
+//! (recovery with another candidate than the marker's is refused).
 
 use crate::support::finalize::*;
 
@@ -128,8 +128,8 @@ fn helper_marker_before_publish_needs_the_candidate() {
     assert!(ws.exists(".finalizing.json"));
 }
 
-/// Deliberate difference (SPEC §5 "recovery accepts a different candidate than the interrupted
-/// one"): the helper accepted `candidate-other.json` (recorded `accepted: true`); planseal is
+/// Deliberate difference (the helper's recovery accepts another candidate than the interrupted
+/// one): the helper accepted `candidate-other.json` (recorded `accepted: true`); planseal is
 /// bound to the marker's candidate hash and refuses, changing nothing.
 #[test]
 fn recovery_with_another_candidate_is_refused_deliberate_difference() {

@@ -121,7 +121,7 @@ fn terminal(fixture: &str) {
     }
     assert!(!scratch.plan_dir().join(".finalizing.json").exists());
     assert!(!scratch.plan_dir().join("state.json.lock").exists());
-    // The publishing transition is journaled like every other one (SPEC §1.8): task, from → to,
+    // The publishing transition is journaled like every other one: task, from → to,
     // the hashes — what `rebuild` reads back.
     let journal = std::fs::read_to_string(scratch.journal()).unwrap();
     let entry: serde_json::Value = serde_json::from_str(journal.lines().last().unwrap()).unwrap();

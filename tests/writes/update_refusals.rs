@@ -1,14 +1,14 @@
 //! Every writer refusal probe of the vectors (`refusals/refusals.json`, tool `writer`) run
 //! through `planseal update`: exit code, refusal kind (first word of stderr and the `kind` of the
 //! `--json` output), state.json byte-identical, no lock or marker left behind by planseal.
-//! The two recorded cases where planseal answers differently on purpose (SPEC §5) are pinned by
+//! The two recorded cases where planseal answers differently on purpose are pinned by
 //! their own tests below.
 
 use crate::support::update::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// Probes whose recorded refusal planseal deliberately does not reproduce (SPEC §5).
+/// Probes whose recorded refusal planseal deliberately does not reproduce.
 const DELIBERATE: &[&str] = &["gate-exit-code-not-integer", "plan-identity-mismatch"];
 
 fn scratch_for(fixture_dir: &Path, probe: &Value) -> Scratch {
@@ -139,7 +139,7 @@ fn probe(fixture: &str, case: &str) -> (std::path::PathBuf, String, Value) {
     (dir, clock, p)
 }
 
-/// SPEC §5 row "`--gate` breaks on commands with `|`": the helper refuses
+/// Deliberate difference (the helper's `--gate` breaks on commands with `|`): the helper refuses
 /// `gate-exit-code-not-integer` because it splits on the first two pipes; planseal takes the
 /// split whose middle field is an integer, so the command keeps its pipe and the record is
 /// appended.
@@ -176,9 +176,9 @@ fn deliberate_difference_gate_with_a_pipe_in_the_command_is_accepted() {
     }
 }
 
-/// SPEC §5 row "running the terminal close from inside the plan folder fails the identity
-/// check": the helper refuses `plan-identity-mismatch` for A and B (it compares the folder name
-/// of the relative argument `state.json`); planseal canonicalises the path, so the close
+/// Deliberate difference (the helper's terminal close run from inside the plan folder fails its
+/// identity check): the helper refuses `plan-identity-mismatch` for A and B (it compares the folder
+/// name of the relative argument `state.json`); planseal canonicalises the path, so the close
 /// publishes as it does from the repository root (D's helper accepts it too).
 #[test]
 fn deliberate_difference_terminal_close_from_inside_the_plan_folder_publishes() {

@@ -1,7 +1,7 @@
-//! SPEC §1.7 item 8: reopening a completed task on v2/v5 needs an `### Amendment <n> — <date>`
-//! record in the task's *log* (its Completion & Log and what follows it), a real record (all
-//! nine labels filled), dated no earlier than the task's completion. A heading under
-//! `## Context` or an empty shell does not count.
+//! Check 8 of `docs/update.md`: reopening a completed task on v2/v5 needs an
+//! `### Amendment <n> — <date>` record in the task's *log* (its Completion & Log and what follows
+//! it), a real record (all nine labels filled), dated no earlier than the task's completion. A
+//! heading under `## Context` or an empty shell does not count.
 
 use crate::support::update::*;
 

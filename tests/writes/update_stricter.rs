@@ -1,4 +1,4 @@
-//! Where `planseal update` is deliberately stricter than the DWP helper (SPEC §1.7, §5), and the
+//! Where `planseal update` is deliberately stricter than the DWP helper (`docs/update.md`), and the
 //! helper-compatible command line (abbreviated long options, exit codes, output).
 
 use crate::support::update::*;
@@ -47,7 +47,7 @@ fn journal_last(s: &Scratch) -> Value {
     serde_json::from_str(text.lines().last().unwrap()).unwrap()
 }
 
-/// SPEC §5: "a leftover marker does not stop ordinary updates" in the helper; planseal refuses
+/// A leftover marker does not stop ordinary updates in the helper; planseal refuses
 /// every update while `.finalizing.json` exists.
 #[test]
 fn leftover_marker_refuses_an_ordinary_update() {
@@ -60,8 +60,8 @@ fn leftover_marker_refuses_an_ordinary_update() {
     assert_eq!(s.state(), before);
 }
 
-/// SPEC §1.7 check 8: on v2/v5 a reopen needs the reason *and* an amendment record in the task
-/// log dated no earlier than the task's completion; the reason is journaled.
+/// Check 8 of `docs/update.md`: on v2/v5 a reopen needs the reason *and* an amendment record in the
+/// task log dated no earlier than the task's completion; the reason is journaled.
 #[test]
 fn reopen_needs_an_amendment_record_on_v5() {
     let s = base("B_full_v5", "lifecycle/snapshots/after-task1");
@@ -140,7 +140,7 @@ fn reopen_on_v1_without_amendment_is_an_advisory() {
     assert_eq!(journal_last(&s)["reason"], "env prefix renamed");
 }
 
-/// SPEC §1.3 / §5: v2/v5 approval absent ⇒ the README `Approval:` line ⇒ pending (the helper
+/// v2/v5 approval absent ⇒ the README `Approval:` line ⇒ pending (the helper
 /// treats absent as approved).
 #[test]
 fn absent_approval_falls_back_to_the_readme_then_to_pending() {
@@ -172,8 +172,8 @@ fn absent_approval_falls_back_to_the_readme_then_to_pending() {
     assert_eq!(s.state(), before);
 }
 
-/// SPEC §1.7 check 14: both the first-two-pipes and the last-two-pipes splits give an integer
-/// middle field and disagree.
+/// Check 14 of `docs/update.md`: both the first-two-pipes and the last-two-pipes splits give an
+/// integer middle field and disagree.
 #[test]
 fn ambiguous_gate_spec_is_refused_with_a_gate_json_hint() {
     let s = base("A_lite_v2", "fixture");
@@ -264,7 +264,7 @@ fn json_output_and_permission_bits_kept() {
     assert_eq!(doc["result"], "applied");
     assert_eq!(doc["to"], "in_progress");
     assert_eq!(doc["after_sha256"].as_str().unwrap(), sha256(&s.state()));
-    // The helper leaves state.json at 0600; planseal keeps the file's bits (SPEC §5).
+    // The helper leaves state.json at 0600; planseal keeps the file's bits.
     let mode = std::fs::metadata(s.state_path())
         .unwrap()
         .permissions()

@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 pub const OWNER_FILE: &str = "owner.json";
 const OWNER_TEMP: &str = "owner.json.tmp";
 
-/// How a file is locked (SPEC §1.8: the lock mechanism per format).
+/// How a file is locked: each format keeps the lock its own tools take, so they exclude each
+/// other.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LockStyle {
     /// `<file>.lock/` directory with an owner record (DWP, Reversa, checkpoint).
@@ -36,7 +37,8 @@ pub enum LockStyle {
 }
 
 impl LockStyle {
-    /// GSD's pid file, waiting up to 30 s for a live owner (SPEC §1.8).
+    /// GSD's pid file, waiting up to 30 s for a live owner (a dead pid's lock is taken over, as
+    /// GSD's own tools do).
     pub fn gsd() -> Self {
         LockStyle::PidFile {
             wait: Duration::from_secs(30),
@@ -140,7 +142,8 @@ impl fmt::Display for OwnerStatus {
     }
 }
 
-/// Decides whether a holder is alive, dead or unknown (SPEC §1.8 rule).
+/// Decides whether a holder is alive, dead or unknown. Dead needs proof: recorded on this host,
+/// and the pid is not running or its process start time differs from the recorded one.
 pub fn owner_status(holder: &LockHolder) -> OwnerStatus {
     match holder {
         LockHolder::Owner(o) => {

@@ -1,4 +1,4 @@
-//! The transactional file store every planseal writer goes through (SPEC §1.8).
+//! The transactional file store every planseal writer goes through.
 //!
 //! It knows nothing about plans. It offers the pieces of a durable, exclusive write:
 //!
@@ -124,7 +124,7 @@ impl StoreError {
         }
     }
 
-    /// The stable refusal kind of this error (SPEC §6 vocabulary), when it is a refusal.
+    /// The stable refusal kind of this error (`docs/refusals.md`), when it is a refusal.
     pub fn kind(&self) -> &'static str {
         match self {
             StoreError::LockPresent { .. } => "lock-present",

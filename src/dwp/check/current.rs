@@ -1,4 +1,4 @@
-//! Current-era plans (state v2/v5): SPEC §1.10 items 2–18, in that order.
+//! Current-era plans (state v2/v5): checks 2–18 of `docs/verify.md`, in that order.
 
 use super::shape::{self, Era};
 use super::{CheckOptions, FindingExt, Out, md, seed, utf8_check, version_parts};
@@ -99,7 +99,7 @@ pub(super) fn check(
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
             .file(layout::STATE_FILE)
             .group(e.group_key())
-            .hint("fix the field as the state schema says (SPEC §1.3), or rebuild the state with `planseal rebuild --write`");
+            .hint("fix the field in state.json as the message says, or rebuild the state with `planseal rebuild --write`");
         if let Some(t) = e.task() {
             f.task(t);
         }
@@ -112,7 +112,7 @@ pub(super) fn check(
         )
         .file(layout::MANIFEST_FILE)
         .group(e.group_key())
-        .hint("fix the field as the manifest schema says (SPEC §1.2)");
+        .hint("fix the field in manifest.json as the message says");
     }
     let Some(tasks) = state.get("tasks").and_then(Value::as_array) else {
         return;
@@ -231,7 +231,7 @@ pub(super) fn check(
         out.pass("readme-goal-context", "README Goal and Context are written");
     }
 
-    // 11. Task ids and counts (with the other state semantics of §1.6, reported at item 15).
+    // 11. Task ids and counts (with the other derived-field rules, reported at item 15).
     let ids: Vec<Option<u64>> = tasks
         .iter()
         .map(|t| t.get("id").and_then(Value::as_u64))
@@ -388,7 +388,7 @@ pub(super) fn check(
         out.pass("gates", "gate records support every completed task");
     }
 
-    // 15. Ids, counts, status, blocker, checkpoint, promotion and locators (SPEC §1.6).
+    // 15. Ids, counts, status, blocker, checkpoint, promotion and locators.
     semantic_checks(&typed, out);
 
     // 16. A completed plan: security review and receipt.
@@ -790,7 +790,7 @@ pub(crate) fn typed_task<'a>(
     }
 }
 
-/// Item 14 for one task (also used by the legacy path): the evidence rules of SPEC §1.5 from
+/// Item 14 for one task (also used by the legacy path): the gate evidence rules from
 /// `dwp::gates`, plus what a completed task needs on read: a latest passing record with exit
 /// code 0 and evidence (`completed_at` is one of the state semantics of item 15).
 pub(crate) fn gate_checks(files: &PlanFiles, task: &model::Task, id: u64, out: &mut Out) {

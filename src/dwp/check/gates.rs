@@ -1,4 +1,4 @@
-//! Gate records and evidence truth (SPEC §1.5).
+//! Gate records and evidence truth: what a recorded validation run may and may not claim.
 //!
 //! - [`latest_per_command`]: evaluation uses the latest record of each distinct command;
 //! - [`is_identical_replay`] / [`replays_latest`]: a record equal except `last_run` is not
@@ -259,7 +259,8 @@ pub fn replays_latest(gates: &[Value], new: &Value) -> bool {
         .is_some_and(|g| is_identical_replay(g, new))
 }
 
-/// Why a task may not be marked completed (SPEC §1.5 completion rule): empty when it may.
+/// Why a task may not be marked completed (it needs ≥ 1 gate, and every latest-per-command
+/// record passing, exit 0, with a command and evidence): empty when it may.
 /// Each item is a sentence naming the command concerned.
 pub fn completion_problems(task: &Task) -> Vec<String> {
     let mut problems = Vec::new();
@@ -323,8 +324,8 @@ fn truncate(s: &str, max: usize) -> String {
     }
 }
 
-/// The evidence findings of one task, and for a completed task the rules on its latest records
-/// (SPEC §1.5). With `plan_dir`, every `log=` pointer of a latest passing record is checked on
+/// The evidence findings of one task, and for a completed task the rules on its latest records.
+/// With `plan_dir`, every `log=` pointer of a latest passing record is checked on
 /// disk; without it only the textual checks (absolute, `..`) run.
 pub fn task_gate_findings(task: &Task, plan_dir: Option<&Path>) -> Vec<Finding> {
     task_findings_in(task, plan_dir.map(PlanDir::new).as_ref())

@@ -1,6 +1,6 @@
-//! v1 and state-less ("legacy") plans: the helper's legacy path (SPEC §1.10, last paragraph),
-//! plus planseal's stricter checks there — the log Status line of completed tasks and the v1
-//! state's closed shape (SPEC §5).
+//! v1 and state-less ("legacy") plans: the helper's legacy path (`docs/verify.md`), plus
+//! planseal's stricter checks there — the log Status line of completed tasks and the v1 state's
+//! closed shape, which the helper's legacy path does not look at.
 
 use super::current::{gate_checks, semantic_checks, standard_check, typed_task};
 use super::shape::{self, Era};
@@ -284,7 +284,7 @@ pub(super) fn check(
             .task(*num)
             .file(file.to_string());
         }
-        // planseal, stricter than the helper's legacy path (SPEC §5).
+        // planseal, stricter than the helper's legacy path, which does not read this line.
         if completed_tasks.contains(num) && body.log_status.as_deref() == Some("pending") {
             out.fail("task-log-still-pending", format!("task {num} is completed but its Completion & Log still says Status: pending (planseal checks this on v1 plans too)"))
                 .task(*num)

@@ -222,7 +222,8 @@ impl TaskFacts {
     }
 }
 
-/// SECURITY_REVIEW.md by the two rules of SPEC §1.10 item 16.
+/// SECURITY_REVIEW.md by the helper's two rules, corrected for `| Critical | 0 |` (see
+/// [`markdown::security_review`]).
 pub fn security_review(text: &str) -> Result<(), SecurityVerdict> {
     let v = markdown::security_verdict(text);
     if v.open_critical {

@@ -1,5 +1,6 @@
-//! The conformance check of one plan (SPEC §1.10): the current-era (v2/v5) checks in the order of
-//! items 1–18, the legacy path for v1 and state-less plans, and the receipt check of item 16.
+//! The conformance check of one plan (`docs/verify.md`): the current-era (v2/v5) checks in the
+//! order of items 1–18, the legacy path for v1 and state-less plans, and the receipt check of
+//! item 16.
 //!
 //! [`check_plan`] reads the folder once ([`load::PlanFiles`]) and hands the bytes to
 //! [`check_files`], which only looks at them (plus the existence of `log=` targets).
@@ -24,7 +25,8 @@ use crate::report::{Finding, Section, Severity, System};
 use std::path::Path;
 
 /// Which checks to leave out: finalize and recover re-verify a plan without the marker they are
-/// resolving and the receipt they are about to write (SPEC §1.9 step 4).
+/// resolving and the receipt they are about to write: the receipt is what a publication
+/// produces, never its precondition.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
     pub skip_marker: bool,

@@ -1,4 +1,4 @@
-//! SPEC §1.10 item 18: planseal's checks of the seed's rules that neither helper enforces —
+//! Check 18 of `docs/verify.md`: planseal's checks of DWP rules that neither helper enforces —
 //! amendment records, skipped tasks, and the plan-to-code trace (`commit`).
 
 use super::md::TaskFacts;
@@ -42,7 +42,7 @@ pub(crate) fn check(tasks: &[TaskView<'_>], progress: Option<&str>, in_git: bool
                 )
                 .task(t.id)
                 .file(t.file.clone())
-                .hint("an amendment records all nine labels (SPEC §1.4)");
+                .hint("an amendment records all nine labels: Original criterion, Observed, Disposition, Revised criterion, Reason, Authority, Affected tasks, Evidence invalidated, Evidence preserved");
             }
             if a.disposition().is_some() && a.disposition_kind().is_none() {
                 out.fail(
@@ -143,7 +143,8 @@ pub(crate) fn check(tasks: &[TaskView<'_>], progress: Option<&str>, in_git: bool
         }
     }
     // The trace from plan to code: a plan makes commits when it lives in a git work tree and at
-    // least one task records one (SPEC §1.3).
+    // least one task records one; then every completed task needs a commit or a
+    // `Commit: none — <reason>` line in its log.
     if in_git && tasks.iter().any(|t| t.has_commit) {
         for t in tasks
             .iter()

@@ -1,6 +1,6 @@
-//! State semantics (SPEC §1.3, §1.6, §1.10 #18): pure functions over the typed [`State`] and
-//! [`Manifest`] giving [`Finding`]s, plus the strict candidate validation writers run before
-//! they write ([`validate_candidate`]).
+//! State semantics (derived fields, approval, blocker and checkpoint rules): pure functions over
+//! the typed [`State`] and [`Manifest`] giving [`Finding`]s, plus the strict candidate validation
+//! writers run before they write ([`validate_candidate`]).
 //!
 //! Findings (ids):
 //! `task-ids-not-contiguous`, `task-count-mismatch`, `completed-count-mismatch`,
@@ -42,7 +42,7 @@ pub enum CheckMode {
     /// `done` checkpoint".
     Strict,
     /// A writer's input, the state *as read*: those two rules are left out, so that an update
-    /// that repairs them is not refused (SPEC §1.6).
+    /// that repairs them is not refused.
     AsRead,
 }
 
@@ -67,7 +67,7 @@ pub struct EffectiveApproval {
     pub source: ApprovalSource,
 }
 
-/// SPEC §1.3: v1 ⇒ approved; v2/v5 with `approval` ⇒ that; absent ⇒ the README line
+/// The approval that counts: v1 ⇒ approved; v2/v5 with `approval` ⇒ that; absent ⇒ the README line
 /// (`approved`, `pending`, `pre-approved …`); neither ⇒ pending. An `approval` value that is
 /// present but unknown does not approve (it reads as pending; see [`unknown_approval`]).
 pub fn approval_effective(state: &State, readme_approval_line: Option<&str>) -> EffectiveApproval {
@@ -123,7 +123,7 @@ pub fn parse_readme_approval(text: &str) -> Option<Approval> {
     }
 }
 
-/// SPEC §1.10 #4: a v2/v5 `approval` that is a string outside the enum.
+/// Check 4 of `docs/verify.md`: a v2/v5 `approval` that is a string outside the enum.
 pub fn unknown_approval(state: &State) -> Option<Finding> {
     let raw = state.approval_raw.as_deref()?;
     (state.approval.is_none() && !state.is_legacy()).then(|| {

@@ -1,4 +1,4 @@
-//! `rebuild`: regenerate state.json from the markdown and the git log (SPEC §1.11).
+//! `rebuild`: regenerate state.json from the markdown and the git log (`docs/history.md`).
 //!
 //! The markdown wins every disagreement: tasks, titles and statuses come from the README index
 //! and the task logs. For every other field the old state's non-empty value wins; git (the most
@@ -41,7 +41,7 @@ pub enum Source {
     Journal,
     OldState,
     Manifest,
-    /// Counted or derived from the other fields (SPEC §1.6).
+    /// Counted or derived from the other fields (counts, status).
     Derived,
     Unrecoverable,
 }
@@ -473,7 +473,7 @@ fn earliest(times: &[String]) -> Option<String> {
         .map(|(_, t)| t.clone())
 }
 
-/// Rebuilds the state by the rules of SPEC §1.11. `now` stamps `updated_at` when anything
+/// Rebuilds the state by the rules of the module header. `now` stamps `updated_at` when anything
 /// changed (and a new state).
 pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
     let era = era_of(inputs);
@@ -612,7 +612,8 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
                         "approval",
                         None,
                         Source::Unrecoverable,
-                        "README.md has no Approval line; left absent, which reads as pending (SPEC §1.3)".into(),
+                        "README.md has no Approval line; left absent, which reads as pending"
+                            .into(),
                     );
                 }
             }
@@ -887,7 +888,7 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
         state.insert("tasks".into(), tasks_value.clone());
     }
 
-    // Derived counts and status (SPEC §1.6).
+    // Derived counts and status.
     let tasks = tasks_value.as_array().cloned().unwrap_or_default();
     let count_status = |s: &str| tasks.iter().filter(|t| t["status"] == s).count();
     let completed = count_status("completed");

@@ -1,5 +1,5 @@
-//! The guarded update of one task (SPEC §1.7): the transition logic, pure over the parsed
-//! `state.json` value, which is edited in place so that key order survives (SPEC §1.8).
+//! The guarded update of one task (`docs/update.md`): the transition logic, pure over the parsed
+//! `state.json` value, which is edited in place so that key order survives.
 //!
 //! [`check_arguments`] runs the argument checks that need no file (check 1), [`plan_transition`]
 //! runs checks 2–17 on the bytes read and returns the candidate (or the [`Refusal`] of the first
@@ -166,7 +166,7 @@ impl Transition {
         )
     }
 
-    /// The journal line of this transition (SPEC §1.8).
+    /// The journal line of this transition (`docs/journal.md`).
     pub fn journal_entry(&self, req: &UpdateRequest, plan: &str) -> JournalEntry {
         let operation = if self.completes_plan {
             "update+finalize"
@@ -910,7 +910,7 @@ fn check_completion(task: &Task) -> Result<(), Refusal> {
 
 /// The dates of the amendment records in a task's *log*: the Completion & Log section and what
 /// follows it (amendments are appended there), each a real record with all nine labels filled
-/// (SPEC §1.4). A heading elsewhere (say under `## Context`) or an empty shell does not count.
+/// A heading elsewhere (say under `## Context`) or an empty shell does not count.
 pub fn logged_amendment_dates(body: &crate::dwp::model::markdown::TaskBody<'_>) -> Vec<String> {
     let Some(log) = body.completion_log() else {
         return Vec::new();

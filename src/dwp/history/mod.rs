@@ -1,4 +1,4 @@
-//! The plan's trace in git (SPEC §1.1, §1.11): which commits name which task, the drift between
+//! The plan's trace in git (`docs/history.md`): which commits name which task, the drift between
 //! those commits and state.json that `verify` reports as advisories, and the git cross-checks
 //! that `finalize` requires.
 //!
@@ -55,7 +55,8 @@ pub struct TaskCommits {
 }
 
 impl TaskCommits {
-    /// The most recent commit reachable from HEAD naming `task` (the rebuild rule of §1.11).
+    /// The most recent commit reachable from HEAD naming `task`: the one `rebuild` takes as the
+    /// commit that completed it.
     pub fn latest(&self, task: u64) -> Option<&CommitInfo> {
         self.by_task.get(&task).and_then(|v| v.first())
     }
@@ -84,7 +85,8 @@ pub fn task_commits(repo: &Repo, plan_name: &str) -> Result<TaskCommits, GitErro
     })
 }
 
-/// The folder name of a plan directory (its identity, SPEC §1.2).
+/// The folder name of a plan directory (its identity: `state.plan` and `manifest.name` must
+/// equal it).
 pub fn plan_name_of(plan_dir: &Path) -> String {
     let canonical = plan_dir
         .canonicalize()
@@ -110,8 +112,8 @@ fn git_unreadable(plan: &str, e: &GitError) -> Finding {
     .plan(plan)
 }
 
-/// Drift between the git log and state.json, as `verify` reports it (SPEC §1.11, last
-/// paragraph): advisories with a hint to `rebuild`. Empty when the plan is not in a repository.
+/// Drift between the git log and state.json, as `verify` reports it: advisories with a hint to
+/// `rebuild`. Empty when the plan is not in a repository.
 pub fn drift_findings(plan_dir: &Path, state: &State) -> Vec<Finding> {
     drift_shown_as(plan_dir, plan_dir, state)
 }
@@ -244,7 +246,7 @@ pub fn fp_revisions(evidence: &str) -> Vec<&str> {
     out
 }
 
-/// The git cross-checks of SPEC §1.11 that `finalize` requires: each completed task's `commit`
+/// The git cross-checks that `finalize` requires: each completed task's `commit`
 /// exists, is an ancestor of HEAD and names the task; no two tasks share a commit; `fp=`
 /// revisions exist; the work tree is clean apart from ignored paths, the plan's own folder and
 /// `candidate`. A tracked `.dwp/` is an advisory. Beyond a shallow boundary, advisories. Empty

@@ -1,11 +1,11 @@
 //! The DWP plan model: strict JSON parsing, schema eras, and typed *read-only* views of
-//! `manifest.json` and `state.json` (SPEC §1.2, §1.3, §1.5).
+//! `manifest.json`, `state.json` and their gate records.
 //!
 //! The views are built leniently from a [`serde_json::Value`]: a field of the wrong type or with
 //! an unknown value reads as `None` (the raw text is kept where a message needs it), so a state
 //! with shape errors can still be judged as far as possible. [`crate::dwp::model::schema`] reports the
 //! shape errors themselves. Writers never serialise these structs: they edit the `Value` in
-//! place so that key order and unknown fields survive (SPEC §1.8).
+//! place so that key order and unknown fields survive.
 //!
 //! ```
 //! use planseal::dwp::model::{parse_json, Era, State, TaskStatus};
@@ -215,7 +215,9 @@ string_enum!(
 );
 
 string_enum!(
-    /// The plan's derived status (SPEC §1.6).
+    /// The plan's derived status: `blocked` when a blocker record exists or a task is blocked,
+    /// else `completed` when every task is, else `in_progress` when any task is not pending,
+    /// else `pending`.
     PlanStatus {
         Pending = "pending",
         InProgress = "in_progress",
@@ -333,7 +335,7 @@ impl Agent {
     }
 }
 
-/// `manifest.json` as read (SPEC §1.2).
+/// `manifest.json` as read: the plan's static identity, written once at creation.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Manifest {
     /// `None` when the schema URL is not supported.
@@ -390,7 +392,7 @@ pub struct Locator {
     pub value: Option<String>,
 }
 
-/// One gate record (SPEC §1.5), as read.
+/// One gate record (one recorded run of a validation command), as read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GateRecord {
     /// Position in the task's `gates` array.
@@ -546,7 +548,7 @@ pub struct Promotion {
     pub phase: Option<PromotionPhase>,
 }
 
-/// `state.json` as read (SPEC §1.3).
+/// `state.json` as read: the plan's live execution state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct State {
     /// `None` when the schema URL is not supported.

@@ -1,9 +1,9 @@
-//! Closed-schema validation of `state.json` and `manifest.json` (SPEC §1.2, §1.3, §1.5).
+//! Closed-schema validation of `state.json` (gate records included) and `manifest.json`.
 //!
 //! Every problem is reported, each with the JSONPath of the value concerned
 //! (`$.tasks[3].gates[0].command`), not only the first. Objects are closed: an unknown field is an
 //! error, and a field of another era says so (`approval` in a v1 state). A timestamp that is a
-//! string but not ISO-8601 is only an advisory — SPEC §5: never refused on read.
+//! string but not ISO-8601 is only an advisory: a file is never refused on read for it.
 //!
 //! Cross-field rules that need more than one value (ids contiguous, counts, derived status,
 //! locator value vs id, duplicate locators) live in [`crate::dwp::check::semantics`]; the one exception
@@ -91,8 +91,8 @@ impl ShapeIssue {
         let rest = self.path.strip_prefix("$.tasks[")?;
         rest[..rest.find(']')?].parse().ok()
     }
-    /// Whether the issue lies inside a gate record (`….gates[`): SPEC §1.10 #3–4 lets checking
-    /// continue when every shape error is of that kind.
+    /// Whether the issue lies inside a gate record (`….gates[`): the conformance check goes on
+    /// past the shape checks when every shape error is of that kind.
     pub fn is_inside_gate_record(&self) -> bool {
         self.path.contains(".gates[")
     }
@@ -127,7 +127,7 @@ fn normalise_indices(path: &str) -> String {
     out
 }
 
-/// Finding ids of the shape errors of each file (SPEC §1.10 labels).
+/// Finding ids of the shape errors of each file.
 pub const STATE_SHAPE_ERROR: &str = "state-shape-error";
 pub const MANIFEST_SHAPE_ERROR: &str = "manifest-shape-error";
 /// Advisory id of a timestamp that is a string but not ISO-8601.
@@ -154,7 +154,7 @@ pub fn shape_findings(issues: &[ShapeIssue], file: PlanFile) -> Vec<Finding> {
                 .group(issue.group_key());
             if issue.is_error() {
                 f = f.hint(format!(
-                    "fix {} so that it follows its schema (SPEC §1.2/§1.3/§1.5)",
+                    "fix the field in {} as the message says",
                     file.file_name()
                 ));
             } else {
@@ -165,7 +165,8 @@ pub fn shape_findings(issues: &[ShapeIssue], file: PlanFile) -> Vec<Finding> {
         .collect()
 }
 
-/// SPEC §1.2/§1.10 #3: a v5 state needs a v5 manifest, v2 a v2, v1 a v1. `None` when they pair.
+/// The two files must be of one era: a v5 state needs a v5 manifest, v2 a v2, v1 a v1. `None`
+/// when they pair.
 pub fn era_pairing(state: Era, manifest: Era) -> Option<Finding> {
     (state != manifest).then(|| {
         Finding::fail(
@@ -727,7 +728,8 @@ impl Checker {
     }
 
     fn promotion(&mut self, value: &Value, path: &str) {
-        // SPEC: `{from:"lite", to:"full", phase, …}` — the `…` leaves room for more fields.
+        // `{from:"lite", to:"full", phase, …}`: three required fields; other keys are not
+        // refused, room for more fields.
         let Some(obj) = value.as_object() else {
             self.type_error(path, "object or null", value);
             return;

@@ -1,4 +1,4 @@
-//! The finalization transaction — verified publication of a completed plan (SPEC §1.9).
+//! The finalization transaction — verified publication of a completed plan (`docs/finalize.md`).
 //!
 //! ```text
 //!  read state + candidate → lock → validate (every artifact, git) → marker → re-check
@@ -199,7 +199,7 @@ pub fn crash_point(name: &str) {
     planseal_recovery::store::crash_point(name);
 }
 
-/// Runs the whole transaction (SPEC §1.9). On success the plan is published, sealed and
+/// Runs the whole transaction. On success the plan is published, sealed and
 /// unlocked; on a refusal before the marker nothing but (briefly) the lock was written.
 pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, FinalizeError> {
     let plan_dir = store::plan_dir_of(&req.plan_dir)?;
@@ -422,7 +422,7 @@ pub(crate) fn check_write_targets(target: &crate::write::Target) -> Result<(), F
 }
 
 /// The journal line of a publication no `update` transition describes (`finalize`, the
-/// roll-forward of `recover`), SPEC §1.8. When exactly one task changes status between the state
+/// roll-forward of `recover`). When exactly one task changes status between the state
 /// before and the candidate, the line names that task and its from → to (so `rebuild` can date
 /// it); otherwise `task` is null and from → to are the plan's statuses.
 pub(crate) fn publication_entry(

@@ -1,4 +1,4 @@
-//! The publication marker `.finalizing.json` (SPEC §1.9 step 6, byte facts in §1.9).
+//! The publication marker `.finalizing.json`, written atomically at step 6 of the transaction.
 //!
 //! The DWP helper writes one line, `{"candidate_sha256": "<hex>", "artifacts_sha256": "<hex>"}`,
 //! with `", "` / `": "` separators and no trailing newline. planseal writes the same two keys first,

@@ -1,4 +1,4 @@
-//! Recovery of an interrupted publication (SPEC §1.9): a leftover `.finalizing.json`.
+//! Recovery of an interrupted publication (`docs/finalize.md`): a leftover `.finalizing.json`.
 //!
 //! The marker binds the recovery to one candidate. Compared with state.json:
 //! - state.json **is** the candidate → the publication reached the commit point: re-verify,
@@ -260,7 +260,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
 }
 
 /// The journal line of a rollback: nothing was published, the marker was removed and
-/// state.json kept its bytes (SPEC §1.8).
+/// state.json kept its bytes.
 fn rollback_entry(diagnosis: &Diagnosis, marker: &Marker, clock: &mut Clock) -> JournalEntry {
     let state_sha = diagnosis.state_sha256.clone().unwrap_or_default();
     let plan_status = std::fs::read(layout::state_path(&diagnosis.plan_dir))

@@ -1,4 +1,4 @@
-//! Step 4 of the transaction: the candidate against every artifact of the plan (SPEC §1.9),
+//! Step 4 of the transaction: the candidate against every artifact of the plan,
 //! in this order — the first failure names the refusal:
 //! 1. strict state rules on the candidate (it is completed, parses strictly, closed schema,
 //!    semantics, gate rules with log pointers);
@@ -6,7 +6,7 @@
 //!    `Documentation decision:` (a record that cannot be located is left to 3);
 //! 3. the whole conformance check with the candidate in place of state.json, skipping only the
 //!    marker check and the receipt check;
-//! 4. the git cross-checks (SPEC §1.11) when the plan lives in a repository.
+//! 4. the git cross-checks (`docs/history.md`) when the plan lives in a repository.
 //!
 //! Also the fingerprint and the covered files the receipt records. The plan is read once for
 //! all of it ([`PlanFiles`]); only the re-checks a publication makes later read it again.
@@ -140,7 +140,7 @@ fn covered_in(files: &PlanFiles, value: &Value) -> Result<Covered, FinalizeError
     })
 }
 
-/// Every `log=` pointer in the gate evidence of the candidate (SPEC §1.5: `\blog=([^\s;]+)`).
+/// Every `log=` pointer in the gate evidence of the candidate (`\blog=([^\s;]+)`, case-sensitive).
 fn log_pointers(candidate: &Value) -> Vec<String> {
     let re = regex::Regex::new(r"\blog=([^\s;]+)")
         .expect("the log pointer pattern is a valid regex because it is a constant");
@@ -380,7 +380,7 @@ fn task_record_findings(files: &PlanFiles, candidate: &Value) -> Vec<Finding> {
         let mut items = Vec::new();
         match body.completion_log() {
             None => items.push("log-section-unreadable"),
-            // planseal is stricter than "not pending" (SPEC §1.9 step 4): a completed task's log
+            // planseal is stricter than "not pending": a completed task's log
             // must say so; any other task (skipped) still needs a Status that is not pending.
             Some(log) => match log.log_status() {
                 None => items.push("log-status-missing"),

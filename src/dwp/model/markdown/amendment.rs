@@ -1,4 +1,4 @@
-//! Amendment records (SPEC §1.4): `### Amendment <n> — YYYY-MM-DD` followed by nine labels.
+//! Amendment records: `### Amendment <n> — YYYY-MM-DD` followed by nine labels.
 
 use std::sync::LazyLock;
 

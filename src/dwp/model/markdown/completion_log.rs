@@ -1,6 +1,6 @@
-//! The Completion & Log of a task record (SPEC §1.4) and the lines it carries: the Status line in
-//! all three forms, the timestamp, `Commit: none — <reason>` (SPEC §1.3) and `Gate record:` lines
-//! (SPEC §1.11).
+//! The Completion & Log of a task record and the lines it carries: the Status line in all three
+//! forms, the timestamp, `Commit: none — <reason>` (why a completed task has no commit) and the
+//! `Gate record:` lines `rebuild` recovers gates from.
 
 use super::amendment::is_amendment_heading;
 use super::fences::Line;
@@ -130,7 +130,7 @@ impl CommitNote {
         CommitNote::Other(v.to_string())
     }
 
-    /// A `none` note with a non-empty reason: the only excuse for a missing commit (SPEC §1.3).
+    /// A `none` note with a non-empty reason: the only excuse for a missing commit.
     pub fn is_justified_none(&self) -> bool {
         matches!(self, CommitNote::None { reason } if !reason.is_empty())
     }

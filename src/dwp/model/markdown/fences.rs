@@ -1,4 +1,4 @@
-//! Line splitting with code-fence tracking (SPEC §1.4).
+//! Line splitting with code-fence tracking.
 //!
 //! A line whose first non-blank characters are three or more backticks or tildes opens a fence;
 //! a later line that starts (after blanks) with a run of the *same* character at least as long

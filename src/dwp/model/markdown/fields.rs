@@ -1,4 +1,4 @@
-//! Field extraction from a task body or a README (SPEC §1.4 "Field extraction").
+//! Field extraction from a task body or a README.
 //!
 //! A field starts at a heading (`##`…`######`, optional `7.` number, the field name, optional
 //! trailing `(…)`, nothing else) or at a bold label (`**Name:**`, `**Name**:`, `**Name** ·`,

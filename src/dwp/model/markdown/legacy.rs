@@ -1,4 +1,4 @@
-//! Helpers for v1 / no-state ("legacy") plans (SPEC §1.10, legacy paragraph): task file names,
+//! Helpers for v1 / no-state ("legacy") plans (`docs/verify.md`): task file names,
 //! the lifecycle ending, `Read Before Starting` references and the Validation heading.
 
 use super::fields::heading_field_name;

@@ -1,4 +1,4 @@
-//! Pure readers for the DWP markdown artifacts (SPEC §1.4): README.md (declarations, Goal and
+//! Pure readers for the DWP markdown artifacts: README.md (declarations, Goal and
 //! Context, task index, Lite inline records), task files, field extraction, the Completion & Log
 //! with its Status line, gate record lines and amendment records, PROGRESS.md entries,
 //! SECURITY_REVIEW.md's critical-finding rules and the legacy (v1) helpers.
@@ -23,7 +23,7 @@
 //!
 //! ## Limitations
 //! - Only ATX headings (`#`…) are recognised; setext headings (`===` underlines) are plain text.
-//! - Fences follow SPEC §1.4 (a run of the same character at least as long closes), not full
+//! - Fences close on a run of the same character at least as long as the opening one, not full
 //!   CommonMark: indented code blocks and HTML blocks are ordinary lines.
 
 pub mod amendment;

@@ -1,5 +1,5 @@
 //! PROGRESS.md: the entries that mirror amendments and refinements, and the dated
-//! reconciliation entry `rebuild --write` appends (SPEC §1.4, §1.10 item 18, §1.11).
+//! reconciliation entry `rebuild --write` appends.
 
 use std::sync::LazyLock;
 

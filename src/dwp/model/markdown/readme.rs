@@ -1,4 +1,4 @@
-//! The plan README (SPEC §1.4): declarations (`Plan Status:`, `**Standard:**`, `Plan Format:`,
+//! The plan README: declarations (`Plan Status:`, `**Standard:**`, `Plan Format:`,
 //! `Materialization:`, `Approval:`), Goal and Context, the task index, and Lite inline records.
 
 use std::collections::BTreeMap;
@@ -126,7 +126,7 @@ pub enum MaterializationValue {
     Other(String),
 }
 
-/// The README's approval declaration (SPEC §1.3: `approved` → approved, `pending` → pending,
+/// The README's approval declaration (`approved` → approved, `pending` → pending,
 /// `pre-approved …` → pre_approved; anything else is unknown and keeps its text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalValue {
@@ -213,7 +213,8 @@ pub struct UnnumberedCheckbox {
     pub text: String,
 }
 
-/// The README task index (SPEC §1.4).
+/// The README task index: the unfenced checkbox lines that name a task, read from the Task List
+/// section (see [`IndexSource`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskIndex {
     pub source: IndexSource,

@@ -1,5 +1,6 @@
 //! `analysis_results/SECURITY_REVIEW.md`: does it report an unresolved critical finding?
-//! SPEC §1.10 item 16 — the helper's two rules (case-insensitive, whole file) with one correction:
+//! The helper's two rules (case-insensitive, whole file): (A) an open or unresolved critical
+//! finding is reported; (B) the word `critical` appears and no phrase clears it. One correction:
 //! a table row `| Critical | 0 |` (or `none`) clears rule (B).
 
 use std::sync::LazyLock;

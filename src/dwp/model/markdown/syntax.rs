@@ -81,7 +81,7 @@ fn strip_label<'a>(s: &'a str, label: &str) -> Option<&'a str> {
 }
 
 /// Recognises `label` at the start of a line (after blanks and one list marker), in plain form
-/// (a colon is required) or bold form (SPEC §1.4: `\*\*Name\s*:?\*\*[ \t]*[:·-]?`).
+/// (a colon is required) or bold form (`\*\*Name\s*:?\*\*[ \t]*[:·-]?`).
 /// The label is compared case-insensitively.
 pub fn label_value<'a>(line: &'a str, label: &str) -> Option<LabelValue<'a>> {
     let s = strip_list_marker(line);
@@ -110,7 +110,7 @@ pub fn label_value<'a>(line: &'a str, label: &str) -> Option<LabelValue<'a>> {
     })
 }
 
-/// Like [`label_value`] but only the bold form (field extraction, SPEC §1.4).
+/// Like [`label_value`] but only the bold form (field extraction).
 pub fn bold_label_value<'a>(line: &'a str, label: &str) -> Option<&'a str> {
     // The bold form needs `**` or `__` right after the list marker; most lines fail here.
     if !starts_bold(line) {

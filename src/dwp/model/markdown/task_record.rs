@@ -33,7 +33,7 @@ impl<'a> TaskBody<'a> {
         }
     }
 
-    /// The first field called `name` (SPEC §1.4 field extraction).
+    /// The first field called `name` (see [`super::fields`]).
     pub fn field(&self, name: &str) -> Option<FieldText> {
         field_in_lines(&self.lines, name)
     }
