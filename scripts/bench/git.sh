@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Git history benchmark (issue 5 item 7). Generates a repository of 10,000 commits with
+# Git history benchmark. Generates a repository of 10,000 commits with
 # `git fast-import` (pinned dates; every 20th commit names a task of PLAN_bench; each commit
 # changes one of 400 files in 20 folders), then measures in the same run:
 #   1. the message scan: `planseal log PLAN_DIR`          vs  git log --format='%H %ct %s'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of `planseal update` on a generated 500-task plan (issue 3 item 8).
+# Benchmark of `planseal update` on a generated 500-task plan.
 #
 # Measures, in the same run: the median wall time of one guarded update (task 500 gets a new gate
 # record: parse 500 tasks, validate, lock, CAS, atomic write with fsync of file and folder,

@@ -2,7 +2,7 @@
 # Times `planseal verify PLAN_DIR` (release build) on generated Full plans of 50, 500 and 5000
 # tasks, next to `cat` of the same files — the I/O floor — in the same run, and prints the
 # medians, the ratio to the floor and the scaling ratio 5000/500.
-# Targets (issue 2): 500 tasks < 20 ms wall; 5000 tasks within 12x the 500-task time.
+# Targets: 500 tasks < 20 ms wall; 5000 tasks within 12x the 500-task time.
 #
 # Uses hyperfine when installed (`apt-get install -y hyperfine`), otherwise a bash loop of RUNS
 # runs (default 25) timed with the monotonic clock. Run through scripts/bench.sh, or directly

@@ -23,7 +23,7 @@ pub const PHASES_EN: [&str; 5] = [
 /// Fields that record the spec-organisation decision, which belongs in `.reversa/config.toml`.
 pub const SPEC_DECISION_FIELDS: [&str; 3] = ["specs_choice", "granularity", "custom_folders"];
 
-/// The fields the seed documents, in its order.
+/// The fields Reversa's own description documents, in its order.
 pub const KNOWN_FIELDS: [&str; 15] = [
     "version",
     "project",

@@ -1,4 +1,4 @@
-//! `planseal diff` on the fixture repositories of issue 5 item 6: state.json vs the markdown,
+//! `planseal diff` on the fixture repositories of `tests/support/plans.rs`: state.json vs the markdown,
 //! `--against REV` on a plan whose `.dwp/` is committed, `--candidate FILE`; text, JSON and
 //! markdown; `--exit-code`.
 

@@ -1,4 +1,4 @@
-//! `planseal log` on the fixture repositories of issue 5 item 6.
+//! `planseal log` on the fixture repositories of `tests/support/plans.rs`.
 
 use crate::support;
 use crate::support::plans::{self, Case};

@@ -1,4 +1,4 @@
-//! `planseal rebuild` on the fixture repositories of issue 5 item 6: dry runs print one line per
+//! `planseal rebuild` on the fixture repositories of `tests/support/plans.rs`: dry runs print one line per
 //! field and write nothing; `--write` restores a state that passes `verify` (a published plan
 //! after a re-seal with `finalize`), with commits and completion times taken from git.
 

@@ -1,4 +1,4 @@
-//! `planseal verify` takes drift from git (issue 5 item 5): commits naming a task the
+//! `planseal verify` takes drift from git: commits naming a task the
 //! state does not call completed, or a task number the plan does not have, are advisories with a
 //! hint to `rebuild`; in a shallow clone what lies beyond the boundary is `history truncated`,
 //! never a failure; a plan outside git gets no git finding.

@@ -1,4 +1,4 @@
-//! Hostile and broken input (issue 2, item 7): every case gets findings or an UNVERIFIED
+//! Hostile and broken input: every case gets findings or an UNVERIFIED
 //! verdict that names why — never a panic, a hang or a write. Each test asserts the exit code,
 //! the finding id (or the unverified reason) and that the tree hash is unchanged.
 //!

@@ -1,4 +1,4 @@
-//! Crash tests of the finalization transaction (`docs/finalize.md`, issue 4 item 7): the process is
+//! Crash tests of the finalization transaction (`docs/finalize.md`): the process is
 //! ended like `kill -9` at every step of the transaction and at every hit of the store's crash
 //! points, then the documented recovery path is followed:
 //! - before the marker: `verify` reports only the stale state (README ticks the last task,

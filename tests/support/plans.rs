@@ -1,4 +1,4 @@
-//! The fixture plans of issue 5 item 6, each in a repository built with pinned dates (the
+//! The fixture plans of the history tests, each in a repository built with pinned dates (the
 //! recorded vector repositories, plus merges and a shallow clone), and one without git.
 #![allow(dead_code)]
 

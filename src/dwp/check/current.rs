@@ -407,7 +407,7 @@ pub(super) fn check(
             out.advisory(
                 "approval-pending",
                 if approval_value.is_none() && rf.approval.is_none() {
-                    "valid proposal awaiting approval (no approval in state.json nor an Approval line in the README: pending by the seed's rule)"
+                    "valid proposal awaiting approval (no approval in state.json nor an Approval line in the README: a v2/v5 plan is pending until something approves it)"
                 } else {
                     "valid proposal awaiting approval"
                 },
@@ -416,7 +416,7 @@ pub(super) fn check(
         }
     }
 
-    // 18. planseal's own checks of the seed's rules.
+    // 18. planseal's own checks of the DWP method's rules.
     extra_checks(&manifest, tasks, &ids, out);
     let views: Vec<seed::TaskView<'_>> = tasks
         .iter()

@@ -8,7 +8,7 @@ use crate::dwp::model::markdown::{self, Disposition};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// One task as the seed checks see it.
+/// One task as the checks of the DWP method's rules see it.
 pub(crate) struct TaskView<'a> {
     pub id: u64,
     pub status: &'a str,

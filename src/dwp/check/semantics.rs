@@ -53,7 +53,7 @@ pub enum ApprovalSource {
     State,
     /// v2/v5 state without `approval`: the README `Approval:` line.
     Readme,
-    /// v2/v5 state without `approval` and no readable README line: `pending` (the seed's rule;
+    /// v2/v5 state without `approval` and no readable README line: `pending` (a v2/v5 plan is approved only when something says so;
     /// the helper would say approved).
     DefaultPending,
     /// v1 states have no approval and are treated as approved.

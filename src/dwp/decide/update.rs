@@ -724,7 +724,7 @@ fn check_approved(
         ApprovalSource::State | ApprovalSource::LegacyImplied => "state.json `approval`",
         ApprovalSource::Readme => "the README `Approval:` line (state.json has no `approval`)",
         ApprovalSource::DefaultPending => {
-            "default: state.json has no `approval` and the README no `Approval:` line, so the plan counts as pending (the DWP seed's rule; the Python helper would treat it as approved)"
+            "default: state.json has no `approval` and the README no `Approval:` line, so the plan counts as pending: a v2/v5 plan is approved only when something says so (the Python helper would treat it as approved)"
         }
     };
     if effective.source == ApprovalSource::Readme {

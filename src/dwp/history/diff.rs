@@ -1,4 +1,4 @@
-//! `diff` reports (issue 5 item 3): what disagrees between state.json and the markdown, what
+//! `diff` reports: what disagrees between state.json and the markdown, what
 //! changed in a plan since a revision, and what a candidate state would change.
 //!
 //! Everything here is pure: the CLI reads the files (and git) and hands the bytes in.

@@ -7,7 +7,7 @@ use regex::Regex;
 use super::fences::{Line, lines};
 use super::syntax::{heading, label_value, strip_emphasis, task_mentions, unique_in_order};
 
-/// The nine labels of an amendment record, in the seed's order.
+/// The nine labels of an amendment record, in the order the DWP method lists them.
 pub const AMENDMENT_LABELS: [&str; 9] = [
     "Original criterion",
     "Observed",
@@ -88,7 +88,7 @@ impl Amendment {
         self.values[8].as_deref()
     }
 
-    /// Labels that are missing or whose value is blank, in the seed's order.
+    /// Labels that are missing or whose value is blank, in the order the DWP method lists them.
     pub fn missing_or_empty(&self) -> Vec<&'static str> {
         AMENDMENT_LABELS
             .iter()

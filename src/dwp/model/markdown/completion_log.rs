@@ -55,7 +55,7 @@ impl LogStatus {
     }
 }
 
-/// How the Status line was written — the three forms the seed allows.
+/// How the Status line was written — the three forms the DWP method allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatusForm {
     /// `Status: completed`
