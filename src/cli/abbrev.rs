@@ -33,7 +33,7 @@ const GLOBAL_WITH_VALUE: &[&str] = &["--color", "-C"];
 /// the full names, the way Python's argparse (`allow_abbrev`) reads them. An ambiguous prefix is
 /// left as it is, so clap refuses it as a usage error (exit 2). Everything before `update`, and
 /// everything after a bare `--`, is untouched.
-pub fn expand_abbreviations(args: Vec<OsString>) -> Vec<OsString> {
+pub(super) fn expand_abbreviations(args: Vec<OsString>) -> Vec<OsString> {
     let Some(sub) = subcommand_position(&args) else {
         return args;
     };

@@ -18,7 +18,7 @@ const TARGET_HELP: &str = "The checkpoint: projects/<id>/PROJECT-CHECKPOINT.md w
 (--project ID, else the project folder you are in, else the only project), otherwise the legacy docs/PROJECT-CHECKPOINT.md.";
 
 #[derive(clap::Subcommand, Debug)]
-pub enum Command {
+pub(super) enum Command {
     /// Check the checkpoint: required sections, sessions, story table, prefixes (read-only)
     #[command(
         after_help = "Examples:\n  planseal checkpoint status\n  planseal checkpoint status --project cw --json\n  planseal checkpoint status --prefix CW --exit-code\n\nExit codes: 0 when it ran (1 with --exit-code when a check failed), 1 when the project is\nambiguous, 2 when the checkpoint does not exist or cannot be read."
@@ -42,14 +42,14 @@ pub enum Command {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct TargetArgs {
+pub(super) struct TargetArgs {
     /// The project id under projects/ (multi-project mode)
     #[arg(long, value_name = "ID", long_help = TARGET_HELP)]
     pub project: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct StatusArgs {
+pub(super) struct StatusArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// The story-id prefix (default: .project.yaml `prefix`/`story_prefix`/`code`, else the
@@ -62,7 +62,7 @@ pub struct StatusArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct InitArgs {
+pub(super) struct InitArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Print the skeleton without writing it
@@ -71,7 +71,7 @@ pub struct InitArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct RefreshArgs {
+pub(super) struct RefreshArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Write the refreshed file (without it, only the diff is shown)
@@ -86,7 +86,7 @@ pub struct RefreshArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct DiffArgs {
+pub(super) struct DiffArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// The revision to compare with (a commit, branch, tag, HEAD~N)
@@ -97,7 +97,7 @@ pub struct DiffArgs {
     pub exit_code: bool,
 }
 
-pub fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     // Whatever the checkpoint or its history holds, a value of the workspace's .env is never printed.
     crate::redact_output_with(locate::env_redactor(&ctx.cwd));
     let place = |t: TargetArgs| Place {

@@ -12,7 +12,7 @@ use planseal::report::ExitCode;
 use std::path::PathBuf;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(super) enum Format {
     Text,
     Markdown,
 }
@@ -21,7 +21,7 @@ pub enum Format {
 #[command(
     after_help = "Examples:\n  planseal diff .dwp/plans/PLAN_x                        state.json against the markdown\n  planseal diff .dwp/plans/PLAN_x --against HEAD~3       the plan's files at a revision against now\n  planseal diff .dwp/plans/PLAN_x --candidate cand.json  what finalize would publish\n  planseal diff .dwp/plans/PLAN_x --format markdown      for a pull-request comment\n\nExit codes: 0 when it ran; with --exit-code, 1 when it found a difference."
 )]
-pub struct Args {
+pub(super) struct Args {
     /// The plan folder (.dwp/plans/PLAN_<name>)
     pub plan_dir: PathBuf,
     /// Compare the plan's files at this revision with now (the plan must be tracked by git)
@@ -38,7 +38,7 @@ pub struct Args {
     pub exit_code: bool,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let mode = match (args.against, args.candidate) {

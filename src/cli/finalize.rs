@@ -19,7 +19,7 @@ Examples:\n  planseal finalize .dwp/plans/PLAN_x --candidate candidate.json\n  p
 .dwp/plans/PLAN_x                 re-seal a completed plan\n  planseal finalize .dwp/plans/PLAN_x \
 --dry-run       every check, nothing written"
 )]
-pub struct Args {
+pub(super) struct Args {
     /// The plan folder (or its state.json)
     #[arg(value_name = "PLAN_DIR")]
     pub plan_dir: PathBuf,
@@ -40,7 +40,7 @@ pub struct Args {
     pub reason: Option<String>,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let opts = FinalizeOptions {

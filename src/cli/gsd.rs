@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(clap::Subcommand, Debug)]
-pub enum Command {
+pub(super) enum Command {
     /// Print the GSD state segment exactly as GSD's statusline hook does (no trailing newline)
     #[command(
         after_help = "Examples:\n  planseal gsd statusline\n  planseal gsd statusline --compact\n  \
@@ -52,7 +52,7 @@ planseal gsd recover --exit-code                  exit 1 when anything was lost"
 }
 
 #[derive(clap::Args, Debug)]
-pub struct RecoverArgs {
+pub(super) struct RecoverArgs {
     /// The STATE.md (default: find .planning/STATE.md walking up from here)
     pub file: Option<PathBuf>,
     /// Compare with this revision only (default: every committed version, newest first)
@@ -76,7 +76,7 @@ pub struct RecoverArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct StatusArgs {
+pub(super) struct StatusArgs {
     /// The STATE.md (default: find .planning/STATE.md walking up from here)
     pub file: Option<PathBuf>,
     /// Exit 1 when frontmatter, body and phase folders disagree or a GSD check fails
@@ -85,13 +85,13 @@ pub struct StatusArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct FileArgs {
+pub(super) struct FileArgs {
     /// The STATE.md (default: find .planning/STATE.md walking up from here)
     pub file: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct SyncArgs {
+pub(super) struct SyncArgs {
     /// The STATE.md (default: find .planning/STATE.md walking up from here)
     pub file: Option<PathBuf>,
     /// Write the change (under GSD's lock .planning/STATE.md.lock, atomically)
@@ -103,7 +103,7 @@ pub struct SyncArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct StatuslineArgs {
+pub(super) struct StatuslineArgs {
     /// The STATE.md to render (default: find .planning/STATE.md walking up from here)
     pub file: Option<PathBuf>,
     /// GSD's compact form (default: `statusline.state_format` in .planning/config.json)
@@ -117,7 +117,7 @@ pub struct StatuslineArgs {
     pub strict: bool,
 }
 
-pub fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     let lookup = Lookup::from_env();
     let file = match &command {
         Command::Statusline(args) => return statusline(args, ctx, lookup),

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 #[command(
     after_help = "Examples:\n  planseal log .dwp/plans/PLAN_x                 which commit completed which task, and when\n  planseal --json log .dwp/plans/PLAN_x          the same timeline as data\n  planseal log .dwp/plans/PLAN_x --exit-code     exit 1 when git and the plan disagree\n  planseal log .dwp/plans/PLAN_x --file src/lib.rs --max-count 5\n\nExit codes: 0 when it ran; with --exit-code, 1 when it found a difference."
 )]
-pub struct Args {
+pub(super) struct Args {
     /// The plan folder (.dwp/plans/PLAN_<name>)
     pub plan_dir: PathBuf,
     /// Exit 1 when git and the plan disagree (like `git diff --exit-code`)
@@ -29,7 +29,7 @@ pub struct Args {
     pub max_count: Option<usize>,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let plan = LogOptions {

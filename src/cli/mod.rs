@@ -36,7 +36,7 @@ protocol (PROJECT-CHECKPOINT.md).\n\nExit codes: 0 success / CONFORMANT, 1 refus
 CONFORMANT (nothing was written), 2 usage error / UNVERIFIED.",
     after_help = "Examples:\n  planseal verify                      check every plan in this repository\n  planseal verify --json               the same as one JSON document\n  planseal update .dwp/plans/PLAN_x/state.json --task 1 --status in_progress\n  planseal demo                        walk a plan's whole life cycle in a scratch repository"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     pub global: Global,
     #[command(subcommand)]
@@ -46,7 +46,7 @@ pub struct Cli {
 /// Flags every command takes. They match only when written in full, so they never make a
 /// prefix of the DWP helper's own options ambiguous.
 #[derive(clap::Args, Debug, Clone)]
-pub struct Global {
+pub(crate) struct Global {
     /// Print one JSON document on stdout instead of text
     #[arg(long, global = true)]
     pub json: bool,
@@ -59,14 +59,14 @@ pub struct Global {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     Auto,
     Always,
     Never,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Read-only conformance check of every plan (and GSD, Reversa, checkpoint files) found here
     Verify(verify::Args),
     /// Apply one guarded transition to a DWP state.json (drop-in for the DWP helper)
@@ -106,7 +106,7 @@ pub enum Command {
 }
 
 /// What every command needs to know about how it was run.
-pub struct Context {
+pub(crate) struct Context {
     pub json: bool,
     /// Colour on stdout.
     pub color: bool,
@@ -138,7 +138,7 @@ impl Context {
 }
 
 /// Parses, runs and maps the outcome to an exit code.
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     // `update` accepts the DWP helper's abbreviated long options (argparse's allow_abbrev).
     let argv = abbrev::expand_abbreviations(std::env::args_os().collect());
     // `--json` is matched only when written in full, so a raw scan finds it even when parsing fails.
@@ -277,7 +277,7 @@ pub(crate) fn warn_if_unjournaled(what: &str, committed: &planseal::write::Commi
 }
 
 /// `kind: message`, each detail on its own line, then `  hint: …`.
-pub fn render_refusal(r: &Refusal) -> String {
+pub(crate) fn render_refusal(r: &Refusal) -> String {
     use planseal::report::text::printable;
     let mut s = format!("{}: {}\n", r.kind, printable(&r.message));
     for d in &r.details {

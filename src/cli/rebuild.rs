@@ -14,7 +14,7 @@ use planseal::report::ExitCode;
     after_help = "Examples:\n  planseal rebuild .dwp/plans/PLAN_x             each field that would change, and why\n  planseal rebuild .dwp/plans/PLAN_x --write     write it and note it in PROGRESS.md\n  planseal finalize .dwp/plans/PLAN_x            then re-seal a published plan's receipt\n\nExit codes: 0 when it ran (and, with --write, wrote); 1 refused; \
 with --exit-code and without --write, 1 when state.json would change."
 )]
-pub struct Args {
+pub(super) struct Args {
     /// The plan folder (.dwp/plans/PLAN_<name>)
     pub plan_dir: std::path::PathBuf,
     /// Write the rebuilt state.json (lock, compare-and-swap, atomic write) and append a dated
@@ -26,7 +26,7 @@ pub struct Args {
     pub exit_code: bool,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let mut clock = Clock::from_env()?;

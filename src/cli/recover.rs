@@ -21,7 +21,7 @@ whose SHA-256 differs is refused. A lock left by a killed writer is removed only
 is provably dead; an unknown owner (an empty lock directory) needs `planseal unlock --force \
 --reason TEXT` first."
 )]
-pub struct Args {
+pub(super) struct Args {
     /// The plan folder (or its state.json)
     #[arg(value_name = "PLAN_DIR")]
     pub plan_dir: PathBuf,
@@ -36,7 +36,7 @@ pub struct Args {
     pub dry_run: bool,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let opts = RecoverOptions {

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand, Debug)]
-pub enum Command {
+pub(super) enum Command {
     /// Show where the analysis stands and check the file (read-only)
     #[command(
         after_help = "Examples:\n  planseal reversa status\n  planseal reversa status --json\n  planseal reversa status --file other/.reversa/state.json --exit-code\n\nExit codes: 0 when it ran (1 with --exit-code when a check failed), 2 when the file cannot be read."
@@ -37,14 +37,14 @@ pub enum Command {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct FileArg {
+pub(super) struct FileArg {
     /// The state file (default: .reversa/state.json here or in the nearest parent folder)
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct StatusArgs {
+pub(super) struct StatusArgs {
     #[command(flatten)]
     pub file: FileArg,
     /// Exit 1 when a check failed
@@ -53,7 +53,7 @@ pub struct StatusArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct WriteArgs {
+pub(super) struct WriteArgs {
     /// Refuse unless the file's current SHA-256 is this (the bytes you last read)
     #[arg(long, value_name = "HEX")]
     pub expected_sha256: Option<String>,
@@ -63,7 +63,7 @@ pub struct WriteArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct AdvanceArgs {
+pub(super) struct AdvanceArgs {
     #[command(flatten)]
     pub file: FileArg,
     /// The phase that just finished
@@ -74,7 +74,7 @@ pub struct AdvanceArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct SetArgs {
+pub(super) struct SetArgs {
     #[command(flatten)]
     pub file: FileArg,
     /// A top-level field name
@@ -92,7 +92,7 @@ pub struct SetArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct HistoryArgs {
+pub(super) struct HistoryArgs {
     #[command(flatten)]
     pub file: FileArg,
     /// Exit 1 when a commit broke the rule
@@ -100,7 +100,7 @@ pub struct HistoryArgs {
     pub exit_code: bool,
 }
 
-pub fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     let file = match &command {
         Command::Status(a) => &a.file,
         Command::Advance(a) => &a.file,

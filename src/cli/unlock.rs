@@ -18,7 +18,7 @@ PATH may be the state file (state.json, STATE.md, …), its lock \
 (state.json.lock) or a DWP plan folder.\nExit codes: 0 removed (or nothing to remove), 1 refused \
 (owner alive or unknown), 2 usage error."
 )]
-pub struct Args {
+pub(super) struct Args {
     /// The locked file, its lock, or a plan folder
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
@@ -30,7 +30,7 @@ pub struct Args {
     pub reason: Option<String>,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.path));
     // Read the clock before anything is removed: a bad PLANSEAL_FAKE_NOW must not leave a lock

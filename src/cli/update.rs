@@ -50,7 +50,7 @@ leads stderr), 2 usage error.\nLong options may be abbreviated to any unambiguou
 (--stat = --status), as with the DWP helper update-state.py.\nTest clock: \
 PLANSEAL_FAKE_NOW=2026-10-05T09:00:00+00:00 (step PLANSEAL_FAKE_NOW_STEP_US, default 1250000)."
 )]
-pub struct Args {
+pub(super) struct Args {
     /// The plan's state.json
     #[arg(value_name = "STATE")]
     pub state: PathBuf,
@@ -139,7 +139,7 @@ impl Args {
     }
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.state));
     let clock = Clock::from_env()?;

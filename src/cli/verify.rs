@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[command(
     after_help = "Examples:\n  planseal verify                          every plan of this repository (and GSD/Reversa/checkpoint files)\n  planseal verify .dwp/plans/PLAN_x        one plan folder\n  planseal verify --plan PLAN_x --json     one plan, as JSON\n\nExit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 UNVERIFIED (something could not be read) or usage error."
 )]
-pub struct Args {
+pub(super) struct Args {
     /// A plan folder, a .dwp folder or a repository root (default: search from the current directory)
     #[arg(value_name = "PATH")]
     pub path: Option<PathBuf>,
@@ -26,7 +26,7 @@ pub struct Args {
     pub gsd: Vec<PathBuf>,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(
         &ctx.cwd

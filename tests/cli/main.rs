@@ -6,6 +6,9 @@
 //! state (environment, current directory): every setting goes to the child `Command`, so the
 //! modules can share the test threads.
 
+// A test binary has no API: tests/support is `pub` only so that every test module reaches it.
+#![allow(missing_docs, unreachable_pub)]
+
 #[path = "../support/mod.rs"]
 mod support;
 

@@ -9,6 +9,9 @@
 //!
 //! `cargo test --features failpoints --test crash` runs them alone.
 
+// A test binary has no API: tests/support is `pub` only so that every test module reaches it.
+#![allow(missing_docs, unreachable_pub)]
+
 #[path = "../support/mod.rs"]
 mod support;
 

@@ -5,6 +5,9 @@
 //! Each file here is a module of this one binary, not a binary of its own: linking a test binary
 //! against planseal and gix is most of the suite's build time.
 
+// A test binary has no API: tests/support is `pub` only so that every test module reaches it.
+#![allow(missing_docs, unreachable_pub)]
+
 #[path = "../support/mod.rs"]
 mod support;
 

@@ -5,6 +5,9 @@
 //! against planseal and gix is most of the suite's build time. Every setting (clock, `FAILPOINTS`)
 //! goes to the child `Command`, never to this process, so the modules can share the test threads.
 
+// A test binary has no API: tests/support is `pub` only so that every test module reaches it.
+#![allow(missing_docs, unreachable_pub)]
+
 #[path = "../support/mod.rs"]
 mod support;
 

@@ -47,7 +47,7 @@ impl<'a> ParsedCommit<'a> {
     /// A hand-written reader: the walk parses every commit, and the generic tokenizer also
     /// decodes author signatures nobody asked for. Continuation lines of multi-line headers
     /// (`gpgsig`, `mergetag`) start with a space and are skipped.
-    pub fn parse(id: ObjectId, data: &'a [u8]) -> Result<ParsedCommit<'a>, GitError> {
+    pub(crate) fn parse(id: ObjectId, data: &'a [u8]) -> Result<ParsedCommit<'a>, GitError> {
         let bad = |what: &str| GitError::Read {
             what: format!("commit {id}"),
             source: format!("malformed commit: {what}").into(),
@@ -85,7 +85,7 @@ impl<'a> ParsedCommit<'a> {
     }
 
     /// First line of the message, without `\r`.
-    pub fn subject(&self) -> std::borrow::Cow<'a, str> {
+    pub(crate) fn subject(&self) -> std::borrow::Cow<'a, str> {
         let line = self
             .message
             .split(|b| *b == b'\n')
@@ -179,13 +179,13 @@ pub(crate) struct Walker<'r> {
 const PROGRESS_EVERY: u64 = 512;
 
 impl<'r> Walker<'r> {
-    pub fn new(repo: &'r Repo, task: &'static str) -> Self {
+    pub(crate) fn new(repo: &'r Repo, task: &'static str) -> Self {
         Self::with_graph(repo, task, true)
     }
 
     /// `use_graph: false` for walks that read every commit object anyway (message scans): the
     /// graph would only add lookups.
-    pub fn with_graph(repo: &'r Repo, task: &'static str, use_graph: bool) -> Self {
+    pub(crate) fn with_graph(repo: &'r Repo, task: &'static str, use_graph: bool) -> Self {
         // A broken or absent commit-graph is only a missed speed-up.
         let graph = if use_graph {
             repo.gix().commit_graph_if_enabled().ok().flatten()
@@ -254,7 +254,7 @@ impl<'r> Walker<'r> {
 
     /// Queues `id` unless it was queued before. A commit that cannot be read in a shallow clone
     /// marks the walk truncated instead of failing it.
-    pub fn push(&mut self, id: ObjectId) -> Result<(), GitError> {
+    pub(crate) fn push(&mut self, id: ObjectId) -> Result<(), GitError> {
         if !self.seen.insert(id) {
             return Ok(());
         }
@@ -297,7 +297,7 @@ impl<'r> Walker<'r> {
 
     /// Queues the parents of `node` this walk follows. At the shallow boundary there are none to
     /// read: the walk is marked truncated.
-    pub fn follow(&mut self, node: &Node, parents: &[ObjectId]) -> Result<(), GitError> {
+    pub(crate) fn follow(&mut self, node: &Node, parents: &[ObjectId]) -> Result<(), GitError> {
         if self.repo.is_shallow_boundary(&node.id) {
             self.truncated = true;
             return Ok(());
@@ -314,7 +314,7 @@ impl<'r> Walker<'r> {
     }
 
     /// The next commit, newest committer time first.
-    pub fn next_node(&mut self) -> Option<Node> {
+    pub(crate) fn next_node(&mut self) -> Option<Node> {
         let queued = self.heap.pop()?;
         self.walked += 1;
         if self.walked.is_multiple_of(PROGRESS_EVERY) {
@@ -324,7 +324,7 @@ impl<'r> Walker<'r> {
     }
 
     /// `node`'s commit decoded: read now if the graph supplied the node, parsed only once.
-    pub fn commit<'n>(&self, node: &'n mut Node) -> Result<ParsedCommit<'n>, GitError> {
+    pub(crate) fn commit<'n>(&self, node: &'n mut Node) -> Result<ParsedCommit<'n>, GitError> {
         if node.raw.is_none() || node.parsed.is_none() {
             let mut buf = Vec::new();
             self.repo.read_commit_raw(node.id, &mut buf)?;
@@ -345,15 +345,18 @@ impl<'r> Walker<'r> {
     }
 
     /// Keeps the nodes this walk produced for a later walk (see `preloaded`).
-    pub fn into_preloaded(self, nodes: Vec<Node>) -> gix::hashtable::HashMap<ObjectId, Node> {
+    pub(crate) fn into_preloaded(
+        self,
+        nodes: Vec<Node>,
+    ) -> gix::hashtable::HashMap<ObjectId, Node> {
         nodes.into_iter().map(|n| (n.id, n)).collect()
     }
 
-    pub fn set_preloaded(&mut self, preloaded: gix::hashtable::HashMap<ObjectId, Node>) {
+    pub(crate) fn set_preloaded(&mut self, preloaded: gix::hashtable::HashMap<ObjectId, Node>) {
         self.preloaded = preloaded;
     }
 
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if self.walked >= PROGRESS_EVERY {
             self.repo.report(self.task, self.walked, true);
         }

@@ -22,13 +22,13 @@ use session::Session;
 planseal demo --keep     keep it, to look around (run `planseal verify` or `git log` inside)\n\n\
 Needs no git, no network and no other program; nothing outside the scratch folder is touched."
 )]
-pub struct Args {
+pub(super) struct Args {
     /// Keep the scratch folder afterwards (its path is printed)
     #[arg(long)]
     pub keep: bool,
 }
 
-pub fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     let scratch = planseal::demo::create_scratch_folder().map_err(|e| {
         anyhow::anyhow!(
             "cannot create a scratch folder in {}: {e}",

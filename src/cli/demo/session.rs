@@ -28,7 +28,7 @@ pub(super) struct Session {
 }
 
 impl Session {
-    pub fn new(root: &Path, ctx: &Context) -> anyhow::Result<Self> {
+    pub(super) fn new(root: &Path, ctx: &Context) -> anyhow::Result<Self> {
         let repo = ScratchRepo::init(root)?;
         // An hour back, in whole seconds: the walk's minutes stay in the past.
         let now = Clock::from_env()?.now().as_second();
@@ -42,22 +42,22 @@ impl Session {
         })
     }
 
-    pub fn plan_dir(&self) -> PathBuf {
+    pub(super) fn plan_dir(&self) -> PathBuf {
         self.root.join(PLAN_DIR)
     }
 
     /// The next instant of the demo's clock, ISO-8601.
-    pub fn now_iso(&mut self) -> String {
+    pub(super) fn now_iso(&mut self) -> String {
         self.clock.now_iso()
     }
 
     /// A clock for a child, starting at the demo's next instant.
-    pub fn child_clock(&mut self) -> Clock {
+    pub(super) fn child_clock(&mut self) -> Clock {
         Clock::fixed(self.clock.now(), CHILD_STEP_US)
     }
 
     /// Writes files of the scratch repository, creating their folders; an error names the file.
-    pub fn write_all(&self, files: &[File]) -> anyhow::Result<()> {
+    pub(super) fn write_all(&self, files: &[File]) -> anyhow::Result<()> {
         for (rel, bytes) in files {
             let path = self.root.join(rel);
             if let Some(parent) = path.parent() {
@@ -71,14 +71,14 @@ impl Session {
     }
 
     /// Commits `paths` (with everything committed before) at the demo's next instant.
-    pub fn commit(&mut self, paths: &[&str], subject: &str) -> anyhow::Result<String> {
+    pub(super) fn commit(&mut self, paths: &[&str], subject: &str) -> anyhow::Result<String> {
         let at = self.clock.now().as_second();
         Ok(self.repo.commit(paths, subject, at)?)
     }
 
     /// Runs `planseal ARGS` in the scratch repository on the demo's clock and shows its output;
     /// another exit code than `expect` stops the demo.
-    pub fn planseal(&mut self, args: &[&str], expect: i32) -> anyhow::Result<()> {
+    pub(super) fn planseal(&mut self, args: &[&str], expect: i32) -> anyhow::Result<()> {
         self.show_command(args);
         let start = clock::format_timestamp(self.clock.now());
         let out = Command::new(&self.exe)
@@ -104,7 +104,7 @@ impl Session {
         Ok(())
     }
 
-    pub fn show_command(&self, args: &[&str]) {
+    pub(super) fn show_command(&self, args: &[&str]) {
         let shown: Vec<String> = args
             .iter()
             .map(|a| {
@@ -123,13 +123,13 @@ impl Session {
         }
     }
 
-    pub fn indent(&self, text: &str) {
+    pub(super) fn indent(&self, text: &str) {
         for line in text.lines() {
             print_out(&format!("    {line}\n"));
         }
     }
 
-    pub fn heading(&self, text: &str) {
+    pub(super) fn heading(&self, text: &str) {
         if self.color {
             print_out(&format!("\n\x1b[1;36m{text}\x1b[0m\n"));
         } else {
@@ -137,7 +137,7 @@ impl Session {
         }
     }
 
-    pub fn say(&self, text: &str) {
+    pub(super) fn say(&self, text: &str) {
         print_out(&format!("{text}\n"));
     }
 }
