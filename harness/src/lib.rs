@@ -22,6 +22,8 @@ const T0: i64 = 1_791_190_800;
 pub struct GenTask {
     /// The locator value: the task file's name relative to the plan folder.
     pub file: String,
+    /// The task's title, the same in state.json, the README index, PROGRESS and the record's
+    /// heading.
     pub title: String,
     /// An extra paragraph of the task's Context section (none when empty).
     pub note: String,

@@ -40,12 +40,15 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
 pub struct Sha256Stream(Sha256);
 
 impl Sha256Stream {
+    /// A stream that has been fed nothing yet.
     pub fn new() -> Self {
         Self(Sha256::new())
     }
+    /// Feeds the next piece; pieces are hashed as if they were one concatenated byte string.
     pub fn update(&mut self, bytes: &[u8]) {
         self.0.update(bytes);
     }
+    /// The SHA-256 of everything fed, as 64 lower-case hex digits.
     pub fn finish_hex(self) -> String {
         to_hex(&self.0.finalize())
     }

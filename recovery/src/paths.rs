@@ -8,16 +8,23 @@ use std::path::{Component, Path, PathBuf};
 /// Why a path was refused. Each variant maps to a stable finding id in the formats above.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
+    /// The path is absolute (a leading `/` or `\`, or a Windows drive).
     #[error("path is absolute")]
     Absolute,
+    /// The path has a `..` component (with `/` or `\` separators).
     #[error("path has a `..` component")]
     ParentComponent,
+    /// The path is the empty string.
     #[error("path is empty")]
     Empty,
+    /// The path, or a symlink along it, resolves outside the root; the value is where it resolves
+    /// to.
     #[error("path leaves the folder through a symlink (resolves to {0})")]
     SymlinkEscape(PathBuf),
+    /// Nothing is at the path (reported only when the caller requires the target to exist).
     #[error("path does not exist")]
     Missing,
+    /// The root or the path could not be canonicalised; the value names the path and the I/O error.
     #[error("path could not be read: {0}")]
     Io(String),
 }

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 #[error("scratch repository {path}: {message}")]
 pub struct ScratchRepoError {
+    /// The scratch repository's root folder.
     pub path: PathBuf,
+    /// What failed, as gix or the file system said it.
     pub message: String,
 }
 

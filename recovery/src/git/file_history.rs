@@ -24,6 +24,7 @@ pub struct HistoryOptions {
 /// One version of the file: the commit that made it, and what it made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileVersion {
+    /// The commit at which the file took this content (or was deleted).
     pub commit: CommitInfo,
     /// The file's blob id after this commit; `None` when the commit deleted it.
     pub blob_id: Option<String>,
@@ -34,6 +35,7 @@ pub struct FileVersion {
 /// A file's versions, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FileHistory {
+    /// Every version found, newest first; at most [`HistoryOptions::limit`] of them.
     pub versions: Vec<FileVersion>,
     /// Commits looked at.
     pub walked: u64,

@@ -35,26 +35,51 @@ use std::path::{Path, PathBuf};
 /// What went wrong while reading a repository.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
+    /// A `.git` was found above the path, but gix could not open the repository it belongs to.
     #[error("cannot open the git repository around {path}: {source}")]
     Open {
+        /// Where the search started (canonical when possible).
         path: PathBuf,
+        /// gix's reason.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// Something the question needs (an object, `HEAD`, the index, the commit-graph, the
+    /// work-tree status) could not be read, or is not what it should be.
     #[error("cannot read {what} from the git repository: {source}")]
     Read {
+        /// What was being read, in words (`HEAD`, `object 1a2b…`, `the shallow boundary`).
         what: String,
+        /// The underlying error from gix.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A hex prefix matched several objects.
     #[error("`{prefix}` names more than one object; give more hex digits")]
-    AmbiguousPrefix { prefix: String },
+    AmbiguousPrefix {
+        /// The prefix as the caller gave it.
+        prefix: String,
+    },
+    /// A revision the caller required does not name any commit.
     #[error("`{rev}` is not a revision of this repository")]
-    UnknownRevision { rev: String },
+    UnknownRevision {
+        /// The revision as the caller gave it.
+        rev: String,
+    },
+    /// A path asked about is not inside the repository's work tree.
     #[error("{path} is outside the work tree {root}")]
-    OutsideWorkTree { path: PathBuf, root: PathBuf },
+    OutsideWorkTree {
+        /// The path as it was asked about.
+        path: PathBuf,
+        /// The work tree's root (canonical).
+        root: PathBuf,
+    },
+    /// The question needs a work tree (status, tracked files) and the repository is bare.
     #[error("the repository at {git_dir} has no work tree")]
-    NoWorkTree { git_dir: PathBuf },
+    NoWorkTree {
+        /// The bare repository's git directory.
+        git_dir: PathBuf,
+    },
 }
 
 impl GitError {
@@ -74,6 +99,7 @@ pub use crate::time::{TimestampShape, format_utc};
 /// A commit time as git records it: seconds since the Unix epoch and the committer's UTC offset.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CommitTime {
+    /// Seconds since the Unix epoch (UTC), as in the commit's `committer` header.
     pub seconds: i64,
     /// Offset from UTC in seconds (east positive).
     pub offset_seconds: i32,
@@ -100,6 +126,7 @@ pub struct CommitInfo {
     pub short: String,
     /// First line of the message, without its line ending.
     pub subject: String,
+    /// When the commit was committed (the committer's time, not the author's).
     pub committer_time: CommitTime,
     /// Full hex ids of the parents, in order.
     pub parents: Vec<String>,
@@ -208,6 +235,7 @@ impl Repo {
         self.work_tree.as_deref()
     }
 
+    /// The repository's git directory: the `.git` folder, or the repository itself when bare.
     pub fn git_dir(&self) -> &Path {
         &self.git_dir
     }

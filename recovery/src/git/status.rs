@@ -69,7 +69,9 @@ impl StatusKind {
 /// One path that differs, relative to the work tree root with `/` separators.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StatusEntry {
+    /// The path, relative to the work tree root with `/` separators.
     pub path: String,
+    /// How the path differs from `HEAD` or the index.
     pub kind: StatusKind,
 }
 

@@ -24,6 +24,7 @@ pub enum Scan {
 /// The commits a [`Repo::scan_messages`] walk kept, newest committer time first.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MessageScan {
+    /// The kept commits, in walk order (newest committer time first).
     pub commits: Vec<CommitInfo>,
     /// Commits looked at.
     pub walked: u64,

@@ -11,7 +11,9 @@ use std::path::Path;
 /// One single-file write.
 #[derive(Debug, Clone)]
 pub struct CommitRequest<'a> {
+    /// The file to replace (or create); its folder must exist.
     pub target: &'a Path,
+    /// How the target is locked while the bytes are compared and replaced.
     pub lock: LockStyle,
     /// What the writer does, for the owner record (`update task 3 → completed`).
     pub operation: &'a str,
@@ -22,9 +24,11 @@ pub struct CommitRequest<'a> {
     /// The bytes the caller read and validated; `None` when the file must not exist yet. If the
     /// file holds anything else once the lock is taken, the write is refused (`state-changed`).
     pub expected_bytes: Option<&'a [u8]>,
+    /// The file's complete new content.
     pub new_bytes: &'a [u8],
     /// The journal line to append after the rename, before the lock is released.
     pub journal: Option<(&'a Journal, &'a serde_json::Value)>,
+    /// Whether the new bytes and the rename are fsynced before the lock is released.
     pub durability: Durability,
 }
 
@@ -33,6 +37,7 @@ pub struct CommitRequest<'a> {
 pub struct Committed {
     /// SHA-256 of the bytes replaced (`None` when the file was created).
     pub before_sha256: Option<String>,
+    /// SHA-256 of the bytes now in the file (the request's `new_bytes`).
     pub after_sha256: String,
     /// Why the journal line could not be appended (the write itself happened).
     pub journal_error: Option<String>,

@@ -32,6 +32,8 @@ pub struct JournalRead {
 }
 
 impl Journal {
+    /// A journal at `path` with no folder it must stay inside: only a journal file that is itself
+    /// a symlink is refused.
     pub fn new(path: impl Into<PathBuf>) -> Self {
         Self {
             path: path.into(),
@@ -81,6 +83,7 @@ impl Journal {
         Ok(())
     }
 
+    /// The journal file's path, as it was given.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -33,7 +33,10 @@ pub enum LockStyle {
     Directory,
     /// `<file>.lock` file created with O_EXCL holding the writer's pid (GSD). A live owner is
     /// waited for up to `wait`, then the lock is refused.
-    PidFile { wait: Duration },
+    PidFile {
+        /// How long a live owner is waited for before the lock is refused.
+        wait: Duration,
+    },
 }
 
 impl LockStyle {
@@ -56,7 +59,10 @@ impl LockStyle {
 /// The owner record planseal writes into a lock directory.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockOwner {
+    /// The owner's process id, meaningful only on `host`.
     pub pid: u32,
+    /// The host name of the machine the owner ran on (`gethostname`); a pid is judged only on the
+    /// same host.
     pub host: String,
     /// Process start time (`<boot id>:<ticks since boot>` on Linux); `None` when unknown.
     pub process_start: Option<String>,
@@ -98,9 +104,15 @@ pub enum LockHolder {
     /// An empty lock directory: the DWP helper's, or a writer that has not written its record.
     Unknown,
     /// A GSD pid file.
-    Pid { pid: u32 },
+    Pid {
+        /// The process id the pid file holds.
+        pid: u32,
+    },
     /// The lock exists but its content cannot be read or understood.
-    Unreadable { reason: String },
+    Unreadable {
+        /// What went wrong: the read error, or what the lock holds instead of a record or a pid.
+        reason: String,
+    },
 }
 
 impl fmt::Display for LockHolder {
@@ -190,10 +202,12 @@ pub struct LockGuard {
 }
 
 impl LockGuard {
+    /// The lock's path: `<target>.lock`, a folder or a file depending on the style.
     pub fn lock_path(&self) -> &Path {
         &self.lock_path
     }
 
+    /// The owner record this guard wrote (for a pid file, only its pid is on disk).
     pub fn owner(&self) -> &LockOwner {
         &self.owner
     }
@@ -503,8 +517,11 @@ pub fn inspect(target: &Path, style: &LockStyle) -> Result<Option<LockHolder>, S
 /// What [`unlock`] removed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UnlockOutcome {
+    /// The lock that was removed: `<target>.lock`, a folder or a file.
     pub lock_path: PathBuf,
+    /// Who held it, as the lock itself said just before removal.
     pub holder: LockHolder,
+    /// What planseal could tell about that holder (alive, dead with the reason, or unknown).
     pub status: OwnerStatus,
     /// True when the owner was not provably dead and `force` was given.
     pub forced: bool,

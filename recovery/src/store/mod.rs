@@ -74,42 +74,64 @@ pub enum StoreError {
     /// Somebody else holds the lock (or a crashed writer left it behind).
     #[error("{} is locked: {holder}", lock_path.display())]
     LockPresent {
+        /// The lock that is in the way: `<target>.lock`.
         lock_path: PathBuf,
+        /// Who holds it, as far as the lock tells.
         holder: LockHolder,
     },
     /// The file changed between the caller's read and the re-read under the lock.
     #[error("{} changed since it was read (sha256 {expected} expected, {actual} found)", path.display())]
     StateChanged {
+        /// The file that changed.
         path: PathBuf,
+        /// SHA-256 of the bytes the caller read, or `<absent>` when it expected no file.
         expected: String,
+        /// SHA-256 of the bytes found under the lock, or `<absent>` when the file is gone.
         actual: String,
     },
     /// `unlock` without `--force`: the owner is alive or cannot be proven dead.
     #[error("{} is held by an owner that is not provably dead: {holder} ({status})", lock_path.display())]
     OwnerNotProvablyDead {
+        /// The lock that was left in place.
         lock_path: PathBuf,
+        /// Who holds it, as far as the lock tells.
         holder: LockHolder,
+        /// Why the owner is not known to be dead (alive, or undecidable and why).
         status: OwnerStatus,
     },
     /// There is no lock to remove.
     #[error("{} is not locked", lock_path.display())]
-    NotLocked { lock_path: PathBuf },
+    NotLocked {
+        /// Where the lock would be.
+        lock_path: PathBuf,
+    },
     /// The lock directory holds files that are not an owner record: not removed.
     #[error("{} holds unexpected entries ({entries}); remove them by hand after checking", lock_path.display())]
-    LockNotEmpty { lock_path: PathBuf, entries: String },
+    LockNotEmpty {
+        /// The lock directory that was left in place.
+        lock_path: PathBuf,
+        /// The unexpected entries' names, comma-separated.
+        entries: String,
+    },
     /// The target is (or lies under) a symlink that leads out of the folder it belongs to: it is
     /// never written through.
     #[error("{} leads out of {} (to {}); refusing to write through a symlink", path.display(), root.display(), target.display())]
     SymlinkEscape {
+        /// The file that would have been written (a target or its journal).
         path: PathBuf,
+        /// The folder it must stay inside.
         root: PathBuf,
+        /// Where the symlink leads.
         target: PathBuf,
     },
     /// A file-system call failed.
     #[error("{op} {}: {source}", path.display())]
     Io {
+        /// What the store was doing, in words (`re-read under the lock`, `create journal folder`).
         op: &'static str,
+        /// The file or folder the call was about.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
