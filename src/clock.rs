@@ -62,8 +62,12 @@ impl Default for Clock {
     "{var}={value:?}: {reason} (expected an ISO-8601 instant such as 2026-10-05T09:00:00+00:00, or a comma-separated list of them)"
 )]
 pub struct ClockError {
+    /// The environment variable that holds the bad setting (`PLANSEAL_FAKE_NOW` or
+    /// `PLANSEAL_FAKE_NOW_STEP_US`).
     pub var: &'static str,
+    /// The variable's value, as read.
     pub value: String,
+    /// Why the value cannot be used.
     pub reason: String,
 }
 

@@ -17,22 +17,29 @@ pub type File = (String, Vec<u8>);
 /// One task of the demo plan, with the work the demo does for it.
 #[derive(Debug)]
 pub struct Task {
+    /// The task's id in state.json, 1-based and in walk order.
     pub id: u32,
     /// The task file, relative to the plan folder.
     pub file: &'static str,
+    /// The task's title, as the README index, PROGRESS and the task file show it.
     pub title: &'static str,
     /// The file the task's work writes (relative to the root) and its content.
     pub work_path: &'static str,
+    /// The content written to `work_path`.
     pub work: &'static str,
     /// The subject of the task's commit (the plan's name and task number follow it).
     pub subject: &'static str,
+    /// The gate command recorded for the task (and quoted in its gate log).
     pub gate: &'static str,
     /// What the gate's output says it ran.
     pub ran: &'static str,
+    /// The one-line summary of the task's Completion & Log (and its PROGRESS entry).
     pub summary: &'static str,
+    /// The task's documentation decision, as its Completion & Log states it.
     pub docs: &'static str,
 }
 
+/// The demo plan's three tasks, in order; the last one is the Final Review.
 pub const TASKS: [Task; 3] = [
     Task {
         id: 1,

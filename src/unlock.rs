@@ -18,7 +18,9 @@ pub struct UnlockRequest {
     pub path: PathBuf,
     /// How the path was given, for hints (`planseal unlock <this> --force …`).
     pub shown: String,
+    /// Remove the lock even when its owner is alive or unknown (needs a non-empty `reason`).
     pub force: bool,
+    /// Why the lock is safe to remove; required with `force`, journaled when given.
     pub reason: Option<String>,
 }
 
@@ -28,28 +30,42 @@ pub struct UnlockRequest {
 #[serde(tag = "result", rename_all = "kebab-case")]
 pub enum UnlockOutcome {
     /// There was no lock: nothing to remove.
-    NotLocked { lock_path: PathBuf },
+    NotLocked {
+        /// Where the lock would be (`<file>.lock`).
+        lock_path: PathBuf,
+    },
     /// The lock was removed (and journaled).
     Removed {
+        /// The lock that was removed (`<file>.lock`, a folder or a pid file).
         lock_path: PathBuf,
+        /// Who held it, as the lock said just before removal.
         holder: LockHolder,
+        /// Whether that holder was alive, provably dead, or unknown.
         owner_status: OwnerStatus,
+        /// The owner was not provably dead and `force` removed the lock anyway.
         forced: bool,
+        /// The reason the request gave, as given.
         reason: Option<String>,
+        /// Temp files of the dead owner's interrupted atomic write, removed with its lock.
         removed_temp_files: Vec<PathBuf>,
     },
 }
 
-/// Why unlock did not remove a lock that is there.
+/// Why unlock did not end well: nothing was removed, or the removal was not journaled.
 #[derive(Debug, thiserror::Error)]
 pub enum UnlockError {
+    /// Nothing was removed: a refusal (an owner not provably dead without `force`, `force`
+    /// without a reason, a lock that changed hands) or an I/O error.
     #[error(transparent)]
     Write(#[from] WriteError),
     /// The lock was removed but its journal line could not be appended.
     #[error("{} was removed, but its journal line could not be appended to {}: {source}", lock_path.display(), journal.display())]
     Unjournaled {
+        /// The lock that was removed.
         lock_path: PathBuf,
+        /// The journal the line was meant for.
         journal: PathBuf,
+        /// Why the append failed.
         #[source]
         source: Box<WriteError>,
     },

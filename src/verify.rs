@@ -25,17 +25,22 @@ pub struct VerifyOptions {
 /// Why verify could not produce a report (a usage error: exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
+    /// Finding the plans failed: a PATH that is missing or cannot be listed, or a `--plan` that
+    /// names no plan or is not a plan folder name.
     #[error(transparent)]
     Discover(#[from] DiscoverError),
+    /// Nothing of any format was found in the folder searched (the value).
     #[error(
         "nothing to verify under {0}: no .dwp/plans/PLAN_* folder (and no GSD, Reversa or checkpoint file)"
     )]
     NothingFound(PathBuf),
+    /// A `--gsd` file does not exist (the path as given, relative to `cwd`).
     #[error("--gsd {0}: no such file")]
     GsdMissing(PathBuf),
 }
 
 impl VerifyError {
+    /// What to do about it, printed as the error's `hint:` line.
     pub fn hint(&self) -> &'static str {
         match self {
             VerifyError::Discover(e) => e.hint(),

@@ -13,10 +13,13 @@ use crate::report::Finding;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case", tag = "source", content = "prefix")]
 pub enum PrefixSource {
+    /// `--prefix P` on the command line.
     Flag(String),
+    /// The project's `.project.yaml`: its `prefix`, `story_prefix` or `code`, the first present.
     ProjectYaml(String),
     /// The prefix most existing ids share.
     Majority(String),
+    /// No prefix is configured and none is shared by most ids.
     Unknown,
 }
 
@@ -27,6 +30,7 @@ pub struct Inputs<'a> {
     pub multi_project: bool,
     /// `--prefix` or the `.project.yaml` value, when one is set.
     pub configured_prefix: Option<PrefixSource>,
+    /// Every story file (`*.md` under the checkpoint's `stories/` folder), sorted by path.
     pub stories: &'a [StoryFile],
     /// The `.env` bytes, when the file exists (only compared, never shown).
     pub env: Option<&'a [u8]>,

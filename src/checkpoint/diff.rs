@@ -8,7 +8,9 @@ use super::stories::find_story_table;
 /// Items present in one version and not the other.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Delta {
+    /// In the older version only, as written there.
     pub lost: Vec<String>,
+    /// In the newer version only, as written there.
     pub gained: Vec<String>,
 }
 
@@ -28,6 +30,7 @@ impl Delta {
                 .collect(),
         }
     }
+    /// Whether the two versions hold the same items (compared trimmed and case-insensitively).
     pub fn is_empty(&self) -> bool {
         self.lost.is_empty() && self.gained.is_empty()
     }
@@ -36,19 +39,26 @@ impl Delta {
 /// The whole comparison.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CheckpointDiff {
+    /// `##` sections, by heading (shown as written, compared normalised).
     pub sections: Delta,
+    /// Rows of the story table, by story id.
     pub story_rows: Delta,
+    /// Columns of the story table, by header cell.
     pub story_columns: Delta,
+    /// Sessions of Ultimo Trabalho Realizado, by their `###` heading.
     pub sessions: Delta,
 }
 
 impl CheckpointDiff {
+    /// Whether nothing was lost or gained anywhere.
     pub fn is_empty(&self) -> bool {
         self.sections.is_empty()
             && self.story_rows.is_empty()
             && self.story_columns.is_empty()
             && self.sessions.is_empty()
     }
+    /// Whether anything of the older version is missing from the newer one (what `--exit-code` and
+    /// the JSON's `lost_anything` report).
     pub fn lost_anything(&self) -> bool {
         !(self.sections.lost.is_empty()
             && self.story_rows.lost.is_empty()

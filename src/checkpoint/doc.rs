@@ -53,6 +53,7 @@ pub struct Section {
 }
 
 impl Section {
+    /// The section's text after its heading line, up to the next `## ` heading.
     pub fn body<'a>(&self, text: &'a str) -> &'a str {
         &text[self.body_start..self.end]
     }
@@ -125,7 +126,10 @@ pub const AGENT_SECTIONS: [(&str, &str); 6] = [
     ("ultimo trabalho realizado", "Ultimo Trabalho Realizado"),
     ("proximos passos", "Proximos Passos"),
 ];
+/// The generated section of recent commits (normalised key, and the heading `refresh` writes).
 pub const GIT_SECTION: (&str, &str) = ("git recente", "Git Recente");
+/// The generated section of the `.env` keys, written only when there is a `.env` (normalised key,
+/// and the heading `refresh` writes).
 pub const ENV_SECTION: (&str, &str) = ("ambiente detectado", "Ambiente Detectado");
 /// Other agent sections the protocol names; recognised and kept.
 pub const OTHER_SECTIONS: [&str; 4] = [
@@ -161,9 +165,13 @@ pub fn is_placeholder(body: &str) -> bool {
 /// A `### ` block inside a section.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
+    /// The heading as written, without `### ` and surrounding blanks.
     pub heading: String,
+    /// [`normalize`]d heading.
     pub key: String,
+    /// Offset of the `### ` line in the whole text.
     pub start: usize,
+    /// Offset of the next `### ` line, or the end of the section.
     pub end: usize,
 }
 

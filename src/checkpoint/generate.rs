@@ -131,17 +131,24 @@ fn put_section(text: &str, key: &str, heading: &str, body: &str) -> String {
 /// What a refresh changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Changes {
+    /// The ids of the stories that got a new row in the story table.
     pub rows_added: Vec<String>,
     /// (story, old status cell, new status).
     pub statuses_updated: Vec<(String, String, String)>,
+    /// The generated sections whose body changed where they stand (`Git Recente`, `Ambiente
+    /// Detectado`).
     pub sections_rewritten: Vec<String>,
+    /// The generated sections that were absent and were appended at the end.
     pub sections_added: Vec<String>,
     /// The exact text of each pruned session (for the journal).
     pub sessions_removed: Vec<String>,
 }
 
+/// Why a refresh cannot be computed; nothing is written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RefreshError {
+    /// `--prune-sessions` cannot order the sessions: this `###` heading (the value) carries no
+    /// date.
     #[error(
         "cannot tell which sessions are the most recent: `### {0}` has no date (YYYY-MM-DD or DD/MM/YYYY)"
     )]
@@ -155,7 +162,9 @@ pub struct Inputs<'a> {
     pub git: Option<&'a GitSummary>,
     /// `None` when there is no `.env` (the section is then left alone).
     pub env_keys: Option<&'a [String]>,
+    /// The story files, each of which must have a row in the story table.
     pub stories: &'a [StoryFile],
+    /// Remove the sessions beyond the 3 most recent (by the date in their heading).
     pub prune_sessions: bool,
     /// Written into an existing `> Ultima atualizacao:` line when anything else changed.
     pub now: &'a str,

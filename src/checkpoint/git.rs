@@ -34,6 +34,7 @@ pub enum AtRevision {
     NoRepository,
     /// The file did not exist at the revision.
     Absent,
+    /// The file's bytes at the revision.
     Present(Vec<u8>),
 }
 

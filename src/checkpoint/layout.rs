@@ -18,6 +18,7 @@
 use crate::recovery::store::LockStyle;
 use std::path::{Path, PathBuf};
 
+/// The checkpoint's file name, in both modes.
 pub const CHECKPOINT_FILE: &str = "PROJECT-CHECKPOINT.md";
 /// The folder of the projects in multi-project mode.
 pub const PROJECTS_DIR: &str = "projects";
@@ -25,7 +26,9 @@ pub const PROJECTS_DIR: &str = "projects";
 pub const LEGACY_DIR: &str = "docs";
 /// The story files, beside the checkpoint.
 pub const STORIES_DIR: &str = "stories";
+/// A project's settings file, in its folder (its story prefix among them).
 pub const PROJECT_YAML: &str = ".project.yaml";
+/// The workspace's environment file, at the root: its keys are listed, its values never shown.
 pub const ENV_FILE: &str = ".env";
 /// A folder holding this is the root of a git work tree.
 pub const GIT_DIR: &str = ".git";
@@ -35,7 +38,10 @@ pub const GIT_DIR: &str = ".git";
 pub struct Target {
     /// The repository / workspace root (holds `.env`, `projects/` or `docs/`).
     pub root: PathBuf,
+    /// The checkpoint file itself (`projects/<id>/PROJECT-CHECKPOINT.md` or
+    /// `docs/PROJECT-CHECKPOINT.md`).
     pub checkpoint: PathBuf,
+    /// The folder of its story files, beside it (`stories/`); it may not exist.
     pub stories: PathBuf,
     /// The project id in multi-project mode; `None` in legacy mode.
     pub project: Option<String>,

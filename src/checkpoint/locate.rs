@@ -10,12 +10,24 @@ use crate::report::redact::EnvRedactor;
 use crate::report::{Refusal, RefusalKind};
 use std::path::{Path, PathBuf};
 
+/// Why no checkpoint could be chosen for the command.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
+    /// `--project` names no project under `projects/`.
     #[error("there is no project `{id}` under projects/ (projects: {})", list(.candidates))]
-    UnknownProject { id: String, candidates: Vec<String> },
+    UnknownProject {
+        /// The id as given to `--project`.
+        id: String,
+        /// Every project id under `projects/`, sorted.
+        candidates: Vec<String>,
+    },
+    /// Several projects exist, no `--project` was given and the current folder is in none of them.
     #[error("several projects and none chosen (projects: {})", list(.candidates))]
-    Ambiguous { candidates: Vec<String> },
+    Ambiguous {
+        /// Every project id under `projects/`, sorted.
+        candidates: Vec<String>,
+    },
+    /// `--project` was given (the value) in a workspace without projects: legacy `docs/` mode.
     #[error(
         "--project {0} given, but there is no projects/ folder with a project (legacy docs/ mode)"
     )]

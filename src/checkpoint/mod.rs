@@ -60,20 +60,28 @@ pub fn project_yaml_prefix(project_dir: &Path) -> Option<String> {
 /// Everything a check or a refresh reads from disk for one checkpoint.
 #[derive(Debug, Clone)]
 pub struct Gathered {
+    /// The checkpoint's bytes; empty when the file does not exist.
     pub bytes: Vec<u8>,
+    /// Every story file (`*.md` under the checkpoint's `stories/` folder), sorted by path.
     pub stories: Vec<stories::StoryFile>,
     /// The `.env` bytes (compared for leaks, never shown), when the file exists.
     pub env: Option<Vec<u8>>,
+    /// The prefix `--prefix` or the project's `.project.yaml` sets; `None` when neither does.
     pub configured_prefix: Option<PrefixSource>,
+    /// The story file changed most recently after the checkpoint (relative to the workspace root),
+    /// when one did.
     pub newer_story: Option<String>,
 }
 
 /// Why a checkpoint could not be gathered.
 #[derive(Debug, thiserror::Error)]
 pub enum GatherError {
+    /// A file or folder could not be read (a missing checkpoint is not an error).
     #[error("cannot read {path}: {source}")]
     Io {
+        /// The checkpoint, the `stories/` folder or the `.env`.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
 }

@@ -35,8 +35,10 @@ pub enum CheckpointError {
     /// The write was refused by the store or failed on the file system.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// `diff --against REV`: the repository could not be read, or REV names no commit.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// The checkpoint, its story files or the `.env` could not be read.
     #[error(transparent)]
     Gather(#[from] GatherError),
 }
@@ -44,7 +46,9 @@ pub enum CheckpointError {
 /// Where the command runs and the project it was pointed at (`--project`), if any.
 #[derive(Debug, Clone)]
 pub struct Place {
+    /// The directory the command runs in (`-C` applied); it chooses the workspace and the project.
     pub cwd: PathBuf,
+    /// `--project ID`: the project to work on, in multi-project mode.
     pub project: Option<String>,
 }
 
@@ -60,29 +64,39 @@ impl Place {
 /// A written file, for the caller to report a journal line that could not be appended.
 #[derive(Debug, Clone)]
 pub struct Written {
+    /// The checkpoint file that was written.
     pub path: PathBuf,
+    /// What the store did: the hashes before and after, and why the journal line could not be
+    /// appended when it could not.
     pub committed: Committed,
 }
 
 /// `checkpoint status`: the findings and the shape of the file.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusOutcome {
+    /// The checkpoint's findings, as one section (its JSON fields come first).
     #[serde(flatten, serialize_with = "json::serialize")]
     pub report: Report,
+    /// The checkpoint, as the user sees it (relative to the current directory when inside it).
     pub file: String,
     /// The project id in multi-project mode.
     pub project: Option<String>,
+    /// SHA-256 of the checkpoint's bytes as read.
     pub sha256: String,
     /// Every `## ` heading, as written.
     pub headings: Vec<String>,
+    /// How many story files were found.
     pub story_files: usize,
 }
 
 impl StatusOutcome {
+    /// Whether a finding failed (`--exit-code` then ends the command with 1).
     pub fn failed(&self) -> bool {
         self.report.sections.iter().any(Section::failed)
     }
 
+    /// The text `checkpoint status` prints: the file, its mode and counts, then the report. Text
+    /// from the file is quoted as read, so hide `.env` values before showing it.
     pub fn to_text(&self, style: Style) -> String {
         let mode = match &self.project {
             Some(p) => format!("project {p} ({PROJECTS_DIR}/{p}/)"),
@@ -123,28 +137,38 @@ pub fn status(place: &Place, prefix: Option<&str>) -> Result<StatusOutcome, Chec
     })
 }
 
+/// What `checkpoint init` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum InitResult {
+    /// The skeleton was only shown (`--dry-run`).
     DryRun,
+    /// The skeleton was written.
     Written,
 }
 
 /// `checkpoint init`: the skeleton, shown (dry run) or written.
 #[derive(Debug, Clone, Serialize)]
 pub struct InitOutcome {
+    /// Whether the skeleton was written or only shown.
     pub result: InitResult,
+    /// The checkpoint, as the user sees it (relative to the current directory when inside it).
     pub file: String,
     /// The skeleton, on a dry run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// SHA-256 of the written skeleton; `None` on a dry run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256_after: Option<String>,
+    /// The write, for the caller to report a journal line that could not be appended; `None` on a
+    /// dry run.
     #[serde(skip)]
     pub written: Option<Written>,
 }
 
 impl InitOutcome {
+    /// The text `checkpoint init` prints: the skeleton on a dry run, else the line that says it was
+    /// created.
     pub fn to_text(&self) -> String {
         match (&self.text, &self.sha256_after) {
             (Some(skeleton), _) => printable(skeleton).into_owned(),
@@ -249,21 +273,28 @@ pub struct RefreshOptions {
     pub expected_sha256: Option<String>,
 }
 
+/// What `checkpoint refresh` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RefreshResult {
+    /// Nothing would change: the file is already up to date (nothing written).
     Unchanged,
+    /// The refreshed file was written.
     Written,
+    /// The file would change, but was not written (no `--write`).
     DryRun,
 }
 
 /// What a refresh changed, counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RefreshChanges {
+    /// The ids of the stories that got a new row in the story table.
     pub rows_added: Vec<String>,
     /// (story, old status cell, new status).
     pub statuses_updated: Vec<(String, String, String)>,
+    /// The generated sections whose body changed where they stand.
     pub sections_rewritten: Vec<String>,
+    /// The generated sections that were absent and were appended at the end.
     pub sections_added: Vec<String>,
     /// How many sessions were pruned (their text is in the journal).
     pub sessions_removed: usize,
@@ -272,21 +303,30 @@ pub struct RefreshChanges {
 /// `checkpoint refresh`: the diff, and whether it was written.
 #[derive(Debug, Clone, Serialize)]
 pub struct RefreshOutcome {
+    /// Whether the refresh changed the file, and whether it wrote it.
     pub result: RefreshResult,
+    /// The checkpoint, as the user sees it (relative to the current directory when inside it).
     pub file: String,
+    /// What the refresh changed (or would change, without `--write`).
     pub changes: RefreshChanges,
     /// The unified diff of the refresh (empty when nothing changed).
     pub diff: String,
+    /// SHA-256 of the checkpoint before the refresh.
     pub sha256_before: String,
+    /// SHA-256 after the write; `None` when nothing was written.
     pub sha256_after: Option<String>,
     /// The journal, as shown to the user.
     #[serde(skip)]
     pub journal: String,
+    /// The write, for the caller to report a journal line that could not be appended; `None` when
+    /// nothing was written.
     #[serde(skip)]
     pub written: Option<Written>,
 }
 
 impl RefreshOutcome {
+    /// The text `checkpoint refresh` prints: the unified diff and whether it was written, or that
+    /// the file is up to date; control characters escaped, `.env` values not yet hidden.
     pub fn to_text(&self) -> String {
         if self.result == RefreshResult::Unchanged {
             return format!("{}: already up to date\n", self.file);
@@ -424,11 +464,18 @@ fn refresh_entry(
 /// `checkpoint diff --against REV`: what the checkpoint lost or gained since a revision.
 #[derive(Debug, Clone, Serialize)]
 pub struct DiffOutcome {
+    /// The checkpoint, as the user sees it (relative to the current directory when inside it).
     pub file: String,
+    /// The revision compared with, as the user gave it.
     pub against: String,
+    /// Whether anything of the revision's version is missing now (sections, story rows or columns,
+    /// sessions).
     pub lost_anything: bool,
+    /// The checkpoint did not exist at the revision: everything it has now counts as gained.
     pub absent_at_revision: bool,
+    /// The checkpoint does not exist now: everything it had counts as lost.
     pub absent_now: bool,
+    /// What was lost and gained, per kind of item.
     #[serde(flatten)]
     pub diff: CheckpointDiff,
 }
@@ -439,6 +486,8 @@ impl DiffOutcome {
         !self.diff.is_empty()
     }
 
+    /// The text `checkpoint diff` prints: one `- lost` or `+ gained` line per item, with control
+    /// characters escaped.
     pub fn to_text(&self) -> String {
         let mut out = format!("{} since {}:\n", self.file, self.against);
         if self.absent_at_revision {

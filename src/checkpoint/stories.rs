@@ -11,7 +11,10 @@ pub struct StoryFile {
     pub id: String,
     /// The file name without `.md` (a row may name the story this way too).
     pub stem: String,
+    /// The front-matter `status:`, else the first `Status:` / `**Status:**` line; `None` when the
+    /// file has neither.
     pub status: Option<String>,
+    /// Where the file is.
     pub path: PathBuf,
 }
 
@@ -152,8 +155,12 @@ pub fn cells(line: &str) -> Vec<(usize, usize)> {
 /// status columns are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Table {
+    /// The header cells, trimmed, as written.
     pub header: Vec<String>,
+    /// The index of the story column (headed `Story`, `ID`, `Historia` or `Stories`, compared
+    /// normalised).
     pub story_col: usize,
+    /// The index of the `Status` column, when the table has one.
     pub status_col: Option<usize>,
     /// (offset, line) of each data row (after the separator).
     pub rows: Vec<(usize, String)>,
@@ -162,6 +169,7 @@ pub struct Table {
 }
 
 impl Table {
+    /// The trimmed cells of one row line, in column order.
     pub fn row_cells(&self, row: &str) -> Vec<String> {
         cells(row)
             .into_iter()

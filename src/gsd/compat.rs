@@ -12,19 +12,31 @@
 /// have overwritten an earlier one) from "absent" in a few places.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HookState {
+    /// The frontmatter's `status:` (the last such line wins; `null` is absent), else the word the
+    /// hook maps the first body `Status:` line to.
     pub status: Option<String>,
+    /// The frontmatter's `milestone:` (`null` is absent).
     pub milestone: Option<String>,
+    /// The frontmatter's `milestone_name:` (`null` is absent).
     pub milestone_name: Option<String>,
+    /// The frontmatter's `active_phase:` (`null` and empty are absent).
     pub active_phase: Option<String>,
+    /// The frontmatter's `next_action:` (`null` and empty are absent).
     pub next_action: Option<String>,
+    /// The frontmatter's `next_phases`, flow (`[a, b]`) or block list; `None` when it lists
+    /// nothing.
     pub next_phases: Option<Vec<String>>,
     /// Digit runs, kept as text (the hook compares them as strings).
     pub completed_phases: Option<String>,
+    /// `total_phases:` in the `progress` block, its first digit run.
     pub total_phases: Option<String>,
+    /// `percent:` in the `progress` block, its first digit run (a quoted percent has none).
     pub percent: Option<String>,
     /// From the first body line `Phase: <n> of <t> (<name>)`.
     pub phase_num: Option<String>,
+    /// The `<t>` of that line.
     pub phase_total: Option<String>,
+    /// The `<name>` of that line, when it has one.
     pub phase_name: Option<String>,
 }
 

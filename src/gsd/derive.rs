@@ -36,7 +36,12 @@ pub const PROGRESS_ORDER: [&str; 5] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     /// A body line: its exact text and 1-based line number.
-    Body { line: String, line_no: usize },
+    Body {
+        /// The line as written, without its line end.
+        line: String,
+        /// Its 1-based line number in the whole file (frontmatter included).
+        line_no: usize,
+    },
     /// The `.planning/phases/` folders (and ROADMAP.md).
     Phases,
 }
@@ -46,31 +51,43 @@ pub enum Source {
 pub struct DerivedValue {
     /// `status`, or `progress.percent` for a child of `progress`.
     pub key: String,
+    /// The value as it would be written into the frontmatter (without quotes).
     pub value: String,
     /// Numbers are written unquoted (progress counters).
     pub numeric: bool,
+    /// The body line or the phase folders it was derived from.
     pub source: Source,
 }
 
 /// The counts read from `.planning/phases/` and ROADMAP.md.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PhaseCounts {
+    /// Folders directly under `.planning/phases/`.
     pub phase_folders: u64,
+    /// `## Phase N:` headings of the current milestone in ROADMAP.md, struck-through ones excluded.
     pub roadmap_phases: u64,
+    /// The larger of `phase_folders` and `roadmap_phases`.
     pub total_phases: u64,
+    /// Phase folders with at least one plan and at least as many paired summaries as plans.
     pub completed_phases: u64,
+    /// Plans over every phase folder (`*-PLAN.md`, `PLAN.md`, `plans/*`), superseded ones excluded.
     pub total_plans: u64,
+    /// Plans that have a summary with the same stem.
     pub completed_plans: u64,
 }
 
 /// Everything derived, in GSD's key order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Derivation {
+    /// One value per key the body (or the phase folders) implies, in GSD's key order.
     pub values: Vec<DerivedValue>,
+    /// The phase-folder counts, when there is a `.planning/phases/` folder (and they were asked
+    /// for).
     pub phases: Option<PhaseCounts>,
 }
 
 impl Derivation {
+    /// The derived value of `key` (`status`, `progress.percent`, …), when there is one.
     pub fn get(&self, key: &str) -> Option<&DerivedValue> {
         self.values.iter().find(|v| v.key == key)
     }

@@ -12,11 +12,17 @@ use std::ops::Range;
 /// One parsed STATE.md.
 #[derive(Debug, Clone)]
 pub struct Document {
+    /// The whole file as read; every range below is a byte range into it.
     pub text: String,
+    /// The frontmatter between the `---` fences; `None` when the file does not open with one
+    /// (a byte-order mark or blank lines before it are tolerated and recorded).
     pub frontmatter: Option<Frontmatter>,
     /// Where the markdown body starts (after the closing fence, or 0).
     pub body_start: usize,
+    /// Every ATX heading of the body (`#` to `######`), in order; headings inside the frontmatter
+    /// are not read.
     pub headings: Vec<Heading>,
+    /// Every body line that reads as a field, in any of the three spellings, in order.
     pub fields: Vec<BodyField>,
     /// `\r\n` when the file's first line ends that way, else `\n`.
     pub newline: &'static str,
@@ -25,15 +31,21 @@ pub struct Document {
 /// How the frontmatter fence deviates from what GSD's hook recognises.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FenceDeviations {
+    /// The file starts with a byte-order mark (the hook then sees no frontmatter).
     pub bom: bool,
+    /// Blank lines come before the opening `---`.
     pub leading_blank_lines: bool,
+    /// The opening `---` has trailing spaces or tabs.
     pub trailing_space_on_open: bool,
+    /// The closing `---` has trailing spaces or tabs.
     pub trailing_space_on_close: bool,
     /// No closing `---` line: everything after the opening fence was read as frontmatter.
     pub unclosed: bool,
 }
 
 impl FenceDeviations {
+    /// Whether the fence deviates in any way: GSD's hook may then not read the frontmatter as
+    /// planseal does.
     pub fn any(&self) -> bool {
         self.bom
             || self.leading_blank_lines
@@ -43,11 +55,14 @@ impl FenceDeviations {
     }
 }
 
+/// The frontmatter block: its fence, its keys in file order and the bytes around them.
 #[derive(Debug, Clone)]
 pub struct Frontmatter {
+    /// How its fences deviate from what GSD's hook recognises.
     pub deviations: FenceDeviations,
     /// The lines between the fences (each with its line end).
     pub inner: Range<usize>,
+    /// The top-level keys, in file order (a repeated key appears each time; the last one counts).
     pub entries: Vec<Entry>,
     /// Comment and blank lines after the last key.
     pub trailer: Range<usize>,
@@ -56,19 +71,23 @@ pub struct Frontmatter {
 /// One top-level key.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// The key as written, before its colon.
     pub key: String,
     /// Comment and blank lines directly above the key (kept with it when keys move).
     pub lead: Range<usize>,
     /// The key line and every line that belongs to it (children, list items, and comment or
     /// blank lines between them), each with its line end.
     pub span: Range<usize>,
+    /// What the key holds.
     pub value: Value,
     /// A comment or blank line sits between the key and its last child line.
     pub gap_inside: bool,
 }
 
+/// What a top-level key holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
+    /// A value on the key line (`key: value`, quoted or not).
     Scalar(Scalar),
     /// A nested block of `  key: value` lines.
     Map(Vec<Child>),
@@ -80,20 +99,27 @@ pub enum Value {
     Empty,
 }
 
+/// One `  key: value` line of a nested block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Child {
+    /// The child's key, as written before its colon.
     pub key: String,
     /// The child's whole line (with its line end).
     pub line: Range<usize>,
     /// Where the value text starts and ends inside the document (comment excluded).
     pub value_range: Range<usize>,
+    /// The child's value.
     pub scalar: Scalar,
 }
 
+/// How a scalar is quoted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quote {
+    /// Not quoted (`key: value`); `null`, `~` and nothing mean no value.
     Plain,
+    /// In single quotes (`'it''s'`).
     Single,
+    /// In double quotes, with backslash escapes (`"a\"b"`).
     Double,
 }
 
@@ -104,6 +130,7 @@ pub struct Scalar {
     pub raw: String,
     /// The value: unquoted and unescaped; `None` for `null`, `~` and nothing.
     pub text: Option<String>,
+    /// How the value is quoted.
     pub quote: Quote,
     /// An inline `# comment` after the value.
     pub comment: Option<String>,
@@ -169,6 +196,7 @@ impl Scalar {
         }
     }
 
+    /// The value, unquoted and unescaped; `None` for `null`, `~` and nothing.
     pub fn as_str(&self) -> Option<&str> {
         self.text.as_deref()
     }
@@ -198,13 +226,17 @@ fn comment_after(rest: &str) -> Option<String> {
 /// A markdown ATX heading and the section it opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Heading {
+    /// How many `#` open the heading (1 to 6).
     pub level: usize,
+    /// The heading's text, trimmed, without the `#`s (closing ones too).
     pub title: String,
+    /// The heading line, without its line end.
     pub line: Range<usize>,
     /// The section: from the heading line to the next heading of the same or a higher level.
     pub section: Range<usize>,
 }
 
+/// How a body field is spelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldStyle {
     /// `Field: value`
@@ -218,8 +250,11 @@ pub enum FieldStyle {
 /// One body field line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BodyField {
+    /// The field's name, as written (`Status`, `Last activity`).
     pub name: String,
+    /// The field's value, trimmed.
     pub value: String,
+    /// How the field is spelled.
     pub style: FieldStyle,
     /// The whole line, without its line end.
     pub line: Range<usize>,
@@ -249,6 +284,8 @@ fn lines_in(text: &str, range: Range<usize>) -> Vec<(usize, usize, usize)> {
 }
 
 impl Document {
+    /// Reads a whole STATE.md; never fails, however broken the text: what cannot be read is simply
+    /// absent (a missing or unclosed frontmatter is recorded as such).
     pub fn parse(text: String) -> Document {
         let newline = match text.find('\n') {
             Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
@@ -266,10 +303,13 @@ impl Document {
         }
     }
 
+    /// The markdown body: everything after the closing fence (the whole text without a
+    /// frontmatter).
     pub fn body(&self) -> &str {
         &self.text[self.body_start..]
     }
 
+    /// The last top-level frontmatter entry named `key` (the one GSD's tools read).
     pub fn entry(&self, key: &str) -> Option<&Entry> {
         self.frontmatter
             .as_ref()?
@@ -287,6 +327,8 @@ impl Document {
         }
     }
 
+    /// A top-level scalar as written (quoting and comment included); `None` when the key is absent
+    /// or does not hold a scalar.
     pub fn scalar_entry(&self, key: &str) -> Option<&Scalar> {
         match &self.entry(key)?.value {
             Value::Scalar(s) => Some(s),

@@ -9,12 +9,16 @@ use crate::write::WriteError;
 /// binary's one error mapping prints it as it prints every other command's.
 #[derive(Debug, thiserror::Error)]
 pub enum GsdError {
+    /// The change is not allowed (exit 1); nothing was written.
     #[error(transparent)]
     Refused(#[from] Refusal),
+    /// The command cannot go on, and the hint says what to do (exit 2).
     #[error(transparent)]
     Hinted(#[from] HintedError),
+    /// The store refused the write or the file system failed; STATE.md holds the bytes it had.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// The repository could not be read (`gsd recover` reads STATE.md's history).
     #[error(transparent)]
     Git(#[from] GitError),
 }

@@ -21,7 +21,9 @@ use std::time::Duration;
 
 /// The folder GSD keeps its planning files in, at the project root.
 pub const PLANNING_DIR: &str = ".planning";
+/// The state file, in `.planning/` or in a workstream's folder.
 pub const STATE_FILE: &str = "STATE.md";
+/// The roadmap beside the state file: its `## Phase N:` headings count towards `total_phases`.
 pub const ROADMAP_FILE: &str = "ROADMAP.md";
 /// GSD's settings (the statusline format among them).
 pub const CONFIG_FILE: &str = "config.json";
@@ -33,9 +35,11 @@ pub const PHASE_PLANS_DIR: &str = "plans";
 pub const PHASE_SUMMARIES_DIR: &str = "summaries";
 /// A plan file: `PLAN.md`, or `<stem>-PLAN.md`.
 pub const PLAN_FILE: &str = "PLAN.md";
+/// The end of a plan file's name after its stem.
 pub const PLAN_SUFFIX: &str = "-PLAN.md";
 /// A summary file: `SUMMARY.md`, or `<stem>-SUMMARY.md` (paired with the plan of that stem).
 pub const SUMMARY_FILE: &str = "SUMMARY.md";
+/// The end of a summary file's name after its stem.
 pub const SUMMARY_SUFFIX: &str = "-SUMMARY.md";
 /// Workstream mode: one folder per workstream, each with its own STATE.md.
 pub const WORKSTREAMS_DIR: &str = "workstreams";
@@ -75,6 +79,9 @@ pub fn state_target(path: &Path, wait: Duration) -> Target {
 /// Which of GSD's two statusline renderings (its `statusline.state_format` setting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// GSD's default form (`formatGsdState`).
     Full,
+    /// The compact form (`formatGsdStateCompact`), chosen by `--compact` or
+    /// `statusline.state_format: "compact"`.
     Compact,
 }

@@ -42,9 +42,17 @@ impl Lookup {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Located {
     /// A readable STATE.md and its text.
-    File { path: PathBuf, text: String },
+    File {
+        /// The STATE.md found, as the search built its path from the start folder.
+        path: PathBuf,
+        /// Its whole text.
+        text: String,
+    },
     /// Workstream mode is on at `root` but no workstream resolves.
-    NoActiveWorkstream { root: PathBuf },
+    NoActiveWorkstream {
+        /// The project folder whose `.planning/workstreams/` was found.
+        root: PathBuf,
+    },
     /// A workstream resolved but its STATE.md does not exist yet.
     MissingWorkstreamState(PathBuf),
     /// No `.planning/STATE.md` within reach.

@@ -11,18 +11,26 @@ use std::collections::HashSet;
 pub struct Version {
     /// Short commit id.
     pub commit: String,
+    /// The first line of the commit's message.
     pub subject: String,
     /// Committer time, ISO-8601 UTC.
     pub date: String,
+    /// The whole STATE.md at that commit.
     pub text: String,
 }
 
+/// What kind of thing was lost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PieceKind {
+    /// A whole body section: its heading line through the line before the next heading of the
+    /// same or a higher level.
     Section,
+    /// A top-level frontmatter key, with its children and list items.
     Key,
+    /// A bullet of a `Decisions` list.
     Decision,
+    /// A bullet of a `Blockers` list (`Blockers/Concerns`).
     Blocker,
 }
 
@@ -32,14 +40,17 @@ pub struct LostPiece {
     /// `section:<heading>`, `key:<name>`, `decision:<n>-<hash>`, `blocker:<n>-<hash>` (see
     /// [`bullet_id`]).
     pub id: String,
+    /// What was lost: a section, a key, a decision or a blocker.
     pub kind: PieceKind,
     /// The heading, the key, or the bullet's text.
     pub label: String,
     /// The exact text to restore (whole lines, ending with a line end).
     pub text: String,
-    /// The newest version that still had it.
+    /// The newest version that still had it (short commit id).
     pub commit: String,
+    /// That commit's subject line.
     pub subject: String,
+    /// That commit's committer time, ISO-8601 UTC.
     pub date: String,
     /// Sections: the heading just above it in that version (title, level), its own level.
     #[serde(skip)]
@@ -49,10 +60,17 @@ pub struct LostPiece {
 /// Why a restoration cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecoverError {
+    /// A picked id (the value) is not among the lost pieces.
     #[error("`{0}` is not one of the lost pieces listed by `planseal gsd recover`")]
     UnknownPiece(String),
+    /// A decision or blocker cannot be put back: the current file lacks the list it goes under.
     #[error("`{id}` belongs under a `{heading}` heading, which the current file does not have")]
-    MissingList { id: String, heading: String },
+    MissingList {
+        /// The picked piece's id.
+        id: String,
+        /// The heading the list needs (`Decisions` or `Blockers/Concerns`).
+        heading: String,
+    },
 }
 
 fn with_line_end(s: &str, nl: &str) -> String {
@@ -112,11 +130,13 @@ fn is_placeholder(text: &str) -> bool {
     t.is_empty() || t == "none" || t == "none yet" || t == "nothing yet" || t == "n/a"
 }
 
-pub fn is_decisions(title: &str) -> bool {
+/// A heading whose list holds decisions: `Decisions`, in any case.
+fn is_decisions(title: &str) -> bool {
     title.eq_ignore_ascii_case("decisions")
 }
 
-pub fn is_blockers(title: &str) -> bool {
+/// A heading whose list holds blockers: one that starts with `Blockers` (`Blockers/Concerns`).
+fn is_blockers(title: &str) -> bool {
     let t = title.to_ascii_lowercase();
     t.starts_with("blockers")
 }

@@ -19,7 +19,10 @@ use std::sync::LazyLock;
 /// source line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Baseline {
+    /// Where the baseline comes from, for messages (`git HEAD`, or planseal's last journaled sync).
     pub origin: String,
+    /// Each body-derived key (`status`, `current_phase`, …) and the body line it was derived from,
+    /// as written then.
     pub sources: BTreeMap<String, String>,
 }
 
@@ -47,17 +50,25 @@ pub fn source_lines(derivation: &Derivation) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// One frontmatter key the sync sets.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct KeyUpdate {
+    /// The key, `progress.percent` for a child of `progress`.
     pub key: String,
+    /// Its value now; `None` when the key is absent or null.
     pub old: Option<String>,
+    /// The value it gets.
     pub new: String,
 }
 
+/// A key whose frontmatter value disagrees with what the body implies, and that the sync keeps.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Drift {
+    /// The key, `progress.percent` for a child of `progress`.
     pub key: String,
+    /// Its frontmatter value, which stays.
     pub frontmatter: String,
+    /// The value the body (or the phase folders) implies.
     pub derived: String,
     /// Where the derived value comes from (`line 12: Status: Executing`, `phase folders`).
     pub source: String,
@@ -65,9 +76,13 @@ pub struct Drift {
     pub kept_because: String,
 }
 
+/// What a sync would change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SyncPlan {
+    /// The keys it sets: the derived ones in GSD's key order, then `gsd_state_version` when
+    /// absent, and `last_updated` last.
     pub updates: Vec<KeyUpdate>,
+    /// The disagreements it keeps, each with the reason.
     pub drift: Vec<Drift>,
     /// The file after the sync; `None` when nothing changes.
     pub new_text: Option<String>,
@@ -76,6 +91,7 @@ pub struct SyncPlan {
 /// Why a sync cannot be planned on this file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SyncError {
+    /// The frontmatter has no closing `---`.
     #[error("the frontmatter has no closing `---` line, so its end cannot be told from the body")]
     UnclosedFrontmatter,
 }

@@ -9,7 +9,10 @@ use super::ExitCode;
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct HintedError {
+    /// What went wrong, in one sentence; printed as the `error:` line.
     pub message: String,
+    /// The next step for the user, printed as its own `hint:` line (or `hint` field); `None` when
+    /// there is nothing to suggest.
     pub hint: Option<String>,
     /// 2 for a usage error or unreadable input, 3 for a writer's I/O error before its commit
     /// point.
@@ -26,6 +29,7 @@ impl HintedError {
         }
     }
 
+    /// Adds the next step for the user.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self

@@ -4,6 +4,8 @@
 use super::{Report, Severity};
 use serde_json::{Value, json};
 
+/// The `verify --json` document: the verdict, its exit code, the counts, the ids of the failing
+/// findings, and every section with all its findings.
 pub fn to_value(report: &Report) -> Value {
     let c = report.counts();
     let sections: Vec<Value> = report

@@ -31,15 +31,18 @@ pub enum Severity {
 pub struct Finding {
     /// Stable kebab-case id (each system's docs/ page lists its ids); scripts branch on it.
     pub id: String,
+    /// Whether the check held, and whether a miss changes the verdict.
     pub severity: Severity,
     /// The plan (or file, for the other systems) the finding belongs to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
+    /// The DWP task the finding is about, by its id in state.json.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<u64>,
     /// Path relative to the plan (or system) folder, when one file is concerned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// One sentence for the user: what was checked and what was found.
     pub message: String,
     /// What to do about it, where that is known.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,6 +54,7 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding with no plan, task, file, hint or group; the builder methods below add them.
     pub fn new(id: impl Into<String>, severity: Severity, message: impl Into<String>) -> Self {
         Self {
             id: id.into(),
@@ -63,31 +67,39 @@ impl Finding {
             group: None,
         }
     }
+    /// A check that held.
     pub fn pass(id: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(id, Severity::Pass, message)
     }
+    /// A recommendation that did not hold; it never changes the verdict.
     pub fn advisory(id: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(id, Severity::Advisory, message)
     }
+    /// A requirement that did not hold: the verdict becomes NOT CONFORMANT.
     pub fn fail(id: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(id, Severity::Fail, message)
     }
+    /// Names the plan (or file) the finding belongs to.
     pub fn plan(mut self, plan: impl Into<String>) -> Self {
         self.plan = Some(plan.into());
         self
     }
+    /// Names the task, by its id in state.json.
     pub fn task(mut self, task: u64) -> Self {
         self.task = Some(task);
         self
     }
+    /// Names the file, relative to the plan (or system) folder.
     pub fn file(mut self, file: impl Into<String>) -> Self {
         self.file = Some(file.into());
         self
     }
+    /// Adds what the user can do about it.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
+    /// Prints it on one text line with every other finding of the same id and `key`.
     pub fn group(mut self, key: impl Into<String>) -> Self {
         self.group = Some(key.into());
         self
@@ -98,9 +110,13 @@ impl Finding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum System {
+    /// A Deep Work Plan (`.dwp/plans/PLAN_*`).
     Dwp,
+    /// A GSD `.planning/STATE.md`.
     Gsd,
+    /// A Reversa `.reversa/state.json`.
     Reversa,
+    /// A checkpoint protocol file (`PROJECT-CHECKPOINT.md`).
     Checkpoint,
 }
 
@@ -119,11 +135,13 @@ impl System {
 /// The findings of one plan (or one file of another system).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Section {
+    /// The format the section's file or folder belongs to.
     pub system: System,
     /// Plan name, or the path of the file for the other systems.
     pub name: String,
     /// Folder or file the section was read from.
     pub path: String,
+    /// Every finding of the section, in the order the checks ran.
     pub findings: Vec<Finding>,
     /// Set when the section could not be checked (I/O error, permission denied): why.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,6 +149,7 @@ pub struct Section {
 }
 
 impl Section {
+    /// An empty section: no findings yet, and not marked unverified.
     pub fn new(system: System, name: impl Into<String>, path: impl Into<String>) -> Self {
         Self {
             system,
@@ -140,9 +159,11 @@ impl Section {
             unverified: None,
         }
     }
+    /// Adds a finding at the end.
     pub fn push(&mut self, f: Finding) {
         self.findings.push(f);
     }
+    /// How many findings passed, failed and were advisory.
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
         for f in &self.findings {
@@ -154,15 +175,20 @@ impl Section {
         }
         c
     }
+    /// Whether any finding failed: the section alone makes the verdict NOT CONFORMANT.
     pub fn failed(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Fail)
     }
 }
 
+/// How many findings of each severity, over a section or a whole report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
+    /// Findings that held.
     pub passed: usize,
+    /// Findings that failed (each makes the verdict NOT CONFORMANT).
     pub failed: usize,
+    /// Advisory findings (they never change the verdict).
     pub advisory: usize,
 }
 
@@ -170,15 +196,19 @@ pub struct Counts {
 /// anything that could not be read ⇒ UNVERIFIED; otherwise CONFORMANT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Verdict {
+    /// No finding failed and every section could be read (advisories allowed); exit 0.
     #[serde(rename = "CONFORMANT")]
     Conformant,
+    /// At least one finding failed; exit 1.
     #[serde(rename = "NOT CONFORMANT")]
     NotConformant,
+    /// Nothing failed, but some section could not be read or checked; exit 2.
     #[serde(rename = "UNVERIFIED")]
     Unverified,
 }
 
 impl Verdict {
+    /// The process exit code this verdict ends a check run with (0, 1 or 2).
     pub fn exit_code(self) -> ExitCode {
         match self {
             Verdict::Conformant => ExitCode::Ok,
@@ -186,6 +216,8 @@ impl Verdict {
             Verdict::Unverified => ExitCode::UsageOrUnverified,
         }
     }
+    /// The verdict as printed and as written in JSON (`CONFORMANT`, `NOT CONFORMANT`,
+    /// `UNVERIFIED`).
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Conformant => "CONFORMANT",
@@ -198,10 +230,12 @@ impl Verdict {
 /// Every section of one `verify` run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Report {
+    /// One section per plan or file checked, in the order they were found.
     pub sections: Vec<Section>,
 }
 
 impl Report {
+    /// The counts of every section added up.
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
         for s in &self.sections {
@@ -222,6 +256,7 @@ impl Report {
             Verdict::Conformant
         }
     }
+    /// How many sections could not be read or checked.
     pub fn unverified_count(&self) -> usize {
         self.sections
             .iter()

@@ -16,6 +16,8 @@ pub struct EnvRedactor {
 }
 
 impl EnvRedactor {
+    /// The redactor for the text of one `.env` file (`None`: no file, nothing hidden). Comment
+    /// lines are skipped; each value counts as written and without its quotes.
     pub fn from_env_bytes(env: Option<&[u8]>) -> Self {
         let mut values: Vec<String> = Vec::new();
         if let Some(bytes) = env {
@@ -76,10 +78,12 @@ impl EnvRedactor {
         Self::from_env_bytes(std::fs::read(dir.join(".env")).ok().as_deref())
     }
 
+    /// Whether there is no value to hide (no `.env`, or none with a value of 4 characters or more).
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
 
+    /// `s` with every known value replaced by [`REDACTED`].
     pub fn clean(&self, s: &str) -> String {
         let mut out = s.to_string();
         for v in &self.values {
@@ -122,6 +126,8 @@ impl EnvRedactor {
         self
     }
 
+    /// The finding with its message and hint cleaned (ids, files and the rest are planseal's own
+    /// text).
     pub fn clean_finding(&self, f: Finding) -> Finding {
         Finding {
             message: self.clean(&f.message),

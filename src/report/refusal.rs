@@ -217,8 +217,11 @@ pub enum LockOwnerState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error("{kind}: {message}")]
 pub struct Refusal {
+    /// The stable id that leads the message; scripts branch on it.
     pub kind: RefusalKind,
+    /// What was refused and why, in one sentence.
     pub message: String,
+    /// The way out (the command to run, the flag to add); `None` when there is nothing to suggest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     /// For `lock-present`: whether the lock's owner is alive, dead or unknown.
@@ -230,6 +233,7 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// A refusal with no hint, owner state or details; the builder methods below add them.
     pub fn new(kind: RefusalKind, message: impl Into<String>) -> Self {
         Self {
             kind,
@@ -246,14 +250,17 @@ impl Refusal {
         Self::new(RefusalKind::from_id(&first.id), message)
     }
 
+    /// Adds the way out.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
+    /// Says whether the owner of the lock in the way is alive, dead or unknown (`lock-present`).
     pub fn owner(mut self, owner: LockOwnerState) -> Self {
         self.owner = Some(owner);
         self
     }
+    /// Lists every finding behind the refusal.
     pub fn details(mut self, details: Vec<Finding>) -> Self {
         self.details = details;
         self

@@ -7,6 +7,7 @@ use std::fmt::Write;
 /// Colour choice, resolved by the binary (terminal, `NO_COLOR`, `--color`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Style {
+    /// Whether to paint with ANSI colours (`true` only for a terminal that wants them).
     pub color: bool,
 }
 

@@ -24,7 +24,10 @@ use serde_json::{Map, Value};
 /// One journal line being built.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JournalEntry {
+    /// When the change was decided, from the command's clock (ISO-8601 UTC).
     pub time: String,
+    /// What was done: `update`, `finalize`, `gsd sync`, `reversa-set`, `unlock`, …
+    /// (`docs/journal.md` lists them).
     pub operation: String,
     /// The DWP plan's name (DWP journals) …
     pub plan: Option<String>,
@@ -32,12 +35,19 @@ pub struct JournalEntry {
     pub file: Option<String>,
     /// For a DWP transition: the task and its statuses.
     pub transition: Option<Transition>,
+    /// The user's reason, when one was given (a reopen, a forced change, an accepted exception).
     pub reason: Option<String>,
+    /// Who asked for the change, when the command was told (`--agent`).
     pub agent: Option<String>,
+    /// The model behind that agent, when the command was told (`--model`).
     pub model: Option<String>,
     /// The rules a user overrode (`unlock --force`, `--allow-dirty`, `reversa set --force`).
     pub forced: Vec<Value>,
+    /// SHA-256 of the file before the change; `None` when it did not exist, or when the line
+    /// records no change of the file (an unlock).
     pub before_sha256: Option<String>,
+    /// SHA-256 of the file after the change; `None` when the line records no change of the file
+    /// (an unlock).
     pub after_sha256: Option<String>,
     /// The operation's own fields, written after the common ones in insertion order.
     pub details: Map<String, Value>,
@@ -47,12 +57,19 @@ pub struct JournalEntry {
 /// `from` / `to` are then the plan's statuses).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transition {
+    /// The task's id in state.json; `None` for a plan-level line.
     pub task: Option<u64>,
+    /// The status before (the task's, or the plan's on a plan-level line); JSON `null` when no
+    /// status applies (a rebuild's line).
     pub from: Value,
+    /// The status after, in the same terms as `from`.
     pub to: Value,
 }
 
 impl JournalEntry {
+    /// A line with only its time and operation. Every line names a plan or a file: set one
+    /// before writing it, or start from [`for_plan`](Self::for_plan) or
+    /// [`for_file`](Self::for_file).
     pub fn new(time: impl Into<String>, operation: impl Into<String>) -> Self {
         Self {
             time: time.into(),
@@ -84,16 +101,20 @@ impl JournalEntry {
         e
     }
 
+    /// Records a DWP transition: the task (`None` for the plan itself) and its status before and
+    /// after.
     pub fn transition(mut self, task: Option<u64>, from: Value, to: Value) -> Self {
         self.transition = Some(Transition { task, from, to });
         self
     }
 
+    /// Records the user's reason (`None` leaves the field out).
     pub fn reason(mut self, reason: Option<String>) -> Self {
         self.reason = reason;
         self
     }
 
+    /// Records the file's SHA-256 before and after (`None`: the file did not exist then).
     pub fn hashes(mut self, before: Option<String>, after: Option<String>) -> Self {
         self.before_sha256 = before;
         self.after_sha256 = after;

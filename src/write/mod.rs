@@ -42,6 +42,7 @@ pub struct Writer {
 pub struct Committed {
     /// SHA-256 of the bytes replaced (`None` when the file was created).
     pub before_sha256: Option<String>,
+    /// SHA-256 of the bytes now in the file.
     pub after_sha256: String,
     /// Why the journal line could not be appended; the write itself happened and stays.
     pub journal_error: Option<String>,
@@ -65,6 +66,8 @@ impl Writer {
         Self { durability }
     }
 
+    /// Whether this writer's commits are fsynced ([`Durability::Full`]) or not (the benchmark's
+    /// [`Durability::NoSync`]).
     pub fn durability(&self) -> Durability {
         self.durability
     }

@@ -15,8 +15,11 @@ pub enum WriteError {
     /// A file-system call failed before anything was applied.
     #[error("{op} {}: {source}; nothing was written", path.display())]
     Io {
+        /// What the writer was doing, in words (`read lock file`, `create journal folder`).
         op: &'static str,
+        /// The file or folder the failed call was about.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },

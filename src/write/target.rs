@@ -53,18 +53,24 @@ impl Target {
         self
     }
 
+    /// The file this target writes, as its layout built it.
     pub fn path(&self) -> &Path {
         &self.path
     }
+    /// How the file is locked: a lock folder with an owner record, or GSD's pid file.
     pub fn lock_style(&self) -> &LockStyle {
         &self.lock
     }
+    /// The journal every change of this file appends a line to.
     pub fn journal(&self) -> &Journal {
         &self.journal
     }
+    /// The folder every file of a transaction must resolve inside; `None` when only the file itself
+    /// is written.
     pub fn root(&self) -> Option<&Path> {
         self.root.as_deref()
     }
+    /// How hints name the file (`planseal unlock <this>`).
     pub fn shown(&self) -> &str {
         &self.shown
     }

@@ -41,6 +41,7 @@ impl<'t> Transaction<'t> {
         })
     }
 
+    /// The target whose lock this transaction holds.
     pub fn target(&self) -> &Target {
         self.target
     }

@@ -31,13 +31,16 @@ use std::time::Duration;
 /// command runs, when inside it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateFile {
+    /// Where the file is (the path the command reads and writes).
     pub path: PathBuf,
+    /// How messages and the report name it.
     pub shown: String,
 }
 
 /// `gsd check`: the GSD section of `planseal verify` for one file, named as the user sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckOutcome {
+    /// The checks of the one file, as one section named as the user sees it.
     pub report: Report,
 }
 
@@ -49,6 +52,8 @@ impl Serialize for CheckOutcome {
 }
 
 impl CheckOutcome {
+    /// The text form, as `verify` prints it: the section and its verdict line (`color`: paint with
+    /// ANSI colours).
     pub fn to_text(&self, color: bool) -> String {
         report_text::render(&self.report, Style { color })
     }
@@ -59,6 +64,7 @@ impl CheckOutcome {
     }
 }
 
+/// `gsd check`: the checks `verify` runs on a STATE.md, for this one file.
 pub fn check(state: &StateFile) -> CheckOutcome {
     let mut section = super::check(&state.path);
     section.name = state.shown.clone();

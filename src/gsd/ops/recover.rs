@@ -15,8 +15,10 @@ use serde::Serialize;
 use std::fmt::Write;
 use std::time::Duration;
 
+/// `gsd recover`: which STATE.md, which versions to compare it with, and what to put back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecoverOptions {
+    /// The STATE.md to compare and restore.
     pub state: StateFile,
     /// Compare with this revision only (default: every committed version, newest first).
     pub from: Option<String>,
@@ -26,8 +28,10 @@ pub struct RecoverOptions {
     pub exit_code: bool,
 }
 
+/// A restoration: the pieces to put back into the current file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Restore {
+    /// Which lost pieces to put back.
     pub picks: Picks,
     /// How long to wait for a live writer's lock before refusing.
     pub lock_wait: Duration,
@@ -36,6 +40,7 @@ pub struct Restore {
 /// Which lost pieces to restore.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Picks {
+    /// Every piece the listing finds.
     All,
     /// By the ids the listing shows.
     Ids(Vec<String>),
@@ -44,17 +49,25 @@ pub enum Picks {
 /// What `gsd recover` found and restored; its JSON form is the `--json` document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RecoverOutcome {
+    /// The STATE.md, as the user sees it.
     pub file: String,
+    /// How many committed versions were compared (1 with `from`).
     pub versions_read: usize,
+    /// What earlier versions had and the current file lacks, newest version first.
     pub lost: Vec<LostPiece>,
     /// The ids asked for (empty without a restoration).
     pub restored: Vec<String>,
+    /// Whether the restoration changed the file (it does not when the picks were already there).
     pub written: bool,
     /// Whether a restoration was asked for (the text says what became of it).
     #[serde(skip)]
     pub restore_requested: bool,
+    /// The write, for the caller to report a journal line that could not be appended; `None` when
+    /// nothing was written.
     #[serde(skip)]
     pub committed: Option<Committed>,
+    /// The exit code the command ends with: 1 under `exit_code` when a piece is still missing, else
+    /// 0.
     #[serde(skip)]
     pub exit_code: ExitCode,
 }

@@ -12,8 +12,10 @@ use crate::report::text::printable;
 use serde::Serialize;
 use std::fmt::Write;
 
+/// `gsd status`: which STATE.md, and whether a problem should end the command with 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusOptions {
+    /// The STATE.md to report on.
     pub state: StateFile,
     /// Exit 1 on a disagreement or a failing check of `gsd check`.
     pub exit_code: bool,
@@ -22,16 +24,25 @@ pub struct StatusOptions {
 /// What `gsd status` reports; its JSON form is the `--json` document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StatusOutcome {
+    /// The STATE.md, as the user sees it.
     pub file: String,
     /// Each frontmatter key with its value as JSON (a list as an array, a map as an object).
     pub frontmatter: serde_json::Map<String, serde_json::Value>,
+    /// Every body field line, in file order.
     pub body_fields: Vec<BodyFieldRow>,
+    /// The status as the frontmatter and the body state it, and GSD's normalisation.
     pub status: StatusReport,
+    /// The progress percent as written, and as computed from the counters and from the phase
+    /// folders.
     pub percent: PercentReport,
     /// The counts of the phase folders, when there is a `phases/` folder.
     pub phases: Option<PhaseCounts>,
+    /// Every frontmatter value that differs from what the body or the phase folders give.
     pub disagreements: Vec<Disagreement>,
+    /// What GSD's statusline hook shows for this file, in both forms.
     pub statusline: StatuslinePair,
+    /// The exit code the command ends with: 1 under `exit_code` when there is a disagreement or a
+    /// failing check, else 0.
     #[serde(skip)]
     pub exit_code: ExitCode,
 }
@@ -39,35 +50,48 @@ pub struct StatusOutcome {
 /// One body field (`Status: Executing`, `**Phase:** 2`, a table row).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BodyFieldRow {
+    /// The field's name, as written.
     pub name: String,
+    /// The field's value, trimmed.
     pub value: String,
+    /// How it is spelled: `plain` (`Field: value`), `bold` (`**Field:** value`) or `table`
+    /// (`| Field | value |`).
     pub style: &'static str,
     /// 1-based.
     pub line: usize,
 }
 
+/// The status, as stated in the frontmatter and in the body, and what GSD makes of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StatusReport {
+    /// The frontmatter's `status:`; `None` when absent or null.
     pub frontmatter: Option<String>,
+    /// The value of the body's first `Status` field; `None` when there is none.
     pub body: Option<String>,
     /// GSD's normalisation of the body's status (else the frontmatter's).
     pub normalized: String,
 }
 
+/// The progress percent, as written and as computed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PercentReport {
     /// `progress.percent` as written.
     pub frontmatter: Option<String>,
+    /// The percent GSD computes from the `progress:` counters (`docs/gsd.md`, "The progress
+    /// percent"); `None` without data.
     pub from_counters: Option<u64>,
+    /// The percent the phase folders give; `None` without a `phases/` folder.
     pub from_phase_folders: Option<u64>,
 }
 
 /// A frontmatter value that is not what the body or the phase folders give.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Disagreement {
+    /// The key, `progress.percent` for a child of `progress`.
     pub key: String,
     /// `None`: the key is absent.
     pub frontmatter: Option<String>,
+    /// The value the body or the phase folders give.
     pub derived: String,
     /// `line N: …` or `phase folders`.
     pub source: String,
@@ -76,10 +100,13 @@ pub struct Disagreement {
 /// The statusline segment in both of GSD's forms.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StatuslinePair {
+    /// The segment in GSD's default form (`formatGsdState`).
     pub full: String,
+    /// The segment in GSD's compact form (`formatGsdStateCompact`).
     pub compact: String,
 }
 
+/// `gsd status`: reads the file and its phase folders, and reports; nothing is written.
 pub fn status(opts: &StatusOptions) -> Result<StatusOutcome, GsdError> {
     let path = &opts.state.path;
     let (_, text) = read_state(path)?;

@@ -11,9 +11,11 @@ use crate::report::redact::EnvRedactor;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+/// `gsd statusline`: where to start, and how to render and fail.
 pub struct StatuslineOptions<'a> {
     /// Where the command runs; FILE and the search start from here.
     pub cwd: PathBuf,
+    /// FILE: this STATE.md (relative to `cwd`) instead of the hook's search.
     pub file: Option<PathBuf>,
     /// `--stdin`: Claude Code's statusline JSON, whose workspace folder starts the search.
     pub stdin: Option<&'a mut dyn Read>,
@@ -21,6 +23,7 @@ pub struct StatuslineOptions<'a> {
     pub compact: bool,
     /// No readable STATE.md is an error instead of printing nothing.
     pub strict: bool,
+    /// `HOME` and `GSD_WORKSTREAM`, which bound and steer the search.
     pub lookup: Lookup,
 }
 
@@ -33,6 +36,8 @@ pub struct StatuslineOutcome {
     pub redactor: EnvRedactor,
 }
 
+/// `gsd statusline`: the segment GSD's hook would print, and the `.env` values to hide from it. An
+/// error only with `strict` (no readable STATE.md) or when `--stdin` cannot be read.
 pub fn statusline(opts: StatuslineOptions<'_>) -> Result<StatuslineOutcome, GsdError> {
     let home = opts.lookup.home.as_deref();
     let (text, config_start, state_path) = match &opts.file {

@@ -16,8 +16,10 @@ use std::fmt::Write;
 use std::path::Path;
 use std::time::Duration;
 
+/// `gsd sync`: which STATE.md, whether to write, and how long to wait for GSD's lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncOptions {
+    /// The STATE.md to sync.
     pub state: StateFile,
     /// Apply the change (otherwise only show it).
     pub write: bool,
@@ -28,14 +30,19 @@ pub struct SyncOptions {
 /// What `gsd sync` found and did; its JSON form is the `--json` document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SyncOutcome {
+    /// The STATE.md, as the user sees it.
     pub file: String,
     /// Whether the frontmatter differs from what the body gives.
     pub changed: bool,
+    /// Whether the new text was written (only with `write`, and only when something changes).
     pub written: bool,
+    /// The keys the sync sets (or would set), in the order they are written.
     pub updates: Vec<KeyUpdate>,
+    /// The disagreements it keeps, each with the reason.
     pub drift: Vec<Drift>,
     /// What the preservation rule compared with (planseal's last write, or git HEAD).
     pub baseline: Option<String>,
+    /// The unified diff from the current text to the synced one; `None` when nothing changes.
     pub diff: Option<String>,
     /// The write, when one was made (its journal line may have failed).
     #[serde(skip)]
