@@ -12,27 +12,52 @@ use serde_json::{Map, Value};
 /// Why a write was refused; [`EditError::kind`] is the stable refusal kind.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EditError {
+    /// The file, or the text after the edit, is not a state file: not UTF-8, not JSON, or not an
+    /// object (`state-unreadable`).
     #[error("{0}")]
     Read(#[from] ReadError),
+    /// The file's top level cannot be edited in place: not an object, or a duplicate key
+    /// (`state-unreadable`).
     #[error("{0}")]
     Splice(#[from] SpliceError),
+    /// `--phase-done` names no phase of the file's vocabulary (`unknown-phase`).
     #[error("`{name}` is not a Reversa phase; this file uses {vocabulary}")]
-    UnknownPhase { name: String, vocabulary: String },
+    UnknownPhase {
+        /// The phase as given.
+        name: String,
+        /// The vocabulary the file uses and its phase names, for the message.
+        vocabulary: String,
+    },
+    /// The phase is not the one that can be marked done now (`phase-out-of-order`).
     #[error("phase `{name}` cannot be marked done: {why}")]
-    OutOfOrder { name: String, why: String },
+    OutOfOrder {
+        /// The phase as given.
+        name: String,
+        /// Why not: it is already completed, or another phase is current.
+        why: String,
+    },
+    /// All five phases are completed: there is nothing left to advance (`phase-out-of-order`).
     #[error("every phase is already completed")]
     AlreadyFinished,
+    /// `phase`, `completed` and `pending` contradict each other, so the next phase cannot be
+    /// told (`state-invalid`); the value says how.
     #[error("the phase bookkeeping is broken: {0}")]
     StateInvalid(String),
+    /// The change would remove a field, move a phase backwards or drop a created file
+    /// (`never-remove-violation`); `set` lets it through only with `force`.
     #[error("the change would break the never-remove rule")]
     WouldViolate(Vec<Violation>),
+    /// The new value makes a check fail that passed before (`invalid-value`); `set` lets it
+    /// through only with `force`.
     #[error("the new value makes the file fail its checks")]
     InvalidValue(Vec<Finding>),
+    /// The field name is empty, holds a `.` or a control character (`invalid-field`).
     #[error("`{0}` is not a field name")]
     BadFieldName(String),
 }
 
 impl EditError {
+    /// The stable refusal kind this error is reported as.
     pub fn kind(&self) -> RefusalKind {
         match self {
             EditError::Read(_) => RefusalKind::StateUnreadable,
@@ -51,6 +76,7 @@ impl EditError {
 /// A computed write: the new bytes and what the change did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edit {
+    /// The whole new file: the old bytes with only the changed values spliced in (BOM kept).
     pub new_bytes: Vec<u8>,
     /// One line per changed field: `field: old → new`.
     pub changes: Vec<String>,

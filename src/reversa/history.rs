@@ -6,11 +6,16 @@ use super::model::{Phases, phase_position};
 use crate::report::Severity;
 use serde_json::{Map, Value};
 
+/// Which part of the never-remove rule a change broke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ViolationKind {
+    /// A field (at any depth of nested objects) that the older version had is gone.
     FieldRemoved,
+    /// A phase left `completed`, or `phase` moved to an earlier phase.
     PhaseBackwards,
+    /// A `created_files` entry is gone (an advisory when the change also changed `version`: the
+    /// installer's own update reconciles the list).
     CreatedFileDropped,
 }
 
@@ -28,7 +33,9 @@ impl ViolationKind {
 /// One break of the never-remove rule between two versions.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Violation {
+    /// Which part of the rule was broken.
     pub kind: ViolationKind,
+    /// `Fail`, except a `created_files` entry dropped by a change of `version` (`Advisory`).
     pub severity: Severity,
     /// Dotted path of the field (`checkpoints.scout`, `phase`, `created_files`).
     pub field: String,
@@ -40,6 +47,7 @@ pub struct Violation {
 }
 
 impl Violation {
+    /// One sentence for the user: the field and what happened to its value.
     pub fn describe(&self) -> String {
         match self.kind {
             ViolationKind::FieldRemoved => {
@@ -230,7 +238,9 @@ mod tests {
 /// One version of the state file at one commit, oldest first when walked.
 #[derive(Debug, Clone)]
 pub struct Version {
+    /// The commit's short id.
     pub commit: String,
+    /// The first line of the commit's message.
     pub subject: String,
     /// `None` when the file does not exist at that commit.
     pub bytes: Option<Vec<u8>>,
@@ -239,8 +249,11 @@ pub struct Version {
 /// A violation introduced by one commit.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Flagged {
+    /// The short id of the commit whose version broke the rule.
     pub commit: String,
+    /// The first line of its message.
     pub subject: String,
+    /// What it broke, against the previous readable version.
     #[serde(flatten)]
     pub violation: Violation,
 }
@@ -248,7 +261,9 @@ pub struct Flagged {
 /// What a walk over the file's history found.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Walk {
+    /// How many versions were compared (the commits where the file exists).
     pub versions: usize,
+    /// Every violation, with the commit that introduced it, oldest first.
     pub flagged: Vec<Flagged>,
     /// Commits whose version could not be parsed (compared around, not against).
     pub unreadable: Vec<String>,

@@ -46,17 +46,21 @@ pub const KNOWN_FIELDS: [&str; 15] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Vocabulary {
+    /// The original's names ([`PHASES_PT`]: `reconhecimento` … `revisao`).
     Portuguese,
+    /// The English fork's names ([`PHASES_EN`]: `reconnaissance` … `review`).
     English,
 }
 
 impl Vocabulary {
+    /// The five phase names of this vocabulary, in order.
     pub fn names(self) -> &'static [&'static str; 5] {
         match self {
             Vocabulary::Portuguese => &PHASES_PT,
             Vocabulary::English => &PHASES_EN,
         }
     }
+    /// The vocabulary's name in messages (`Portuguese`, `English`).
     pub fn label(self) -> &'static str {
         match self {
             Vocabulary::Portuguese => "Portuguese",
@@ -79,14 +83,20 @@ pub fn phase_position(name: &str) -> Option<(Vocabulary, usize)> {
 /// Why a state file could not be read as a JSON object.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {
+    /// The bytes are not UTF-8; the value is the offset of the first bad byte.
     #[error("the file is not UTF-8 text (byte {0})")]
     NotUtf8(usize),
+    /// The text does not parse as JSON.
     #[error("the file is not valid JSON: {message}")]
     Json {
+        /// serde_json's message, which names the line and column too.
         message: String,
+        /// The 1-based line where parsing stopped (in the text without its BOM).
         line: usize,
+        /// The 1-based column where parsing stopped.
         column: usize,
     },
+    /// The text is JSON, but not an object.
     #[error("the top level is not a JSON object")]
     NotObject,
 }
@@ -94,8 +104,11 @@ pub enum ReadError {
 /// One state.json as read: the text (without a BOM), whether it had one, and its value.
 #[derive(Debug, Clone)]
 pub struct StateFile {
+    /// The file started with a UTF-8 byte-order mark (writers put it back).
     pub bom: bool,
+    /// The file's text, without the BOM; writers splice their changes into it.
     pub text: String,
+    /// The top-level object, keys in file order.
     pub object: Map<String, Value>,
 }
 
@@ -134,10 +147,12 @@ impl StateFile {
         out
     }
 
+    /// A top-level field's value, when present.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.object.get(key)
     }
 
+    /// A top-level field's value when it is a string; `None` when absent or of another type.
     pub fn str_field(&self, key: &str) -> Option<&str> {
         self.object.get(key).and_then(Value::as_str)
     }
@@ -162,8 +177,11 @@ fn string_list(v: Option<&Value>) -> Vec<String> {
 /// `phase`, `completed` and `pending` as read.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Phases {
+    /// The current phase; `None` when `phase` is null, absent or not a string.
     pub phase: Option<String>,
+    /// The string entries of `completed`, in order (empty when absent or not an array).
     pub completed: Vec<String>,
+    /// The string entries of `pending`, in order (empty when absent or not an array).
     pub pending: Vec<String>,
 }
 
@@ -183,6 +201,7 @@ pub enum Progress {
 }
 
 impl Progress {
+    /// How `reversa status` says it (`not started`, `in progress`, `finished`, `inconsistent`).
     pub fn label(self) -> &'static str {
         match self {
             Progress::NotStarted => "not started",
@@ -194,6 +213,7 @@ impl Progress {
 }
 
 impl Phases {
+    /// The bookkeeping of a state object; fields of the wrong type read as absent.
     pub fn from_object(object: &Map<String, Value>) -> Self {
         Self {
             phase: object
@@ -229,6 +249,7 @@ impl Phases {
         Ok(found)
     }
 
+    /// Where the analysis stands, from `phase` and `completed`.
     pub fn progress(&self) -> Progress {
         match &self.phase {
             Some(_) => Progress::InProgress,

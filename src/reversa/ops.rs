@@ -34,11 +34,15 @@ pub enum ReversaError {
     /// The write was refused by the store or failed on the file system.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// `reversa history`: the repository around the file could not be read.
     #[error(transparent)]
     Git(#[from] GitError),
+    /// The state file could not be read.
     #[error("cannot read {}", path.display())]
     Read {
+        /// The state file, as located.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
@@ -47,7 +51,10 @@ pub enum ReversaError {
 /// Where the command runs and the state file it was pointed at (`--file`), if any.
 #[derive(Debug, Clone)]
 pub struct Place {
+    /// The directory the command runs in (`-C` applied); the search for `.reversa/state.json`
+    /// starts here.
     pub cwd: PathBuf,
+    /// `--file PATH`: this state file (relative to `cwd`) instead of the search.
     pub file: Option<PathBuf>,
 }
 
@@ -72,19 +79,25 @@ pub struct WriteGuard {
 /// `reversa status`: the findings and where the analysis stands.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusOutcome {
+    /// The state file's findings, as one section (its JSON fields come first).
     #[serde(flatten, serialize_with = "json::serialize")]
     pub report: Report,
+    /// The state file, as the user sees it (relative to the current directory when inside it).
     pub file: String,
+    /// SHA-256 of the file's bytes as read (what `--expected-sha256` compares with).
     pub sha256: String,
     /// `None` when the file does not parse.
     pub summary: Option<Summary>,
 }
 
 impl StatusOutcome {
+    /// Whether a finding failed (`--exit-code` then ends the command with 1).
     pub fn failed(&self) -> bool {
         self.report.sections.iter().any(Section::failed)
     }
 
+    /// The text `reversa status` prints: where the analysis stands, then the report. Text from the
+    /// file is quoted with control characters escaped, `.env` values not yet hidden.
     pub fn to_text(&self, style: Style) -> String {
         let mut out = String::new();
         if let Some(s) = &self.summary {
@@ -115,39 +128,51 @@ pub fn status(place: &Place) -> Result<StatusOutcome, ReversaError> {
 /// `reversa advance --phase-done PHASE`.
 #[derive(Debug, Clone)]
 pub struct AdvanceOptions {
+    /// The phase to mark done, in the file's vocabulary.
     pub phase_done: String,
+    /// The expected SHA-256 and the dry run.
     pub guard: WriteGuard,
 }
 
 /// `reversa set FIELD VALUE`.
 #[derive(Debug, Clone)]
 pub struct SetOptions {
+    /// The top-level field to set (no `.`: nested fields are set through their parent).
     pub field: String,
     /// The new value as JSON text, as the user typed it.
     pub value: String,
     /// Let through a change the history check would flag (journaled with `reason`).
     pub force: bool,
+    /// Why the forced change is right; journaled with the violations it let through.
     pub reason: Option<String>,
+    /// The expected SHA-256 and the dry run.
     pub guard: WriteGuard,
 }
 
+/// Whether `advance` or `set` wrote the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WriteResult {
+    /// The change was computed and shown, not written (`--dry-run`).
     DryRun,
+    /// The change was written.
     Written,
 }
 
 /// What `advance` or `set` changed (or would change, on a dry run).
 #[derive(Debug, Clone, Serialize)]
 pub struct WriteOutcome {
+    /// Whether the change was written.
     pub result: WriteResult,
+    /// The state file, as the user sees it (relative to the current directory when inside it).
     pub file: String,
     /// `advance` or `set`.
     pub operation: &'static str,
     /// One line per changed field: `field: old → new`.
     pub changes: Vec<String>,
+    /// SHA-256 of the file before the change.
     pub sha256_before: String,
+    /// SHA-256 after the write; `None` on a dry run.
     pub sha256_after: Option<String>,
     /// The file written.
     #[serde(skip)]
@@ -158,6 +183,8 @@ pub struct WriteOutcome {
 }
 
 impl WriteOutcome {
+    /// The text `advance` and `set` print: one line per changed field, then whether the file was
+    /// written.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         for c in &self.changes {
@@ -267,19 +294,24 @@ fn finish(
 /// `reversa history`: every commit that broke the never-remove rule.
 #[derive(Debug, Clone, Serialize)]
 pub struct HistoryOutcome {
+    /// The violations as findings, one section (its JSON fields come first).
     #[serde(flatten, serialize_with = "json::serialize")]
     pub report: Report,
+    /// The state file, as the user sees it (relative to the current directory when inside it).
     pub file: String,
     /// How many committed versions were compared.
     pub versions: usize,
+    /// Every violation, with the commit that introduced it, oldest first.
     pub flagged: Vec<Flagged>,
 }
 
 impl HistoryOutcome {
+    /// Whether a violation failed (`--exit-code` then ends the command with 1).
     pub fn failed(&self) -> bool {
         self.report.sections.iter().any(Section::failed)
     }
 
+    /// The text `reversa history` prints: the report of the violations.
     pub fn to_text(&self, style: Style) -> String {
         text::render(&self.report, style)
     }

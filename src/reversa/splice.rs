@@ -7,15 +7,17 @@ use serde_json::Value;
 /// Why a text could not be edited.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpliceError {
+    /// The text is not one JSON object (or its top level cannot be scanned).
     #[error("the text is not a JSON object")]
     NotObject,
+    /// A top-level key (the value) appears twice: which one to change would be a guess.
     #[error("key `{0}` appears more than once at the top level; remove the duplicate first")]
     DuplicateKey(String),
 }
 
 /// Where one top-level entry lies in the text (byte offsets).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub key: String,
     pub key_start: usize,
     pub value_start: usize,
@@ -24,7 +26,7 @@ pub struct Entry {
 
 /// The top-level layout of an object text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     pub entries: Vec<Entry>,
     /// Offset of the closing `}`.
     pub close: usize,
@@ -34,7 +36,7 @@ pub struct Layout {
 
 /// The file's own style, read from its first entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Style {
+pub(crate) struct Style {
     /// `None` for a one-line object.
     pub indent: Option<String>,
     pub newline: &'static str,
@@ -105,7 +107,7 @@ fn value_end(b: &[u8], i: usize) -> Option<usize> {
 }
 
 /// Scans the top level of an object text (the caller has already checked it is valid JSON).
-pub fn layout(text: &str) -> Result<Layout, SpliceError> {
+pub(crate) fn layout(text: &str) -> Result<Layout, SpliceError> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
@@ -154,7 +156,8 @@ pub fn layout(text: &str) -> Result<Layout, SpliceError> {
 }
 
 impl Style {
-    pub fn detect(text: &str, layout: &Layout) -> Self {
+    /// The style of `text`, read from its first entry and its one-line arrays.
+    pub(crate) fn detect(text: &str, layout: &Layout) -> Self {
         let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
         let Some(first) = layout.entries.first() else {
             return Self {
@@ -253,7 +256,7 @@ fn multiline_pads(value: &str) -> Option<(String, String)> {
 
 /// Renders `value` for depth `depth` (1 = a top-level value). `multiline` chooses between the
 /// pretty form (one element per line, the file's indent) and the inline form (`["a", "b"]`).
-pub fn render(value: &Value, style: &Style, depth: usize, multiline: bool) -> String {
+pub(crate) fn render(value: &Value, style: &Style, depth: usize, multiline: bool) -> String {
     let unit = style.indent.as_deref().unwrap_or("  ");
     let inner_pad = unit.repeat(depth + 1);
     let outer_pad = unit.repeat(depth);

@@ -5,20 +5,29 @@ use super::model::{self, Phases, Progress, StateFile, Vocabulary};
 /// The state file at a glance.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Summary {
+    /// The `project` field, when it is a string.
     pub project: Option<String>,
+    /// The `version` field (Reversa's version), when it is a string.
     pub version: Option<String>,
+    /// The language the phase names are in; `None` when the file names no phase, or mixes both.
     pub vocabulary: Option<Vocabulary>,
+    /// Where the analysis stands, from `phase` and `completed`.
     pub progress: Progress,
+    /// `phase`, `completed` and `pending` as read.
     #[serde(flatten)]
     pub phases: Phases,
     /// The phase `advance --phase-done` expects next, if any.
     pub next_to_finish: Option<String>,
+    /// The `doc_level` field, when it is a string (it is null until chosen).
     pub doc_level: Option<String>,
+    /// The `answer_mode` field (`chat` or `file`), when it is a string.
     pub answer_mode: Option<String>,
+    /// Top-level fields Reversa does not document (legal, and listed), in file order.
     pub extra_fields: Vec<String>,
 }
 
 impl Summary {
+    /// The summary of a parsed state file.
     pub fn of(state: &StateFile) -> Self {
         let phases = state.phases();
         let vocabulary = phases.vocabulary().ok().flatten();
