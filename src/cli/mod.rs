@@ -36,7 +36,7 @@ protocol (PROJECT-CHECKPOINT.md).\n\nExit codes: 0 success / CONFORMANT, 1 refus
 CONFORMANT (nothing was written), 2 usage error / UNVERIFIED.",
     after_help = "Examples:\n  planseal verify                      check every plan in this repository\n  planseal verify --json               the same as one JSON document\n  planseal update .dwp/plans/PLAN_x/state.json --task 1 --status in_progress\n  planseal demo                        walk a plan's whole life cycle in a scratch repository"
 )]
-pub(crate) struct Cli {
+struct Cli {
     #[command(flatten)]
     pub global: Global,
     #[command(subcommand)]
@@ -46,7 +46,7 @@ pub(crate) struct Cli {
 /// Flags every command takes. They match only when written in full, so they never make a
 /// prefix of the DWP helper's own options ambiguous.
 #[derive(clap::Args, Debug, Clone)]
-pub(crate) struct Global {
+struct Global {
     /// Print one JSON document on stdout instead of text
     #[arg(long, global = true)]
     pub json: bool,
@@ -59,14 +59,14 @@ pub(crate) struct Global {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ColorChoice {
+enum ColorChoice {
     Auto,
     Always,
     Never,
 }
 
 #[derive(Subcommand, Debug)]
-pub(crate) enum Command {
+enum Command {
     /// Read-only conformance check of every plan (and GSD, Reversa, checkpoint files) found here
     Verify(verify::Args),
     /// Apply one guarded transition to a DWP state.json (drop-in for the DWP helper)
