@@ -22,10 +22,16 @@ pub const PLANS_DIR: &str = "plans";
 /// Every plan folder's name starts with this.
 pub const PLAN_PREFIX: &str = "PLAN_";
 
+/// The plan's machine-readable state (task statuses, gates, checkpoint): what `update`,
+/// `rebuild` and `finalize` write.
 pub const STATE_FILE: &str = "state.json";
+/// The plan's identity (`name`, which must equal the folder name) and its schema era.
 pub const MANIFEST_FILE: &str = "manifest.json";
+/// The human plan: goal, context, approval and the task index (checkboxes).
 pub const README_FILE: &str = "README.md";
+/// The dated progress log; `rebuild --write` appends its reconciliation entry here.
 pub const PROGRESS_FILE: &str = "PROGRESS.md";
+/// The request the plan answers and the prompts of its execution.
 pub const PROMPTS_FILE: &str = "PROMPTS.md";
 /// The marker of an interrupted publication.
 pub const MARKER_FILE: &str = ".finalizing.json";
@@ -35,8 +41,12 @@ pub const RESULTS_DIR: &str = "analysis_results";
 pub const RECEIPT_FILE: &str = "analysis_results/FINALIZATION.json";
 /// The transition journal.
 pub const JOURNAL_FILE: &str = "analysis_results/STATE_JOURNAL.ndjson";
+/// The security review a completed plan needs (with no open Critical finding).
 pub const SECURITY_REVIEW_FILE: &str = "analysis_results/SECURITY_REVIEW.md";
+/// Reusable patterns the plan found, each with its evidence and disposition.
 pub const SKILLS_CANDIDATES_FILE: &str = "analysis_results/SKILLS_CANDIDATES.md";
+/// The analysis made before the tasks (baseline, constraints); the receipt covers it as
+/// evidence.
 pub const PLAN_ANALYSIS_FILE: &str = "analysis_results/PLAN_ANALYSIS.md";
 
 /// `plan_dir/state.json`.

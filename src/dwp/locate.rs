@@ -40,12 +40,27 @@ pub struct DiscoverOptions {
 /// Why discovery could not give an answer (a usage error: exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DiscoverError {
+    /// The path given (or the `--dwp-dir` folder) does not exist; it is joined to the working
+    /// directory.
     #[error("{0}: no such file or directory")]
     PathMissing(PathBuf),
+    /// A folder on the way could not be read.
     #[error("{path}: cannot be listed: {why}")]
-    Unreadable { path: PathBuf, why: String },
+    Unreadable {
+        /// The folder (or the path given) that could not be read.
+        path: PathBuf,
+        /// The I/O error, as text.
+        why: String,
+    },
+    /// `--plan` named a plan that none of the folders searched holds.
     #[error("no plan named {name} under {searched}")]
-    PlanNotFound { name: String, searched: String },
+    PlanNotFound {
+        /// The name looked for, with its `PLAN_` prefix.
+        name: String,
+        /// Where it was looked for: the `--dwp-dir` folder, the path given, or the root found.
+        searched: String,
+    },
+    /// `--plan` is not a plan folder name, even with `PLAN_` put in front; the value as given.
     #[error(
         "{0}: not a plan folder name (expected PLAN_ followed by lower-case letters, digits or _)"
     )]
@@ -264,6 +279,7 @@ pub enum OpenPlanError {
     /// The path is no plan folder (a usage error, with what to pass instead).
     #[error(transparent)]
     NotAPlan(#[from] HintedError),
+    /// The repository around the plan could not be opened.
     #[error(transparent)]
     Git(#[from] GitError),
 }

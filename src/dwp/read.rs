@@ -17,7 +17,9 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 /// What reading one plan-relative name gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileRead {
+    /// Nothing by that name (or a component on the way is not a folder).
     Missing,
+    /// The file's whole content.
     Bytes(Vec<u8>),
     /// The name leaves the plan folder (symlink, `..`, absolute): not opened.
     Outside(String),
@@ -26,12 +28,15 @@ pub enum FileRead {
 }
 
 impl FileRead {
+    /// The content when the file was read; `None` for every other outcome.
     pub fn bytes(&self) -> Option<&[u8]> {
         match self {
             FileRead::Bytes(b) => Some(b),
             _ => None,
         }
     }
+
+    /// Something is there, read or not (outside the plan and unreadable count as existing).
     pub fn exists(&self) -> bool {
         !matches!(self, FileRead::Missing)
     }
@@ -40,15 +45,20 @@ impl FileRead {
 /// What a `log=` pointer (or any plan-relative name that is only checked for existence) is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PathStatus {
+    /// A regular file inside the plan.
     File,
+    /// Nothing there.
     Missing,
+    /// The name leaves the plan folder (absolute, `..`, a symlink out); why.
     Outside(String),
+    /// Something inside the plan that is not a regular file, or that cannot be inspected; why.
     NotAFile(String),
 }
 
 /// One plan folder as read.
 #[derive(Debug, Clone)]
 pub struct PlanFiles {
+    /// The plan folder as given to [`PlanFiles::load`] (not canonicalised).
     pub dir: PathBuf,
     /// Folder name (the plan's identity).
     pub name: String,
@@ -58,6 +68,7 @@ pub struct PlanFiles {
     pub files: BTreeMap<String, FileRead>,
     /// Names directly in the plan folder.
     pub listing: Vec<String>,
+    /// `analysis_results/` exists and is a folder.
     pub analysis_results_dir: bool,
     /// The plan lives in a git work tree (an ancestor folder holds `.git`).
     pub in_git_work_tree: bool,
@@ -123,10 +134,13 @@ impl PlanFiles {
         self.resolved_dir.get_or_init(|| PlanDir::new(&self.dir))
     }
 
+    /// What reading `rel` gave; [`FileRead::Missing`] for a name that was not read.
     pub fn get(&self, rel: &str) -> &FileRead {
         self.files.get(rel).unwrap_or(&FileRead::Missing)
     }
 
+    /// The bytes of `rel` when it was read; `None` when it is missing, unreadable, outside the
+    /// plan or was not read.
     pub fn bytes(&self, rel: &str) -> Option<&[u8]> {
         self.get(rel).bytes()
     }
@@ -313,6 +327,8 @@ pub enum Resolved {
 }
 
 impl PlanDir {
+    /// The plan folder `root`, canonicalised now; when that fails (the folder is gone),
+    /// [`PlanDir::resolve`] reports an I/O error.
     pub fn new(root: &Path) -> PlanDir {
         PlanDir {
             root: root.to_path_buf(),
@@ -320,9 +336,12 @@ impl PlanDir {
             plain_dirs: Default::default(),
         }
     }
+
+    /// The plan folder as given to [`PlanDir::new`].
     pub fn path(&self) -> &Path {
         &self.root
     }
+
     /// Resolves `rel` inside the plan: refused when absolute, with a `..` component, or leaving
     /// the plan through a symlink (also a dangling one).
     pub fn resolve(&self, rel: &str) -> Result<Resolved, PathError> {

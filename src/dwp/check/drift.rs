@@ -13,7 +13,7 @@ use std::path::Path;
 /// (a check that needs a commit git cannot show is never a failure); a drift advisory
 /// repeating a failure of the same task is left out.
 /// `display_path` is the plan folder as the hints show it.
-pub fn merge_drift(
+pub(super) fn merge_drift(
     plan_dir: &Path,
     display_path: &str,
     state: &State,

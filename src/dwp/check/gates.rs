@@ -153,11 +153,15 @@ fn ascii_log_pointers(evidence: &str) -> Vec<&str> {
 /// What is wrong with the evidence text of a passing record (the pure part of the rules).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EvidenceProblem {
+    /// The evidence shows that nothing was selected or ran ([`is_zero_selection`]).
     ZeroSelection,
+    /// The evidence concedes the check did not execute ([`admits_non_execution`]).
     NonExecution,
 }
 
 impl EvidenceProblem {
+    /// The finding id that reports this problem: `zero-selection-evidence` or
+    /// `non-execution-evidence`.
     pub fn id(self) -> &'static str {
         match self {
             EvidenceProblem::ZeroSelection => "zero-selection-evidence",
@@ -187,6 +191,8 @@ pub enum LogPointerProblem {
 }
 
 impl LogPointerProblem {
+    /// The finding id that reports this problem: `log-pointer-outside-plan` or
+    /// `log-pointer-missing`.
     pub fn id(&self) -> &'static str {
         match self {
             LogPointerProblem::OutsidePlan(_) => "log-pointer-outside-plan",
@@ -455,8 +461,11 @@ pub fn state_gate_findings(state: &State, plan_dir: Option<&Path>) -> Vec<Findin
 /// A parsed `--gate "command|exit_code|evidence"` argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GateSpec {
+    /// The command as written, everything before the exit-code field (it may contain `|`).
     pub command: String,
+    /// The exit code the run reported, read like Python's `int()` (sign, `_` between digits).
     pub exit_code: i64,
+    /// The evidence text, everything after the exit-code field (it may contain `|`).
     pub evidence: String,
 }
 
@@ -470,18 +479,34 @@ impl GateSpec {
 /// Why a `--gate` argument is refused; [`GateSpecError::kind`] is the refusal kind.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GateSpecError {
+    /// Fewer than two `|` in the argument.
     #[error("--gate needs three `|`-separated fields `command|exit_code|evidence`, got {fields}")]
-    Malformed { fields: usize },
+    Malformed {
+        /// How many fields the argument has (the number of `|` plus one): 1 or 2.
+        fields: usize,
+    },
+    /// Neither the split on the first two pipes nor the one on the last two has an integer
+    /// middle field.
     #[error("--gate exit code `{middle}` is not an integer (a `|` inside the command?)")]
-    ExitCodeNotInteger { middle: String },
+    ExitCodeNotInteger {
+        /// The middle field of the split on the first two pipes, as written.
+        middle: String,
+    },
+    /// Both splits have an integer middle field and they read differently.
     #[error(
         "--gate is ambiguous: it reads as command `{}` exit {} and as command `{}` exit {}",
         .first.command, .first.exit_code, .last.command, .last.exit_code
     )]
-    Ambiguous { first: GateSpec, last: GateSpec },
+    Ambiguous {
+        /// The reading that splits on the first two pipes.
+        first: GateSpec,
+        /// The reading that splits on the last two pipes.
+        last: GateSpec,
+    },
 }
 
 impl GateSpecError {
+    /// The refusal kind `update` reports for this error.
     pub fn kind(&self) -> RefusalKind {
         match self {
             GateSpecError::Malformed { .. } => RefusalKind::GateSpecMalformed,
@@ -489,6 +514,9 @@ impl GateSpecError {
             GateSpecError::Ambiguous { .. } => RefusalKind::GateSpecAmbiguous,
         }
     }
+
+    /// What the user can write instead: the expected `--gate` form, or `--gate-json` when the
+    /// command or evidence itself contains `|`.
     pub fn hint(&self) -> &'static str {
         match self {
             GateSpecError::Malformed { .. } => "write --gate \"command|exit_code|evidence\"",

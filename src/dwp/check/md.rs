@@ -7,45 +7,45 @@ use crate::dwp::model::markdown::{self, ApprovalValue, LogStatus, PlanStatus, Ta
 
 /// One checkbox line of the README task index.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IndexEntry {
-    pub task: u64,
-    pub checked: bool,
+pub(crate) struct IndexEntry {
+    pub(crate) task: u64,
+    pub(crate) checked: bool,
     /// The task file the line links, if any.
-    pub link: Option<String>,
+    pub(crate) link: Option<String>,
 }
 
 /// One Lite inline record.
 #[derive(Debug, Clone)]
-pub struct LiteRecord {
+pub(crate) struct LiteRecord {
     /// The number in the heading (`## Task N:`), 0 when absent.
-    pub task: u64,
-    pub title: String,
+    pub(crate) task: u64,
+    pub(crate) title: String,
     /// The number in `{#task-N}`.
-    pub anchor: u64,
-    pub body: TaskFacts,
+    pub(crate) anchor: u64,
+    pub(crate) body: TaskFacts,
 }
 
 /// What the checks read from README.md.
 #[derive(Debug, Clone)]
-pub struct ReadmeFacts {
-    pub index: Vec<IndexEntry>,
+pub(crate) struct ReadmeFacts {
+    pub(crate) index: Vec<IndexEntry>,
     /// Checkbox lines outside the task list that contradict it: (line, task, checked).
-    pub contradicting_elsewhere: Vec<(usize, u64, bool)>,
+    pub(crate) contradicting_elsewhere: Vec<(usize, u64, bool)>,
     /// `Some(Ok((done, total)))`, `Some(Err(text))` for another value, `None` without a line.
-    pub plan_status: Option<Result<(u64, u64), String>>,
-    pub materializing: bool,
+    pub(crate) plan_status: Option<Result<(u64, u64), String>>,
+    pub(crate) materializing: bool,
     /// `X.Y.Z` of the `**Standard:** DWP spec X.Y.Z` line (or its raw text when not a version).
-    pub standard: Option<String>,
+    pub(crate) standard: Option<String>,
     /// `approved` / `pending` / `pre_approved` from the README line, if declared and known.
-    pub approval: Option<&'static str>,
-    pub goal_written: bool,
-    pub context_written: bool,
-    pub records: Vec<LiteRecord>,
+    pub(crate) approval: Option<&'static str>,
+    pub(crate) goal_written: bool,
+    pub(crate) context_written: bool,
+    pub(crate) records: Vec<LiteRecord>,
     anchor_counts: std::collections::BTreeMap<u32, usize>,
 }
 
 impl ReadmeFacts {
-    pub fn read(text: &str) -> Self {
+    pub(crate) fn read(text: &str) -> Self {
         let r = markdown::parse_readme(text);
         let plan_status = r.plan_status().map(|p| match &p.status {
             PlanStatus::Count { completed, total } => Ok((*completed as u64, *total as u64)),
@@ -99,7 +99,7 @@ impl ReadmeFacts {
     }
 
     /// How many times `{#task-N}` appears (unfenced).
-    pub fn anchor_count(&self, task: u64) -> usize {
+    pub(crate) fn anchor_count(&self, task: u64) -> usize {
         u32::try_from(task)
             .map(|t| self.anchor_counts.get(&t).copied().unwrap_or(0))
             .unwrap_or(0)
@@ -108,7 +108,7 @@ impl ReadmeFacts {
 
 /// Every task file linked from an unfenced line anywhere in a README (computed only when a file
 /// is not linked from its index line, since it scans every line for links).
-pub fn linked_task_files(readme: &str) -> Vec<String> {
+pub(crate) fn linked_task_files(readme: &str) -> Vec<String> {
     markdown::lines(readme)
         .iter()
         .filter(|l| !l.in_fence)
@@ -119,15 +119,15 @@ pub fn linked_task_files(readme: &str) -> Vec<String> {
 
 /// Which of the optional facts of a task body to read (each costs a scan of the body).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Needs {
+pub(crate) struct Needs {
     /// The Context field (checked only while a task is not completed).
-    pub context: bool,
+    pub(crate) context: bool,
     /// The legacy path's facts: a Validation heading and the Read Before Starting references.
-    pub legacy: bool,
+    pub(crate) legacy: bool,
 }
 
 impl Needs {
-    pub const ALL: Needs = Needs {
+    pub(crate) const ALL: Needs = Needs {
         context: true,
         legacy: true,
     };
@@ -135,24 +135,24 @@ impl Needs {
 
 /// What the checks read from one task body (a task file or an inline record).
 #[derive(Debug, Clone)]
-pub struct TaskFacts {
+pub(crate) struct TaskFacts {
     /// The non-empty state of each field the checks require, by name.
     fields: Vec<(&'static str, bool)>,
-    pub has_validation_heading: bool,
+    pub(crate) has_validation_heading: bool,
     /// The Completion & Log's Status value, lower-case (`pending`, `completed`, …).
-    pub log_status: Option<String>,
+    pub(crate) log_status: Option<String>,
     /// Final Review terms (`security`, `final-state`, `skills`) the body does not name.
-    pub missing_final_terms: Vec<&'static str>,
+    pub(crate) missing_final_terms: Vec<&'static str>,
     /// The amendment records of the task's Completion & Log.
-    pub amendments: Vec<markdown::Amendment>,
+    pub(crate) amendments: Vec<markdown::Amendment>,
     /// The log says `Commit: none — <reason>` with a reason.
-    pub commit_none_justified: bool,
+    pub(crate) commit_none_justified: bool,
     /// Task numbers the `Read Before Starting` section refers to.
-    pub read_before: Vec<u64>,
+    pub(crate) read_before: Vec<u64>,
 }
 
 /// Every field a task body is checked for.
-pub const CHECKED_FIELDS: [&str; 5] = [
+pub(crate) const CHECKED_FIELDS: [&str; 5] = [
     "Goal",
     "Touched Surface",
     "Acceptance Criteria",
@@ -161,7 +161,7 @@ pub const CHECKED_FIELDS: [&str; 5] = [
 ];
 
 impl TaskFacts {
-    pub fn read(text: &str, needs: Needs) -> Self {
+    pub(crate) fn read(text: &str, needs: Needs) -> Self {
         // Only the body is needed: the `# Task N: Title` heading is not read here.
         Self::from_body(&TaskBody::new(text), needs)
     }
@@ -217,14 +217,14 @@ impl TaskFacts {
         }
     }
 
-    pub fn field_non_empty(&self, name: &str) -> bool {
+    pub(crate) fn field_non_empty(&self, name: &str) -> bool {
         self.fields.iter().any(|(f, ok)| *f == name && *ok)
     }
 }
 
 /// SECURITY_REVIEW.md by the helper's two rules, corrected for `| Critical | 0 |` (see
 /// [`markdown::security_review`]).
-pub fn security_review(text: &str) -> Result<(), SecurityVerdict> {
+pub(crate) fn security_review(text: &str) -> Result<(), SecurityVerdict> {
     let v = markdown::security_verdict(text);
     if v.open_critical {
         Err(SecurityVerdict::Open)
@@ -236,7 +236,7 @@ pub fn security_review(text: &str) -> Result<(), SecurityVerdict> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SecurityVerdict {
+pub(crate) enum SecurityVerdict {
     Open,
     Unclear,
 }

@@ -13,7 +13,7 @@ mod current;
 mod drift;
 pub mod gates;
 mod legacy;
-pub mod md;
+pub(crate) mod md;
 pub mod receipt;
 mod seed;
 pub mod semantics;
@@ -29,7 +29,10 @@ use std::path::Path;
 /// produces, never its precondition.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
+    /// Do not stop at a `.finalizing.json` publication marker (the plan is checked as if it
+    /// were absent).
     pub skip_marker: bool,
+    /// Leave out the receipt check (`analysis_results/FINALIZATION.json`).
     pub skip_receipt: bool,
     /// Check these bytes in place of state.json (a finalization candidate).
     pub state_override: Option<Vec<u8>>,

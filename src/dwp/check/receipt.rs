@@ -43,8 +43,13 @@ pub fn current_fingerprint(files: &PlanFiles, names: &[String], per_file: bool) 
 /// What comparing the receipt with the plan gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReceiptCheck {
+    /// No receipt bytes were read: the file is absent (or unreadable or outside the plan, which
+    /// the check reports on its own).
     Missing,
+    /// The receipt cannot be used (not a JSON object, a hash that is not SHA-256 hex, a newer
+    /// receipt version, …) or lacks `state_sha256` / `artifacts_sha256`; the text says why.
     Unparseable(String),
+    /// The recorded state hash and artifact fingerprint equal the current ones.
     Matches,
     /// What differs, as human phrases (`state.json changed`, `README.md changed`, …).
     Mismatch(Vec<String>),

@@ -63,7 +63,9 @@ pub enum ApprovalSource {
 /// The approval that governs execution, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EffectiveApproval {
+    /// The approval that applies; an unknown value counts as [`Approval::Pending`].
     pub approval: Approval,
+    /// Which record it was taken from.
     pub source: ApprovalSource,
 }
 

@@ -13,11 +13,13 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, String> {
     model::parse_json(bytes).map_err(|e| e.to_string())
 }
 
+/// The state.json schema URLs planseal reads, oldest era first.
 pub const STATE_SCHEMAS: [&str; 3] = [
     model::STATE_SCHEMA_V1,
     model::STATE_SCHEMA_V2,
     model::STATE_SCHEMA_V5,
 ];
+/// The manifest.json schema URLs planseal reads, oldest era first.
 pub const MANIFEST_SCHEMAS: [&str; 3] = [
     model::MANIFEST_SCHEMA_V1,
     model::MANIFEST_SCHEMA_V2,
@@ -37,8 +39,12 @@ pub fn era_of(url: &str, list: &[&str; 3]) -> Option<Era> {
 /// advisory: a timestamp that is not ISO-8601).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShapeError {
+    /// JSONPath of the value concerned (`$.tasks[2].gates[0].command`); for a missing or
+    /// unknown field, the object that lacks or holds it.
     pub path: String,
+    /// What is wrong there (`missing required field \`command\``, `unknown field \`foo\``, …).
     pub problem: String,
+    /// A schema violation (`true`), or the advisory of a non-ISO-8601 timestamp (`false`).
     pub error: bool,
     group: String,
 }
@@ -62,6 +68,7 @@ impl ShapeError {
         let end = rest.find(']')?;
         rest[..end].parse::<u64>().ok().map(|i| i + 1)
     }
+    /// The problem lies inside a gate record (the path contains `.gates[`).
     pub fn inside_gates(&self) -> bool {
         self.path.contains(".gates[")
     }

@@ -30,19 +30,28 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Where a rebuilt value came from.
+/// Where a rebuilt value came from. In JSON: `{"kind": "readme"}`, `{"kind": "commit",
+/// "detail": "<short id>"}`, … (kebab-case kinds).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "detail")]
 pub enum Source {
+    /// README.md: its task index (tick, title, task file link), `Plan Format:` or `Approval:`
+    /// line.
     Readme,
+    /// A task's own markdown: its Completion & Log status or its `Gate record:` lines.
     TaskLog,
     /// The commit naming the task (its short id).
     Commit(String),
+    /// The earliest line of the task in the transition journal
+    /// (`analysis_results/STATE_JOURNAL.ndjson`).
     Journal,
+    /// The state.json being rebuilt, whose non-empty value was kept.
     OldState,
+    /// manifest.json (the schema era, the `plan_format`).
     Manifest,
     /// Counted or derived from the other fields (counts, status).
     Derived,
+    /// No source has the value: it stays missing and the change is a report, not a write.
     Unrecoverable,
 }
 
@@ -64,10 +73,16 @@ impl std::fmt::Display for Source {
 /// One field the rebuild changed, could not recover, or kept against a conflicting source.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Change {
+    /// The task whose field it is; `None` for a field of the plan itself.
     pub task: Option<u64>,
+    /// The state.json key (`status`, `completed_at`, `gates`, …).
     pub field: String,
+    /// The value before the rebuild; `None` when the key was absent or `null`.
     pub old: Option<Value>,
+    /// The value after the rebuild; `None` when the key is removed or stays absent. In a report
+    /// (a value kept, or one that could not be recovered) it equals `old`.
     pub new: Option<Value>,
+    /// Where the new value came from, or [`Source::Unrecoverable`].
     pub source: Source,
     /// Why, when the line needs more than the source (conflicts, unrecoverable values).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -107,8 +122,11 @@ impl Change {
 /// The commit that completed a task, as git gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitTask {
+    /// The commit's full hexadecimal id.
     pub id: String,
+    /// Its abbreviated id (the shortest unique prefix git would show).
     pub short: String,
+    /// Its committer time.
     pub time: CommitTime,
     /// Committer time of the commit's first parent, when it is readable.
     pub parent_time: Option<CommitTime>,
@@ -117,13 +135,22 @@ pub struct GitTask {
 /// Everything the rebuild reads, gathered once.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
+    /// The plan folder's name (`PLAN_x`), which the rebuilt state's `plan` must equal.
     pub plan: String,
+    /// One task per distinct number of the README index, in index order, with what its inline
+    /// record or task file says (title, log status, gate record lines).
     pub tasks: Vec<MarkdownTask>,
+    /// The README's `Plan Format:` value; `None` without the line or for an unknown value.
     pub readme_format: Option<DeclaredFormat>,
+    /// The README's `Approval:` value; `None` without the line.
     pub readme_approval: Option<ApprovalValue>,
+    /// manifest.json as parsed; `None` when it is absent or not valid JSON.
     pub manifest: Option<Value>,
-    /// The old state.json as parsed, with its raw bytes.
+    /// The old state.json as parsed (`None` when absent, unparseable or not an object: the
+    /// state is then rebuilt from scratch).
     pub old_state: Option<Value>,
+    /// The old state.json's raw bytes: the write refuses if the file no longer holds them, and
+    /// keeps their JSON style when they parse. `None` when it is absent.
     pub old_bytes: Option<Vec<u8>>,
     /// Earliest journal time per task.
     pub journal_first: BTreeMap<u64, String>,
@@ -138,8 +165,16 @@ pub struct Inputs {
 /// What went wrong reading the plan.
 #[derive(Debug, thiserror::Error)]
 pub enum RebuildError {
+    /// A plan file could not be read or decoded. README.md must exist; a task file,
+    /// manifest.json or state.json fails only when it exists and cannot be read.
     #[error("{path}: {reason}")]
-    Unreadable { path: PathBuf, reason: String },
+    Unreadable {
+        /// The file that could not be read or decoded.
+        path: PathBuf,
+        /// The I/O or decoding error, as text.
+        reason: String,
+    },
+    /// Reading the commits that name the plan's tasks failed.
     #[error("{0}")]
     Git(#[from] GitError),
 }
@@ -321,6 +356,7 @@ fn read_journal_first(path: &Path) -> BTreeMap<u64, String> {
 /// The result of a rebuild.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rebuilt {
+    /// The rebuilt state.json, a JSON object.
     pub state: Value,
     /// Fields that changed, in order.
     pub changes: Vec<Change>,
@@ -329,6 +365,8 @@ pub struct Rebuilt {
 }
 
 impl Rebuilt {
+    /// At least one field changed: the state differs from the old one and a write would replace
+    /// it.
     pub fn changed(&self) -> bool {
         !self.changes.is_empty()
     }
@@ -1000,7 +1038,9 @@ pub fn change_lines(rebuilt: &Rebuilt) -> Vec<String> {
 /// What `rebuild --write` wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
+    /// The SHA-256 (hex) of the state.json replaced; `None` when there was none.
     pub before_sha256: Option<String>,
+    /// The SHA-256 (hex) of the state.json written.
     pub after_sha256: String,
     /// The reconciliation entry appended to PROGRESS.md.
     pub progress_entry: Vec<String>,

@@ -39,30 +39,54 @@ use planseal_recovery::hash::sha256_hex;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 
-/// Budgets of the free-text arguments, in Unicode code points (Python's `len`).
+/// The budget of `--worked` (`outcome.worked`), in Unicode code points (Python's `len`).
 pub const WORKED_MAX: usize = schema::OUTCOME_WORKED_MAX;
+/// The budget of `--notes` (`outcome.notes`), in Unicode code points.
 pub const NOTES_MAX: usize = schema::OUTCOME_NOTES_MAX;
 
 /// One `planseal update` call: the helper's flags.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpdateRequest {
+    /// `--task`: the id of the task to move, as given (a negative or unknown id is refused as
+    /// `unknown-task`).
     pub task: i64,
+    /// `--status`: the task's new status.
     pub status: TaskStatus,
     /// `--gate "command|exit_code|evidence"`, in order.
     pub gates: Vec<String>,
     /// `--gate-json '{…}'`, in order (appended after the `--gate` records).
     pub gate_jsons: Vec<String>,
+    /// `--block-reason`: why the task is blocked; required (non-blank) with
+    /// [`TaskStatus::Blocked`], recorded as `blocked.reason`.
     pub block_reason: Option<String>,
+    /// `--block-needs`: what would unblock the task, recorded as `blocked.needs` (empty when
+    /// `None`).
     pub block_needs: Option<String>,
+    /// `--resolve-blocker`: clear the active blocker, which must be this task's own; allowed only
+    /// with a move to in_progress or completed.
     pub resolve_blocker: bool,
+    /// `--reopen-reason`: why a completed task is moved back; required (non-blank) for a reopen
+    /// and written to the journal.
     pub reopen_reason: Option<String>,
+    /// `--expected-sha256`: the SHA-256 (hex, any case) of the state.json bytes the caller last
+    /// read; the update is refused as a stale snapshot when the file differs. `None`: no
+    /// compare-and-swap.
     pub expected_sha256: Option<String>,
+    /// `--worked`: the task's `outcome.worked`, at most [`WORKED_MAX`] code points.
     pub worked: Option<String>,
+    /// `--notes`: the task's `outcome.notes`, at most [`NOTES_MAX`] code points.
     pub notes: Option<String>,
+    /// `--commit`: the task's `commit`, 7 to 40 lower-case hex digits.
     pub commit: Option<String>,
+    /// `--checkpoint-step`: the new checkpoint's `step`; `None` writes `start` (ignored when the
+    /// plan completes: its checkpoint is `done`).
     pub checkpoint_step: Option<String>,
+    /// `--checkpoint-note`: the new checkpoint's `note`; `None` writes
+    /// `Task N closed. Next: Task M.` (ignored when the plan completes).
     pub checkpoint_note: Option<String>,
+    /// `--agent`: recorded as `updated_by.agent` and in the journal line.
     pub agent: Option<String>,
+    /// `--model`: recorded as `updated_by.model` and in the journal line.
     pub model: Option<String>,
 }
 
@@ -129,17 +153,25 @@ impl PlanFacts {
 /// A transition that passed every check and is ready to be written.
 #[derive(Debug, Clone)]
 pub struct Transition {
+    /// The id of the task moved.
     pub task: u64,
+    /// Its status before; `None` when the state's value was not a known status.
     pub from: Option<TaskStatus>,
+    /// Its status after.
     pub to: TaskStatus,
+    /// The candidate's `completed_count`.
     pub completed_count: u64,
+    /// How many tasks the plan has (those with a numeric id).
     pub task_count: u64,
+    /// The plan status derived for the candidate (its `status`).
     pub plan_status: PlanStatus,
     /// The state value after the transition.
     pub candidate: Value,
     /// Its bytes, as the helper writes them.
     pub candidate_bytes: Vec<u8>,
+    /// The SHA-256 (hex) of the state.json bytes the transition was planned on.
     pub before_sha256: String,
+    /// The SHA-256 (hex) of `candidate_bytes`.
     pub after_sha256: String,
     /// The step stamp (`updated_at`) of this transition.
     pub stamp: String,

@@ -20,6 +20,8 @@ use serde_json::Value;
 pub struct Disagreement {
     /// `None` for plan-level fields.
     pub task: Option<u64>,
+    /// What disagrees: `task` (listed on one side only), `status`, `log-status`, `title`,
+    /// `completed_count`, `plan-status` or `plan-status-count`.
     pub field: &'static str,
     /// What state.json says (`None`: it says nothing).
     pub state: Option<String>,
@@ -27,6 +29,7 @@ pub struct Disagreement {
     pub markdown: Option<String>,
     /// `markdown-ahead` (the markdown records more progress), `state-ahead`, or `mismatch`.
     pub direction: &'static str,
+    /// The disagreement as one sentence for the text report.
     pub message: String,
 }
 
@@ -201,10 +204,17 @@ pub struct StateChange {
     /// `status-moved`, `status-moved-backwards`, `task-added`, `task-removed`, `gate-added`,
     /// `gate-removed`, `field-removed`, `field-added`, `field-changed`, `count-changed`.
     pub kind: &'static str,
+    /// The task the change is in; `None` for a plan-level field.
     pub task: Option<u64>,
+    /// The state.json key that changed (`task` for a task added or removed, `gates` for a gate
+    /// record).
     pub field: String,
+    /// The old value as text (a string unquoted, anything else as JSON; a gate record as
+    /// `command @ last_run`); `None` when it was absent.
     pub before: Option<String>,
+    /// The new value, shown the same way; `None` when it is absent.
     pub after: Option<String>,
+    /// The change as one line for the text report.
     pub message: String,
 }
 
@@ -419,6 +429,7 @@ fn task_changes(n: u64, b: &Value, a: &Value, out: &mut Vec<StateChange>) {
 /// A text file that differs between two versions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileDiff {
+    /// The file's plan-relative name (`README.md`, `analysis_results/…`).
     pub path: String,
     /// `modified`, `added`, `removed`.
     pub change: &'static str,

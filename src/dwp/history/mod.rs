@@ -47,6 +47,8 @@ pub fn task_named(subject: &str) -> Option<(u64, &str)> {
 /// The commits that name tasks of one plan, per task, most recent first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TaskCommits {
+    /// For each task number, the commits whose subject names it, most recent first; a task no
+    /// commit names has no entry.
     pub by_task: BTreeMap<u64, Vec<CommitInfo>>,
     /// Commits walked.
     pub walked: u64,
@@ -520,6 +522,7 @@ fn dwp_root_of(plan_rel: &str) -> String {
 /// What `planseal log` shows: the plan's timeline from git.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PlanLog {
+    /// The plan folder's name (`PLAN_x`).
     pub plan: String,
     /// `None` when the plan is not inside a git work tree.
     pub repository: Option<RepositorySummary>,
@@ -535,18 +538,25 @@ pub struct PlanLog {
     pub notes: Vec<String>,
 }
 
+/// The repository the plan lives in, as `planseal log` describes it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct RepositorySummary {
+    /// The full id of the commit `HEAD` resolves to; `None` on an unborn branch.
     pub head: Option<String>,
+    /// The short name of the checked-out branch (`main`); `None` when `HEAD` is detached.
     pub branch: Option<String>,
+    /// The clone is shallow: commits beyond its boundary cannot be read.
     pub shallow: bool,
 }
 
 /// A commit as the log prints it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct LoggedCommit {
+    /// The full hexadecimal id (40 digits).
     pub id: String,
+    /// The shortest unique prefix, at least 7 digits.
     pub short: String,
+    /// The first line of the message, trailing whitespace removed.
     pub subject: String,
     /// Committer time, UTC, `+00:00`.
     pub committed_at: String,
@@ -563,9 +573,12 @@ impl From<&CommitInfo> for LoggedCommit {
     }
 }
 
+/// One task of the timeline: what the README, state.json and git each say about it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TaskTimeline {
+    /// The task number.
     pub task: u64,
+    /// The title from the README index, else from state.json; `None` when neither has one.
     pub title: Option<String>,
     /// README checkbox: `Some(true)` checked, `None` when the index does not list the task.
     pub readme_checked: Option<bool>,
@@ -584,9 +597,12 @@ pub struct TaskTimeline {
 pub struct LogDifference {
     /// `completed-without-commit`, `commit-names-incomplete-task`, `commit-names-unknown-task`.
     pub kind: &'static str,
+    /// The task number the difference is about.
     pub task: u64,
+    /// The commit involved (the one naming the task); `None` for `completed-without-commit`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commit: Option<LoggedCommit>,
+    /// The difference as one sentence for the text report.
     pub message: String,
 }
 

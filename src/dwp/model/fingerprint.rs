@@ -71,6 +71,7 @@ pub fn artifact_names_of(state: &serde_json::Value) -> Vec<String> {
 /// What a source gives for one name.
 #[derive(Debug)]
 pub enum Artifact<'a> {
+    /// The file's content, hashed as it is.
     Bytes(Cow<'a, [u8]>),
     /// Nothing there: hashed as `<absent>`.
     Absent,

@@ -18,35 +18,70 @@ pub const MAX_DEPTH: usize = 100;
 /// characters (as an editor shows them), not bytes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum JsonError {
+    /// Nothing but whitespace.
     #[error("the file is empty")]
     Empty,
+    /// A byte sequence that is not UTF-8.
     #[error("the file is not UTF-8 (invalid byte at line {line}, column {column})")]
-    InvalidUtf8 { line: usize, column: usize },
+    InvalidUtf8 {
+        /// Line of the first invalid byte.
+        line: usize,
+        /// Column of the first invalid byte.
+        column: usize,
+    },
+    /// The bytes start with `EF BB BF`.
     #[error("the file starts with a UTF-8 byte-order mark, which JSON plan files must not carry")]
     ByteOrderMark,
+    /// A NUL byte anywhere, even inside a string.
     #[error("the file holds a NUL byte at line {line}, column {column}")]
-    NulByte { line: usize, column: usize },
+    NulByte {
+        /// Line of the first NUL byte.
+        line: usize,
+        /// Column of the first NUL byte.
+        column: usize,
+    },
+    /// The document ends before it is complete.
     #[error("the JSON is cut short at line {line}, column {column} (truncated file?)")]
-    Truncated { line: usize, column: usize },
+    Truncated {
+        /// Line where the text ends.
+        line: usize,
+        /// Column where the text ends.
+        column: usize,
+    },
+    /// An object repeats a key.
     #[error("duplicate key `{key}` at {path} (line {line}, column {column}): keep one of them")]
     DuplicateKey {
+        /// The repeated key.
         key: String,
         /// JSONPath of the object that repeats the key, e.g. `$.tasks[2]`.
         path: String,
+        /// Line where the repetition was found.
         line: usize,
+        /// Column where the repetition was found.
         column: usize,
     },
+    /// Arrays and objects nested deeper than [`MAX_DEPTH`].
     #[error("nesting deeper than {limit} levels at {path} (line {line}, column {column})")]
     TooDeep {
+        /// The limit exceeded ([`MAX_DEPTH`]).
         limit: usize,
+        /// JSONPath of the array or object that crosses the limit.
         path: String,
+        /// Line where the limit was crossed.
         line: usize,
+        /// Column where the limit was crossed.
         column: usize,
     },
+    /// Anything else that is not JSON: a stray character, a number out of range, trailing text
+    /// after the document, ….
     #[error("invalid JSON at line {line}, column {column}: {message}")]
     Syntax {
+        /// Line of the error.
         line: usize,
+        /// Column of the error.
         column: usize,
+        /// serde_json's message without its position (`expected value`, `trailing
+        /// characters`, …).
         message: String,
     },
 }

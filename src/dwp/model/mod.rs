@@ -32,27 +32,37 @@ pub use json::{JsonError, MAX_DEPTH, parse_json};
 use crate::dwp::layout;
 use serde_json::Value;
 
-/// Schema URLs of `state.json`, one per era.
+/// The `schema` URL of a `state.json` of [`Era::V1`].
 pub const STATE_SCHEMA_V1: &str = "https://deepworkplan.com/schema/plan-state/v1.json";
+/// The `schema` URL of a `state.json` of [`Era::V2`].
 pub const STATE_SCHEMA_V2: &str = "https://deepworkplan.com/schema/plan-state/v2.json";
+/// The `schema` URL of a `state.json` of [`Era::V5`].
 pub const STATE_SCHEMA_V5: &str = "https://deepworkplan.com/schema/plan-state/v5.json";
-/// Schema URLs of `manifest.json`, one per era.
+/// The `schema` URL of a `manifest.json` of [`Era::V1`].
 pub const MANIFEST_SCHEMA_V1: &str = "https://deepworkplan.com/schema/plan-manifest/v1.json";
+/// The `schema` URL of a `manifest.json` of [`Era::V2`].
 pub const MANIFEST_SCHEMA_V2: &str = "https://deepworkplan.com/schema/plan-manifest/v2.json";
+/// The `schema` URL of a `manifest.json` of [`Era::V5`].
 pub const MANIFEST_SCHEMA_V5: &str = "https://deepworkplan.com/schema/plan-manifest/v5.json";
 
 /// A generation of the state layer. v5 has the v2 shape under a new URL; v1 is the legacy shape
 /// (tasks carry `file`; no approval, materialization or promotion).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Era {
+    /// The legacy shape: tasks name their `file`; no approval, materialization or promotion.
     V1,
+    /// The current shape: tasks carry a `locator`, and the plan has `format`, `approval`,
+    /// `materialization` and `promotion` fields.
     V2,
+    /// The v2 shape under the v5 URLs.
     V5,
 }
 
 impl Era {
+    /// Every era, oldest first.
     pub const ALL: [Era; 3] = [Era::V1, Era::V2, Era::V5];
 
+    /// The `schema` URL a state.json of this era declares.
     pub fn state_url(self) -> &'static str {
         match self {
             Era::V1 => STATE_SCHEMA_V1,
@@ -60,6 +70,7 @@ impl Era {
             Era::V5 => STATE_SCHEMA_V5,
         }
     }
+    /// The `schema` URL a manifest.json of this era declares.
     pub fn manifest_url(self) -> &'static str {
         match self {
             Era::V1 => MANIFEST_SCHEMA_V1,
@@ -98,11 +109,14 @@ impl std::fmt::Display for Era {
 /// Which JSON file of a plan is meant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PlanFile {
+    /// state.json, the plan's live execution state.
     State,
+    /// manifest.json, the plan's static identity.
     Manifest,
 }
 
 impl PlanFile {
+    /// The file's name inside the plan folder.
     pub fn file_name(self) -> &'static str {
         match self {
             PlanFile::State => layout::STATE_FILE,
@@ -121,6 +135,7 @@ impl PlanFile {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {} — supported: {}", .file.file_name(), describe_found(.found.as_deref()), supported_list(*.file))]
 pub struct UnsupportedSchema {
+    /// The file whose `schema` is refused.
     pub file: PlanFile,
     /// The value found, when it was a string.
     pub found: Option<String>,
@@ -173,10 +188,12 @@ fn era_of(value: &Value, file: PlanFile) -> Result<Era, UnsupportedSchema> {
 }
 
 macro_rules! string_enum {
-    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident {
+        $($(#[$variant_doc:meta])* $variant:ident = $text:literal),+ $(,)?
+    }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $($variant),+ }
+        pub enum $name { $($(#[$variant_doc])* $variant),+ }
 
         impl $name {
             /// Every value, in the order the spec lists them.
@@ -206,10 +223,15 @@ macro_rules! string_enum {
 string_enum!(
     /// A task's status.
     TaskStatus {
+        /// Not started.
         Pending = "pending",
+        /// Started (`started_at` set) and not finished.
         InProgress = "in_progress",
+        /// Finished: the latest gate record of each of its commands passed, with evidence.
         Completed = "completed",
+        /// Stopped; the plan's `blocked` record says why and what it needs.
         Blocked = "blocked",
+        /// Left out on purpose; it does not count as completed.
         Skipped = "skipped",
     }
 );
@@ -219,9 +241,13 @@ string_enum!(
     /// else `completed` when every task is, else `in_progress` when any task is not pending,
     /// else `pending`.
     PlanStatus {
+        /// Every task is pending.
         Pending = "pending",
+        /// Some task has begun, not every task is completed, and nothing is blocked.
         InProgress = "in_progress",
+        /// Every task is completed.
         Completed = "completed",
+        /// A blocker record exists or a task is blocked.
         Blocked = "blocked",
     }
 );
@@ -229,8 +255,11 @@ string_enum!(
 string_enum!(
     /// `approval` of a v2/v5 state.
     Approval {
+        /// Not approved yet: `update` refuses to move any task.
         Pending = "pending",
+        /// Approved by a person.
         Approved = "approved",
+        /// Approved in advance, for unattended execution.
         PreApproved = "pre_approved",
     }
 );
@@ -245,8 +274,11 @@ impl Approval {
 string_enum!(
     /// `materialization` of a v2/v5 state.
     Materialization {
+        /// The plan's files are still being written: `update` refuses to move any task.
         Materializing = "materializing",
+        /// The plan is written out; its tasks may move once it is approved.
         Ready = "ready",
+        /// A Lite → Full promotion is in flight (a `promotion` record exists exactly then).
         Promoting = "promoting",
     }
 );
@@ -254,7 +286,9 @@ string_enum!(
 string_enum!(
     /// `format` of a state / `plan_format` of a manifest.
     PlanFormat {
+        /// The tasks are inline records of README.md.
         Lite = "lite",
+        /// Each task has its own `N.task_<slug>.md` file.
         Full = "full",
     }
 );
@@ -262,7 +296,9 @@ string_enum!(
 string_enum!(
     /// `locator.kind`.
     LocatorKind {
+        /// The value names the task's file, `N.task_<slug>.md`.
         File = "file",
+        /// The value is the anchor `#task-N` of an inline record in README.md.
         Inline = "inline",
     }
 );
@@ -270,8 +306,12 @@ string_enum!(
 string_enum!(
     /// `archetype` of a manifest.
     Archetype {
+        /// A self-contained repository whose own code the plans change.
         Individual = "individual",
+        /// A repository that coordinates child repositories (`repositories/<repo>/`), whose
+        /// plans may delegate to plans of the children.
         OrchestratorHub = "orchestrator-hub",
+        /// An agent platform's workspace, where git is optional.
         AgentWorkspace = "agent-workspace",
     }
 );
@@ -279,8 +319,11 @@ string_enum!(
 string_enum!(
     /// `rigor` of a manifest.
     Rigor {
+        /// The lightest tier, for a small change.
         Micro = "micro",
+        /// The usual tier.
         Standard = "standard",
+        /// The most thorough tier, for long or risky work.
         Deep = "deep",
     }
 );
@@ -288,8 +331,11 @@ string_enum!(
 string_enum!(
     /// `promotion.phase`.
     PromotionPhase {
+        /// The promotion is declared; nothing is written yet.
         Intent = "intent",
+        /// The Full plan's task files are written.
         TasksWritten = "tasks_written",
+        /// The plan has switched to those task files.
         Switched = "switched",
     }
 );
@@ -322,7 +368,9 @@ fn strings(v: &Value, key: &str) -> Vec<String> {
 /// `{agent, model}` of `updated_by` / `created_by`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Agent {
+    /// The name of the coding agent that wrote the file (`update --agent` for `updated_by`).
     pub agent: Option<String>,
+    /// The name of the model it ran on (`update --model`).
     pub model: Option<String>,
 }
 
@@ -340,16 +388,27 @@ impl Agent {
 pub struct Manifest {
     /// `None` when the schema URL is not supported.
     pub era: Option<Era>,
+    /// The `schema` URL as written (also an unsupported one).
     pub schema: Option<String>,
+    /// The version of the DWP standard the plan was made for (`4.0.1`).
     pub spec_version: Option<String>,
+    /// The plan's name, which must equal its folder name (`PLAN_x`).
     pub name: Option<String>,
+    /// The plan's human title.
     pub title: Option<String>,
+    /// The kind of repository the plan lives in.
     pub archetype: Option<Archetype>,
+    /// The plan's rigor tier.
     pub rigor: Option<Rigor>,
+    /// When the plan was created, as written (ISO-8601 expected).
     pub created_at: Option<String>,
+    /// The number of tasks the manifest declares.
     pub task_count: Option<u64>,
+    /// Lite or Full.
     pub plan_format: Option<PlanFormat>,
+    /// The `tags` that are strings, in order.
     pub tags: Vec<String>,
+    /// Who created the plan; `Some` when `created_by` is an object.
     pub created_by: Option<Agent>,
     /// `parent_plan` when it is a string (`null` and absent both read as `None`).
     pub parent_plan: Option<String>,
@@ -388,7 +447,9 @@ impl Manifest {
 /// `locator` of a v2/v5 task.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Locator {
+    /// Where the task lives: its own file or an inline record.
     pub kind: Option<LocatorKind>,
+    /// `N.task_<slug>.md` for a file, `#task-N` for an inline record, as written.
     pub value: Option<String>,
 }
 
@@ -397,11 +458,16 @@ pub struct Locator {
 pub struct GateRecord {
     /// Position in the task's `gates` array.
     pub index: usize,
+    /// The validation command that was run, as written.
     pub command: Option<String>,
     /// `None` when `passes` is missing or not a boolean: the record is malformed.
     pub passes: Option<bool>,
+    /// The run's exit code, when it is an integer.
     pub exit_code: Option<i64>,
+    /// When the command ran, as written (ISO-8601 expected).
     pub last_run: Option<String>,
+    /// What the run showed (`ran=12/12; log=analysis_results/gates/t1.log`); the evidence
+    /// rules of [`crate::dwp::check::gates`] read it.
     pub evidence: Option<String>,
 }
 
@@ -430,9 +496,13 @@ impl GateRecord {
 /// `outcome` of a task: episodic memory of how it was solved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outcome {
+    /// The approaches tried (the entries that are strings).
     pub tried: Vec<String>,
+    /// The approaches that failed (the entries that are strings).
     pub failed: Vec<String>,
+    /// What worked (`update --worked`).
     pub worked: Option<String>,
+    /// Free notes (`update --notes`).
     pub notes: Option<String>,
 }
 
@@ -447,12 +517,17 @@ pub struct Task {
     pub locator: Option<Locator>,
     /// v1 `file`.
     pub file: Option<String>,
+    /// The task's title.
     pub title: Option<String>,
+    /// The status; `None` when it is missing or not a known value (see `status_raw`).
     pub status: Option<TaskStatus>,
     /// The `status` text when it is a string (also when it is not a known value).
     pub status_raw: Option<String>,
+    /// When the task first moved to in_progress, as written (ISO-8601 expected).
     pub started_at: Option<String>,
+    /// When the task was completed, as written.
     pub completed_at: Option<String>,
+    /// The commit recorded as completing the task (lower-case hex, 7 to 40 digits expected).
     pub commit: Option<String>,
     /// The records that are objects, in array order (`index` keeps their position).
     pub gates: Vec<GateRecord>,
@@ -460,10 +535,13 @@ pub struct Task {
     pub has_gates: bool,
     /// Number of `gates` elements that are not objects.
     pub non_object_gates: usize,
+    /// `Some` when `outcome` is an object.
     pub outcome: Option<Outcome>,
 }
 
 impl Task {
+    /// Reads the entry at position `index` of `tasks`; never fails (a non-object gives an empty
+    /// task).
     pub fn from_value(index: usize, v: &Value) -> Task {
         let gates_array = v.get("gates").and_then(Value::as_array);
         let gates: Vec<GateRecord> = gates_array
@@ -505,6 +583,7 @@ impl Task {
         }
     }
 
+    /// The status is [`TaskStatus::Completed`].
     pub fn is_completed(&self) -> bool {
         self.status == Some(TaskStatus::Completed)
     }
@@ -525,26 +604,37 @@ impl Task {
 /// `checkpoint`: the finest resume point.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Checkpoint {
+    /// The task to resume at (the last one once the plan is completed).
     pub task: Option<u64>,
+    /// Where in that task: `start` by default, `done` when the plan is completed.
     pub step: Option<String>,
+    /// When the checkpoint was written, as written.
     pub at: Option<String>,
+    /// A note for whoever resumes (`Task 2 closed. Next: Task 3.`).
     pub note: Option<String>,
 }
 
 /// `blocked`: the active blocker record.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Blocker {
+    /// The blocked task; only that task may resolve the blocker.
     pub task: Option<u64>,
+    /// Why it is blocked.
     pub reason: Option<String>,
+    /// When it was blocked, as written.
     pub since: Option<String>,
+    /// What would unblock it.
     pub needs: Option<String>,
 }
 
 /// `promotion`: a Lite → Full promotion in flight.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Promotion {
+    /// The format promoted from; the schema allows only `lite`.
     pub from: Option<String>,
+    /// The format promoted to; the schema allows only `full`.
     pub to: Option<String>,
+    /// How far the promotion has got; `None` when missing or unknown.
     pub phase: Option<PromotionPhase>,
 }
 
@@ -553,15 +643,26 @@ pub struct Promotion {
 pub struct State {
     /// `None` when the schema URL is not supported.
     pub era: Option<Era>,
+    /// The `schema` URL as written (also an unsupported one).
     pub schema: Option<String>,
+    /// The plan's name, which must equal its folder name (`PLAN_x`).
     pub plan: Option<String>,
+    /// When the state was last written, as written (ISO-8601 expected).
     pub updated_at: Option<String>,
+    /// Who last wrote it; `Some` when `updated_by` is an object.
     pub updated_by: Option<Agent>,
+    /// The plan status recorded; the checks compare it with [`State::derived_status`].
     pub status: Option<PlanStatus>,
+    /// The recorded number of completed tasks (compared with [`State::completed_tasks`]).
     pub completed_count: Option<u64>,
+    /// The recorded number of tasks (compared with the length of `tasks`).
     pub task_count: Option<u64>,
+    /// Lite or Full (v2/v5).
     pub format: Option<PlanFormat>,
+    /// Whether the plan is written out and may be executed (v2/v5).
     pub materialization: Option<Materialization>,
+    /// The recorded approval (v2/v5); `None` when absent or not a known value (see
+    /// `approval_raw`).
     pub approval: Option<Approval>,
     /// The `approval` text when it is a string (kept to name an unknown value).
     pub approval_raw: Option<String>,
@@ -573,6 +674,7 @@ pub struct State {
     pub blocked: Option<Blocker>,
     /// The entries of `tasks` (empty when it is not an array; see `tasks_is_array`).
     pub tasks: Vec<Task>,
+    /// `tasks` is a JSON array (`false` when it is missing or of another type).
     pub tasks_is_array: bool,
 }
 

@@ -46,7 +46,11 @@ pub struct Receipt {
 /// What planseal checked in addition to the helper.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReceiptExtension {
+    /// The extension's version, [`RECEIPT_VERSION`] when planseal writes it (0 when a receipt
+    /// read lacks it); a receipt with a newer one is refused.
     pub receipt_version: u64,
+    /// The planseal that wrote the receipt (`planseal X.Y.Z`); empty when a receipt read lacks
+    /// it.
     pub tool_version: String,
     /// Every fingerprinted file (path relative to the plan folder) → SHA-256, `None` for an
     /// absent file (written `<absent>`). Sorted by byte order of the path.
@@ -84,17 +88,21 @@ fn write_hashes<S: Serializer>(map: &Option<FileHashes>, s: S) -> Result<S::Ok, 
 /// The repository state at publication. Only recorded; `verify` never compares it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GitSeal {
+    /// The full id of the commit HEAD pointed at; empty on an unborn branch.
     pub head: String,
     /// `null` on a detached HEAD.
     pub branch: Option<String>,
+    /// The git checks found no uncommitted change (`worktree-dirty`); `false` also when such a
+    /// change was accepted with `--allow-dirty`.
     pub clean: bool,
 }
 
 /// One exception accepted by the user, with the reason they gave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AcceptedException {
-    /// The finding id that was accepted (e.g. `git-worktree-dirty`).
+    /// The finding id that was accepted (e.g. `worktree-dirty`).
     pub kind: String,
+    /// The reason the user gave (`--reason`).
     pub reason: String,
     /// What exactly was accepted (e.g. the dirty paths).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -104,12 +112,18 @@ pub struct AcceptedException {
 /// Why a receipt could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReceiptError {
+    /// Not strict JSON, not an object, a value of the wrong type, or (for
+    /// [`Receipt::parse`]) a hash missing; the text says which.
     #[error("{RECEIPT_FILE}: {0}")]
     Malformed(String),
+    /// Where a hash is not 64 hex digits: the key (`state_sha256`), or `files.<name>` /
+    /// `evidence_files.<name>` for a per-file entry that is neither a hash nor `<absent>`.
     #[error("{RECEIPT_FILE}: `{0}` is not a 64-digit hex SHA-256")]
     BadHash(String),
+    /// [`Receipt::parse`] only: the `result` value found instead of `verified`.
     #[error("{RECEIPT_FILE}: the result is `{0}`, not `verified`")]
     NotVerified(String),
+    /// The receipt's `receipt_version`, newer than [`RECEIPT_VERSION`].
     #[error("{RECEIPT_FILE}: written by a newer planseal (receipt version {0})")]
     NewerVersion(u64),
 }
@@ -279,6 +293,7 @@ pub struct FileChanges {
 }
 
 impl FileChanges {
+    /// No file changed, appeared or vanished.
     pub fn is_empty(&self) -> bool {
         self.changed.is_empty() && self.appeared.is_empty() && self.vanished.is_empty()
     }
@@ -316,11 +331,17 @@ pub struct ReceiptComparison {
     /// With planseal's `files` map: which fingerprinted files changed, appeared or vanished
     /// (empty without the map).
     pub changed: Vec<String>,
+    /// With the `files` map: fingerprinted files present now that the receipt records as
+    /// absent or does not list.
     pub appeared: Vec<String>,
+    /// With the `files` map: files the receipt records with a hash that are absent now or no
+    /// longer fingerprinted.
     pub vanished: Vec<String>,
 }
 
 impl ReceiptComparison {
+    /// The receipt still seals the plan: both hashes equal and the result is `verified`
+    /// (per-file detail is not needed for this).
     pub fn matches(&self) -> bool {
         self.state_matches && self.artifacts_match && self.result_verified
     }

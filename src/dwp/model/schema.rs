@@ -32,17 +32,23 @@ use regex::Regex;
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
 
-/// Longest `command` / `evidence` of a gate record (characters).
+// The length limits of the free-text fields are counted in Unicode code points (Python's `len`).
+
+/// Longest `command` of a gate record.
 pub const GATE_COMMAND_MAX: usize = 500;
+/// Longest `evidence` of a gate record.
 pub const GATE_EVIDENCE_MAX: usize = 500;
-/// Longest `outcome.worked` / `outcome.notes`.
+/// Longest `outcome.worked`.
 pub const OUTCOME_WORKED_MAX: usize = 500;
+/// Longest `outcome.notes`.
 pub const OUTCOME_NOTES_MAX: usize = 1000;
-/// Longest `checkpoint.step` / `checkpoint.note`.
+/// Longest `checkpoint.step`.
 pub const CHECKPOINT_STEP_MAX: usize = 200;
+/// Longest `checkpoint.note`.
 pub const CHECKPOINT_NOTE_MAX: usize = 500;
-/// Longest `blocked.reason` / `blocked.needs`.
+/// Longest `blocked.reason`.
 pub const BLOCKED_REASON_MAX: usize = 1000;
+/// Longest `blocked.needs`.
 pub const BLOCKED_NEEDS_MAX: usize = 500;
 /// Longest `updated_by.agent` / `updated_by.model`.
 pub const AGENT_NAME_MAX: usize = 100;
@@ -78,6 +84,8 @@ impl ShapeIssue {
             severity: Severity::Fail,
         }
     }
+
+    /// A schema violation (a failure), not the advisory of a non-ISO timestamp.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Fail
     }
@@ -127,8 +135,9 @@ fn normalise_indices(path: &str) -> String {
     out
 }
 
-/// Finding ids of the shape errors of each file.
+/// Finding id of a shape error of state.json.
 pub const STATE_SHAPE_ERROR: &str = "state-shape-error";
+/// Finding id of a shape error of manifest.json.
 pub const MANIFEST_SHAPE_ERROR: &str = "manifest-shape-error";
 /// Advisory id of a timestamp that is a string but not ISO-8601.
 pub const TIMESTAMP_NOT_ISO: &str = "timestamp-not-iso8601";

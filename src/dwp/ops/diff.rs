@@ -26,6 +26,7 @@ pub struct DiffOptions {
     pub cwd: PathBuf,
     /// The plan folder as given.
     pub plan_dir: PathBuf,
+    /// What the plan is compared with.
     pub mode: DiffMode,
 }
 
@@ -44,15 +45,22 @@ pub enum DiffMode {
 /// What one diff found (the `--json` document).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DiffOutcome {
+    /// The plan folder's name (`PLAN_x`).
     pub plan: String,
     /// `state-vs-markdown`, `against`, `candidate`.
     pub mode: &'static str,
+    /// The revision compared with, as given (`against` mode only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub against: Option<String>,
+    /// The candidate file, as the working directory resolves it (`candidate` mode only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate: Option<String>,
+    /// What state.json and the markdown disagree on (`state-vs-markdown` mode).
     pub disagreements: Vec<Disagreement>,
+    /// The semantic changes of state.json from the revision or the current state to now or the
+    /// candidate (`against` and `candidate` modes).
     pub state_changes: Vec<StateChange>,
+    /// The text diff of every plan file that differs (in `candidate` mode: state.json only).
     pub files: Vec<FileDiff>,
 }
 

@@ -33,6 +33,7 @@ pub struct FinalizeOptions {
 /// What the publication did, or with `dry_run` would do.
 #[derive(Debug, Clone)]
 pub struct FinalizeOutcome {
+    /// The transaction's report: the hashes, the receipt, what was written and the advisories.
     pub published: Published,
 }
 

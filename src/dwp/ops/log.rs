@@ -26,6 +26,7 @@ pub struct LogOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct LogOutcome {
+    /// The plan's tasks, their commits and the disagreements between git and the plan.
     pub log: PlanLog,
 }
 
@@ -149,6 +150,7 @@ impl LogOutcome {
 /// `planseal log PLAN_DIR --file FILE [--max-count N]`.
 #[derive(Debug, Clone)]
 pub struct FileHistoryOptions {
+    /// Where the command runs and the plan whose repository is walked.
     pub plan: LogOptions,
     /// The file, relative to the working directory.
     pub file: PathBuf,
@@ -161,6 +163,7 @@ pub struct FileHistoryOptions {
 pub struct FileHistoryOutcome {
     /// The file relative to the work tree.
     pub path: String,
+    /// One row per commit that changed the file, newest first.
     pub versions: Vec<FileVersionRow>,
     /// Commits walked.
     pub walked: u64,
@@ -171,10 +174,13 @@ pub struct FileHistoryOutcome {
 /// One version of the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileVersionRow {
+    /// The commit's full hexadecimal id.
     pub commit: String,
+    /// Its shortest unique prefix, at least 7 digits.
     pub short: String,
     /// Committer time, UTC.
     pub committed_at: String,
+    /// The first line of its message, trailing whitespace removed.
     pub subject: String,
     /// The file's blob after the commit; `None` when the commit deleted it.
     pub blob: Option<String>,

@@ -35,11 +35,14 @@ pub enum OpError {
     /// The command cannot go on, and the hint says what to do (exit 2).
     #[error(transparent)]
     Hinted(#[from] HintedError),
+    /// The store refused the write (the lock is held, the file changed under the command, a
+    /// symlink leads out of the plan) or a file-system call failed.
     #[error(transparent)]
     Write(#[from] WriteError),
     /// The finalization transaction or the recovery stopped.
     #[error(transparent)]
     Publish(#[from] FinalizeError),
+    /// The repository could not be opened or read.
     #[error(transparent)]
     Git(#[from] GitError),
     /// The plan's files could not be read for a rebuild (or a diff against the markdown).
@@ -48,14 +51,18 @@ pub enum OpError {
     /// A file could not be read; `what` says which and why it was wanted.
     #[error("{what}")]
     Read {
+        /// What was being read: `reading <path>`, as the message shows it.
         what: String,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
     /// The plan's timeline could not be read from git.
     #[error("reading the git history of {}", plan_dir.display())]
     History {
+        /// The plan folder whose timeline was asked for.
         plan_dir: PathBuf,
+        /// What git reported.
         #[source]
         source: GitError,
     },

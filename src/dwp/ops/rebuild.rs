@@ -25,8 +25,11 @@ pub struct RebuildOptions {
 /// What the rebuild found and did (the `--json` document).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RebuildOutcome {
+    /// The plan folder's name (`PLAN_x`).
     pub plan: String,
+    /// state.json (and PROGRESS.md) were written: `write` was asked for and something changed.
     pub written: bool,
+    /// The rebuilt state differs from the current one.
     pub changed: bool,
     /// The fields that change, in order.
     pub changes: Vec<Change>,

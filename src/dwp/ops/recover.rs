@@ -56,9 +56,11 @@ pub fn prepare(opts: RecoverOptions) -> Result<PreparedRecovery, OpError> {
 /// What the interruption left; nothing is changed.
 #[derive(Debug, Clone)]
 pub struct DiagnosisOutcome {
+    /// The marker, state.json, the receipt and the lock as found.
     pub diagnosis: Diagnosis,
 }
 
+/// Looks at the plan folder (marker, state.json, receipt, lock) and changes nothing.
 pub fn diagnose(prepared: &PreparedRecovery) -> Result<DiagnosisOutcome, OpError> {
     let diagnosis = publish::diagnose(&prepared.request.plan_dir)?;
     Ok(DiagnosisOutcome { diagnosis })
@@ -126,6 +128,7 @@ impl DiagnosisOutcome {
 /// `--dry-run`: the diagnosis and the action `recover` with the same flags would take.
 #[derive(Debug, Clone)]
 pub struct DryRunOutcome {
+    /// What the interruption left.
     pub diagnosis: DiagnosisOutcome,
     /// In words: `nothing`, `refuse (…)`, `publish the marker's candidate, …`.
     pub would: String,
@@ -194,6 +197,7 @@ impl Serialize for DryRunOutcome {
 }
 
 impl DryRunOutcome {
+    /// The diagnosis in words, then the `would` line.
     pub fn to_text(&self) -> String {
         let d = &self.diagnosis.diagnosis;
         let mut text = self.diagnosis.to_text();
@@ -218,6 +222,7 @@ fn nothing_interrupted(plan: &str) -> String {
 /// What recovery did.
 #[derive(Debug, Clone)]
 pub struct RecoveredOutcome {
+    /// Nothing to recover, rolled forward (published) or rolled back.
     pub outcome: publish::RecoverOutcome,
 }
 
@@ -283,6 +288,8 @@ impl Serialize for RecoveredOutcome {
 }
 
 impl RecoveredOutcome {
+    /// One line saying what was done (and, with nothing to recover, how to clear a leftover
+    /// lock).
     pub fn to_text(&self) -> String {
         let stale = |removed: bool| if removed { ", stale lock removed" } else { "" };
         match &self.outcome {

@@ -19,12 +19,16 @@ use std::path::{Path, PathBuf};
 /// Why an update did not apply.
 #[derive(Debug, thiserror::Error)]
 pub enum UpdateError {
+    /// A check of the transition said no (or state.json is missing); nothing was written.
     #[error(transparent)]
     Refused(#[from] Refusal),
+    /// The store refused the write or a file-system call failed.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// The transition completes the plan and its publication stopped.
     #[error(transparent)]
     Publish(#[from] FinalizeError),
+    /// state.json exists but cannot be read (a usage error with a hint).
     #[error(transparent)]
     Input(#[from] HintedError),
 }
@@ -32,7 +36,9 @@ pub enum UpdateError {
 /// A transition decided and not written yet.
 #[derive(Debug)]
 pub struct PlannedUpdate {
+    /// The request as given.
     pub request: UpdateRequest,
+    /// The decided transition: the candidate state, its hashes and the advisories.
     pub transition: Transition,
     facts: PlanFacts,
     plan_dir: PathBuf,
@@ -43,17 +49,28 @@ pub struct PlannedUpdate {
 /// What an applied update did (the `--json` document of `planseal update`).
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateOutcome {
+    /// Always `applied` (a refused update is an error, not an outcome).
     pub result: &'static str,
+    /// The id of the task moved.
     pub task: u64,
+    /// Its status before, in the state.json spelling; `None` when it was not a known status.
     pub from: Option<&'static str>,
+    /// Its status now.
     pub to: &'static str,
+    /// The new `completed_count`.
     pub completed_count: u64,
+    /// How many tasks the plan has.
     pub task_count: u64,
+    /// The new plan status (`pending`, `in_progress`, `completed`, `blocked`).
     pub plan_status: &'static str,
     /// The transition completed the plan, which was then published and sealed.
     pub published: bool,
+    /// The SHA-256 (hex) of state.json before the update.
     pub before_sha256: String,
+    /// The SHA-256 (hex) of state.json as written.
     pub after_sha256: String,
+    /// Advisories met on the way (a v1 reopen without amendment, approval taken from the
+    /// README, …).
     pub advisories: Vec<Finding>,
     /// The helper's success line (`task N → STATUS · C/T completed · plan STATUS`).
     #[serde(skip)]

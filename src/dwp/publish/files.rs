@@ -67,8 +67,11 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, FinalizeErro
 /// A lock found next to the state.
 #[derive(Debug, Clone)]
 pub struct LockInfo {
+    /// The lock folder (`state.json.lock/`).
     pub path: PathBuf,
+    /// Its owner record and that owner's status, as one line of text (`<holder> (<status>)`).
     pub owner: String,
+    /// Whether the owner is alive, gone or unknown: only a gone owner's lock is removed.
     pub owner_state: LockOwnerState,
 }
 

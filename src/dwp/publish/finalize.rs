@@ -27,18 +27,26 @@ use std::path::{Path, PathBuf};
 /// The step boundaries of the transaction, in order. Each is also a failpoint name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Step {
+    /// The lock is taken; nothing else is written.
     AfterLock,
+    /// The candidate passed every check under the lock; still only the lock is written.
     AfterValidation,
+    /// The marker is durable: the commit point, after which an interruption needs `recover`.
     AfterMarker,
+    /// state.json holds the candidate (replaced, or already equal on a re-seal).
     AfterStateRename,
+    /// state.json was re-read and re-validated against the marker's hashes.
     AfterReverify,
+    /// The receipt is written.
     AfterReceipt,
+    /// The journal line is appended (best effort); the marker is about to be removed.
     BeforeMarkerRemoval,
     /// Published and sealed; only the lock is still held.
     AfterMarkerRemoval,
 }
 
 impl Step {
+    /// Every step, in the order a run reaches them.
     pub const ALL: [Step; 8] = [
         Step::AfterLock,
         Step::AfterValidation,
@@ -79,7 +87,13 @@ pub enum Candidate {
     /// The current state.json: the re-seal of a completed plan.
     Current,
     /// These exact bytes (read from `--candidate FILE`, or built by `update`).
-    Bytes { bytes: Vec<u8>, origin: String },
+    Bytes {
+        /// The candidate state.json, published byte for byte.
+        bytes: Vec<u8>,
+        /// Where it came from, for messages: the `--candidate` path as given, or
+        /// `update task N → STATUS`.
+        origin: String,
+    },
 }
 
 /// What the caller asks for.
@@ -87,6 +101,7 @@ pub enum Candidate {
 pub struct FinalizeRequest {
     /// The plan folder (`.dwp/plans/PLAN_x`), or its state.json.
     pub plan_dir: PathBuf,
+    /// The state to publish.
     pub candidate: Candidate,
     /// SHA-256 the caller last read of state.json (`--expected-sha256`).
     pub expected_sha256: Option<String>,
@@ -107,6 +122,8 @@ pub struct FinalizeRequest {
 }
 
 impl FinalizeRequest {
+    /// A request with the defaults: no snapshot check, not a dry run, no dirty-tree exception,
+    /// operation `finalize`, the generic journal line, the system clock.
     pub fn new(plan_dir: impl Into<PathBuf>, candidate: Candidate) -> Self {
         Self {
             plan_dir: plan_dir.into(),
@@ -125,18 +142,28 @@ impl FinalizeRequest {
 /// What a successful run did (or, with `dry_run`, would do).
 #[derive(Debug, Clone)]
 pub struct Published {
+    /// The plan folder's name (`PLAN_x`).
     pub plan: String,
+    /// The plan folder, canonicalised.
     pub plan_dir: PathBuf,
+    /// The SHA-256 (hex) of state.json as it was read before the run.
     pub state_sha256_before: String,
+    /// The SHA-256 (hex) of the candidate: the state published (the receipt's `state_sha256`).
     pub state_sha256: String,
+    /// The artifact fingerprint sealed in the receipt.
     pub artifacts_sha256: String,
     /// state.json was replaced (false on a re-seal, where the bytes are already in place).
     pub state_written: bool,
     /// The candidate equalled the current bytes of an already-completed plan.
     pub resealed: bool,
+    /// Nothing was written: the other fields say what a real run would publish.
     pub dry_run: bool,
+    /// The receipt written (or, on a dry run, the one that would be).
     pub receipt: Receipt,
+    /// The receipt's bytes as written.
     pub receipt_bytes: Vec<u8>,
+    /// The `.finalizing.json` written during the run (and removed at its end); on a dry run, a
+    /// marker with the two hashes only.
     pub marker_bytes: Vec<u8>,
     /// Advisories met on the way (tracked `.dwp/`, git not applicable, …).
     pub advisories: Vec<Finding>,
@@ -152,7 +179,9 @@ pub enum FinalizeError {
     /// The file system failed under us.
     #[error("{path}: {source}")]
     Io {
+        /// The file the failing call was about.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },

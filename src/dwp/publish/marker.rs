@@ -30,9 +30,12 @@ pub struct Marker {
 /// planseal's keys after the helper's two.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarkerExtension {
+    /// The extension's version, [`MARKER_VERSION`] when planseal writes it (a marker that omits
+    /// it reads as that version).
     pub marker_version: u64,
     /// SHA-256 of state.json when the transaction started.
     pub state_sha256_before: String,
+    /// The planseal that wrote the marker (`planseal X.Y.Z`).
     pub tool_version: String,
     /// When the transaction started (UTC ISO-8601, `+00:00`).
     pub started_at: String,
@@ -43,16 +46,26 @@ pub struct MarkerExtension {
 /// Why a marker could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MarkerError {
+    /// The bytes are not JSON, or not an object; the text says why.
     #[error("the marker is not a JSON object: {0}")]
     NotJson(String),
+    /// The key whose value is missing or not 64 hex digits.
     #[error("the marker has no valid `{0}` (64 hex digits expected)")]
     MissingHash(&'static str),
+    /// The key of planseal's extension whose value is missing or not a string.
     #[error("the marker's `{0}` is not a string")]
     BadField(&'static str),
+    /// The stored candidate is not the one the marker's hash names: it cannot bind a recovery.
     #[error(
         "the candidate stored in the marker hashes to {actual}, not to its candidate_sha256 {expected}"
     )]
-    CandidateHashMismatch { expected: String, actual: String },
+    CandidateHashMismatch {
+        /// The marker's `candidate_sha256`.
+        expected: String,
+        /// The SHA-256 of the stored `candidate` text.
+        actual: String,
+    },
+    /// The marker's `marker_version`, newer than [`MARKER_VERSION`].
     #[error("the marker was written by a newer planseal (marker version {0})")]
     NewerVersion(u64),
 }

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 /// What the caller asks for.
 #[derive(Debug, Clone, Default)]
 pub struct RecoverRequest {
+    /// The plan folder, or its state.json.
     pub plan_dir: PathBuf,
     /// `--candidate FILE`: its bytes and where they came from.
     pub candidate: Option<(Vec<u8>, String)>,
@@ -54,11 +55,15 @@ pub enum StateRelation {
 /// What was found: shown before anything is done.
 #[derive(Debug, Clone)]
 pub struct Diagnosis {
+    /// The plan folder's name (`PLAN_x`).
     pub plan: String,
+    /// The plan folder, canonicalised.
     pub plan_dir: PathBuf,
     /// `None`: there is no interrupted publication.
     pub marker: Option<Marker>,
+    /// The SHA-256 (hex) of state.json now; `None` when it is missing.
     pub state_sha256: Option<String>,
+    /// How state.json relates to the marker; `None` without a marker.
     pub relation: Option<StateRelation>,
     /// The receipt's `state_sha256`, when a receipt is there.
     pub receipt_state_sha256: Option<String>,
@@ -73,15 +78,23 @@ pub enum RecoverOutcome {
     NothingToRecover(Diagnosis),
     /// The publication was finished: state.json = candidate, receipt written, marker removed.
     RolledForward {
+        /// What was found before acting.
         diagnosis: Diagnosis,
+        /// The SHA-256 (hex) of the state published: the marker's `candidate_sha256`.
         state_sha256: String,
+        /// state.json was replaced here (`false` when the interruption came after the
+        /// replacement).
         state_written: bool,
+        /// The receipt written.
         receipt: Box<Receipt>,
+        /// A lock whose owner is gone was removed first.
         lock_removed: bool,
     },
     /// `--rollback`: marker removed, state.json left as it was.
     RolledBack {
+        /// What was found before acting.
         diagnosis: Diagnosis,
+        /// A lock whose owner is gone was removed first.
         lock_removed: bool,
     },
 }

@@ -28,6 +28,7 @@ use std::path::Path;
 
 /// What the validation looks at.
 pub struct ValidationInput<'a> {
+    /// The plan folder whose artifacts the candidate is checked against.
     pub plan_dir: &'a Path,
     /// The state bytes about to be published.
     pub candidate: &'a [u8],
@@ -42,15 +43,19 @@ pub struct ValidationInput<'a> {
 pub struct Validation {
     /// MUST failures; the candidate is publishable only when this is empty.
     pub failures: Vec<Finding>,
+    /// Advisories met on the way, including a dirty work tree accepted with `--allow-dirty`.
     pub advisories: Vec<Finding>,
     /// Ids of the checks that passed, sorted, each once.
     pub checks_passed: Vec<String>,
+    /// The artifact fingerprint of the plan as the candidate names its files.
     pub artifacts_sha256: String,
     /// Fingerprinted files → SHA-256 (`None`: absent).
     pub files: FileHashes,
     /// Gate logs cited by `log=` and `PLAN_ANALYSIS.md` → SHA-256.
     pub evidence_files: FileHashes,
+    /// HEAD, branch and cleanliness of the repository; `None` outside a repository.
     pub git: Option<GitSeal>,
+    /// What the user accepted and why (a dirty work tree with `--allow-dirty --reason`).
     pub exceptions: Vec<AcceptedException>,
 }
 
@@ -99,6 +104,7 @@ pub fn fingerprint(plan_dir: &Path, candidate: &[u8]) -> Result<Fingerprint, Fin
 
 /// The files a receipt covers.
 pub struct Covered {
+    /// The artifact fingerprint over the fingerprinted files.
     pub artifacts_sha256: String,
     /// Fingerprinted files → SHA-256 (`None`: absent).
     pub files: FileHashes,

@@ -23,17 +23,24 @@ pub const AMENDMENT_LABELS: [&str; 9] = [
 /// The four dispositions an amendment may record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Disposition {
+    /// `revised criterion`: the acceptance criterion itself changes (see `Revised criterion:`).
     RevisedCriterion,
+    /// `deferred requirement`: the requirement moves elsewhere, e.g. to a later task.
     DeferredRequirement,
+    /// `unexecuted scenario`: a scenario is recorded as not executed.
     UnexecutedScenario,
+    /// `failed gate`: a gate is recorded as failed.
     FailedGate,
 }
 
 /// Who authorised an amendment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Authority {
+    /// `user`: the person the work is for.
     User,
+    /// `developer`: whoever carries out the plan.
     Developer,
+    /// `evidence`: what a run or a measurement showed.
     Evidence,
 }
 
@@ -43,6 +50,7 @@ pub enum Authority {
 pub struct Amendment {
     /// Line number of the heading.
     pub line: usize,
+    /// The `<n>` of `### Amendment <n>`.
     pub number: u32,
     /// Text after the number and its dash, as written (normally the date).
     pub date_raw: String,
@@ -60,30 +68,39 @@ impl Amendment {
             .position(|l| l.eq_ignore_ascii_case(label))
             .and_then(|i| self.values[i].as_deref())
     }
+    /// `Original criterion:` — the criterion as the plan stated it.
     pub fn original_criterion(&self) -> Option<&str> {
         self.values[0].as_deref()
     }
+    /// `Observed:` — what was found instead.
     pub fn observed(&self) -> Option<&str> {
         self.values[1].as_deref()
     }
+    /// `Disposition:` as written ([`Amendment::disposition_kind`] reads it).
     pub fn disposition(&self) -> Option<&str> {
         self.values[2].as_deref()
     }
+    /// `Revised criterion:` — the criterion that applies from now on.
     pub fn revised_criterion(&self) -> Option<&str> {
         self.values[3].as_deref()
     }
+    /// `Reason:` — why the amendment is made.
     pub fn reason(&self) -> Option<&str> {
         self.values[4].as_deref()
     }
+    /// `Authority:` as written ([`Amendment::authority_kind`] reads it).
     pub fn authority(&self) -> Option<&str> {
         self.values[5].as_deref()
     }
+    /// `Affected tasks:` as written ([`Amendment::affected_task_numbers`] reads it).
     pub fn affected_tasks(&self) -> Option<&str> {
         self.values[6].as_deref()
     }
+    /// `Evidence invalidated:` — the gate records or results that no longer hold.
     pub fn evidence_invalidated(&self) -> Option<&str> {
         self.values[7].as_deref()
     }
+    /// `Evidence preserved:` — what still holds.
     pub fn evidence_preserved(&self) -> Option<&str> {
         self.values[8].as_deref()
     }

@@ -10,10 +10,15 @@ use super::syntax::{LabelForm, bold_label_value, heading, label_value, strip_emp
 /// The status a task log declares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LogStatus {
+    /// `completed` (also `complete`).
     Completed,
+    /// `pending`.
     Pending,
+    /// `in_progress` (also `in-progress`, `in progress`).
     InProgress,
+    /// `blocked`.
     Blocked,
+    /// `skipped`.
     Skipped,
     /// Anything else, lower-cased as written.
     Other(String),
@@ -71,18 +76,24 @@ pub enum StatusForm {
 /// The Status line of a log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusLine {
+    /// 1-based line number in the text read.
     pub line: usize,
+    /// Which of the allowed forms it was written in.
     pub form: StatusForm,
     /// The value as written, trimmed.
     pub raw: String,
+    /// The value read as a status.
     pub status: LogStatus,
 }
 
 /// A `Label: value` line (label as it was matched).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabeledLine {
+    /// 1-based line number in the text read.
     pub line: usize,
+    /// The label that matched, in its canonical spelling (`Completed at`, `Summary`, …).
     pub label: &'static str,
+    /// The text after the label, as the label reader returns it.
     pub value: String,
 }
 
@@ -90,7 +101,10 @@ pub struct LabeledLine {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommitNote {
     /// `Commit: none — <reason>`; `reason` is empty when none was given (not a valid excuse).
-    None { reason: String },
+    None {
+        /// The reason after `none` and its dash, colon or parentheses, trimmed.
+        reason: String,
+    },
     /// `Commit: <7–40 lower-case hex>`
     Hash(String),
     /// Anything else, as written.
@@ -140,6 +154,7 @@ impl CommitNote {
 /// items (also several joined by `;`) and free fields such as `cwd: repo root`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GateRecordLine {
+    /// 1-based line number of the `Gate record:` line.
     pub line: usize,
     /// The value after the label, as written.
     pub raw: String,
@@ -280,12 +295,16 @@ pub struct CompletionLog {
     pub status: Option<StatusLine>,
     /// `Completed:` / `Completed at:` / `Timestamp:` / `Date:` — the first one.
     pub timestamp: Option<LabeledLine>,
+    /// The first `Summary:` line.
     pub summary: Option<LabeledLine>,
+    /// The first `Outputs:` line.
     pub outputs: Option<LabeledLine>,
     /// The value of `Skills disposition:` inside the section (the literal-presence rule of the
     /// helper is [`super::TaskBody::has_skills_disposition`]).
     pub skills_disposition: Option<LabeledLine>,
+    /// The first `Documentation decision:` line.
     pub documentation_decision: Option<LabeledLine>,
+    /// The first `Commit:` line: its 1-based line number and what it says.
     pub commit: Option<(usize, CommitNote)>,
 }
 

@@ -37,6 +37,7 @@ pub enum FieldForm {
 pub struct FieldText {
     /// Line number (1-based, in the text that was searched) of the heading or label line.
     pub line: usize,
+    /// Whether the field was a heading or a bold label.
     pub form: FieldForm,
     /// The content: the rest of the label line (bold form) and the following lines, joined with
     /// `\n`, trimmed.

@@ -8,7 +8,9 @@ use super::task_record::TaskBody;
 /// A task file name `<N>.task_<slug>.md`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TaskFileName {
+    /// The `<N>` (leading zeros allowed: `01` reads as 1).
     pub number: u32,
+    /// The `<slug>` after `task_`, as written.
     pub slug: String,
     /// Number without leading zeros and slug of `[a-z0-9_]+` (the v2/v5 locator pattern).
     pub canonical: bool,
@@ -50,9 +52,15 @@ pub enum LegacyEnding {
     /// One `final_review` task, and it is the last.
     FinalReviewLast,
     /// One `final_review` task at `at`, not the last.
-    FinalReviewNotLast { at: u32 },
+    FinalReviewNotLast {
+        /// The final review's task number.
+        at: u32,
+    },
     /// More than one `final_review` task.
-    SeveralFinalReviews { at: Vec<u32> },
+    SeveralFinalReviews {
+        /// Their task numbers, in ascending order.
+        at: Vec<u32>,
+    },
     /// `security_review` (N−2), `skills_agents_discovery` (N−1), `executive_report` (N).
     ThreeTaskEnding,
     /// Final Review last, preceded by a kept `security_review` at N−1 (allowed only with a

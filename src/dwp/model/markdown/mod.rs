@@ -87,13 +87,18 @@ pub fn decode(bytes: &[u8]) -> Result<&str, InvalidUtf8> {
 /// A task's record as the markdown gives it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MarkdownTask {
+    /// The task number of its README index line.
     pub id: u64,
+    /// The index line's checkbox is ticked (`- [x]`): the README counts the task as completed.
     pub checked: bool,
+    /// The title from the index line, else from the inline record's or task file's heading;
+    /// trimmed, empty when none has one.
     pub title: String,
     /// `N.task_slug.md` (Full plans).
     pub file: Option<String>,
     /// The status the task log declares.
     pub log_status: Option<LogStatus>,
+    /// The `Gate record:` lines of its Completion & Log, in order.
     pub gate_lines: Vec<GateRecordLine>,
 }
 

@@ -46,6 +46,8 @@ impl ProgressEntry {
         .any(|w| lower.contains(w))
     }
 
+    /// The unit or its heading speaks of a reconciliation (such as the entry `rebuild --write`
+    /// appends).
     pub fn is_reconciliation(&self) -> bool {
         self.haystack().to_lowercase().contains("reconcil")
     }

@@ -18,12 +18,16 @@ use super::task_record::{TaskBody, split_task_title};
 /// A semantic version `X.Y.Z` (the declared DWP standard).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SpecVersion {
+    /// The `X`.
     pub major: u64,
+    /// The `Y`.
     pub minor: u64,
+    /// The `Z`.
     pub patch: u64,
 }
 
 impl SpecVersion {
+    /// The version `major.minor.patch`.
     pub const fn new(major: u64, minor: u64, patch: u64) -> SpecVersion {
         SpecVersion {
             major,
@@ -75,19 +79,24 @@ fn has_anchor_literal(text: &str) -> bool {
 pub struct Migration {
     /// What follows `migrated from`, as written.
     pub from_raw: String,
+    /// The first `X.Y.Z` of `from_raw`; `None` when it names no version.
     pub from: Option<SpecVersion>,
     /// `YYYY-MM-DD` as written.
     pub date: String,
+    /// What follows the date and its dash, trimmed; empty when no reason is given.
     pub reason: String,
 }
 
 /// `**Standard:** DWP spec X.Y.Z [(migrated from A on DATE — reason)]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StandardDecl {
+    /// 1-based line of the declaration.
     pub line: usize,
+    /// The declared value as written, trimmed.
     pub raw: String,
     /// The version after `DWP spec` (or the first `X.Y.Z` of the value).
     pub version: Option<SpecVersion>,
+    /// The `(migrated from …)` note, when the value has one.
     pub migration: Option<Migration>,
 }
 
@@ -95,7 +104,12 @@ pub struct StandardDecl {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlanStatus {
     /// `X/N completed`
-    Count { completed: u32, total: u32 },
+    Count {
+        /// The `X`: how many tasks the README says are completed.
+        completed: u32,
+        /// The `N`: how many tasks the plan has.
+        total: u32,
+    },
     /// `materializing`
     Materializing,
     /// Anything else, as written.
@@ -105,24 +119,33 @@ pub enum PlanStatus {
 /// One `Plan Status:` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanStatusLine {
+    /// 1-based line number.
     pub line: usize,
+    /// The value after `Plan Status:`, as written.
     pub raw: String,
+    /// The value read.
     pub status: PlanStatus,
 }
 
-/// `Plan Format: Lite|Full`.
+/// `Plan Format: Lite|Full` (the value's first word, any case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeclaredFormat {
+    /// `Lite`: the tasks are inline records of the README.
     Lite,
+    /// `Full`: each task has its own file.
     Full,
 }
 
-/// `Materialization:` values.
+/// `Materialization:` values (the value's first word, any case).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MaterializationValue {
+    /// `materializing`: the plan is still being written.
     Materializing,
+    /// `ready`: the plan is written out.
     Ready,
+    /// `promoting`: a Lite → Full promotion is in flight.
     Promoting,
+    /// Anything else, trimmed as written.
     Other(String),
 }
 
@@ -130,9 +153,13 @@ pub enum MaterializationValue {
 /// `pre-approved …` → pre_approved; anything else is unknown and keeps its text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalValue {
+    /// `approved`.
     Approved,
+    /// `pending`.
     Pending,
+    /// `pre-approved …` (also `pre_approved`, `preapproved`).
     PreApproved,
+    /// Anything else, trimmed as written.
     Unknown(String),
 }
 
@@ -147,6 +174,7 @@ impl ApprovalValue {
         }
     }
 
+    /// Reads the first word of an `Approval:` value, case-insensitive and without emphasis.
     pub fn parse(value: &str) -> ApprovalValue {
         let v = strip_emphasis(value).to_lowercase();
         let word: String = v
@@ -175,18 +203,24 @@ pub enum DeclSource {
 /// A declaration line: where, how and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Declared<T> {
+    /// 1-based line of the declaration.
     pub line: usize,
+    /// A label line or a table row.
     pub source: DeclSource,
     /// The value as written (trimmed).
     pub raw: String,
+    /// The value read.
     pub value: T,
 }
 
 /// Where the task index was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexSource {
-    /// The first `##` section titled `Task List` / `Tasks` (heading line).
-    Section { heading_line: usize },
+    /// The first `##` section titled `Task List` / `Tasks`.
+    Section {
+        /// 1-based line of the section's heading.
+        heading_line: usize,
+    },
     /// No such section: every unfenced checkbox line outside `{#task-N}` records.
     WholeReadme,
 }
@@ -194,8 +228,11 @@ pub enum IndexSource {
 /// One checkbox line that names a task.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexEntry {
+    /// 1-based line number.
     pub line: usize,
+    /// The `N` of the first `Task N` on the line.
     pub task: u32,
+    /// The box is ticked (`[x]` or `[X]`).
     pub checked: bool,
     /// The text after `Task N` without separators and task-file links.
     pub title: String,
@@ -208,8 +245,11 @@ pub struct IndexEntry {
 /// A checkbox line of the index section that names no task.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnnumberedCheckbox {
+    /// 1-based line number.
     pub line: usize,
+    /// The box is ticked.
     pub checked: bool,
+    /// The text after the box, as written (trimmed).
     pub text: String,
 }
 
@@ -217,6 +257,7 @@ pub struct UnnumberedCheckbox {
 /// section (see [`IndexSource`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskIndex {
+    /// Where the entries were read from.
     pub source: IndexSource,
     /// Index entries in README order.
     pub entries: Vec<IndexEntry>,
@@ -228,9 +269,11 @@ pub struct TaskIndex {
 }
 
 impl TaskIndex {
+    /// The number of entries (a task listed twice counts twice).
     pub fn total(&self) -> usize {
         self.entries.len()
     }
+    /// The number of ticked entries.
     pub fn checked_count(&self) -> usize {
         self.entries.iter().filter(|e| e.checked).count()
     }
@@ -275,6 +318,7 @@ impl TaskIndex {
 /// A Lite inline record: `## Task N: Title {#task-N}` up to the next `##` (or `#`) heading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InlineRecord<'a> {
+    /// 1-based line of the record's heading.
     pub heading_line: usize,
     /// The number after `Task` in the heading, when present.
     pub heading_number: Option<u32>,
@@ -282,6 +326,7 @@ pub struct InlineRecord<'a> {
     pub anchor_number: u32,
     /// The heading's title (without `Task N:` and the anchor).
     pub title: String,
+    /// The lines after the heading, up to the record's end.
     pub body: TaskBody<'a>,
 }
 
@@ -295,6 +340,7 @@ impl InlineRecord<'_> {
 /// The Lite inline records of a README and every `{#task-N}` anchor occurrence.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct InlineRecords<'a> {
+    /// Every record, in README order.
     pub records: Vec<InlineRecord<'a>>,
     /// How often each `{#task-N}` appears on unfenced lines (must be exactly once per task).
     pub anchor_counts: BTreeMap<u32, usize>,
@@ -314,6 +360,7 @@ impl<'a> InlineRecords<'a> {
         }
         map
     }
+    /// How often `{#task-n}` appears on unfenced lines; 0 when it never does.
     pub fn anchor_count(&self, n: u32) -> usize {
         self.anchor_counts.get(&n).copied().unwrap_or(0)
     }
@@ -322,15 +369,26 @@ impl<'a> InlineRecords<'a> {
 /// A parsed README.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Readme<'a> {
+    /// The whole text parsed.
     pub text: &'a str,
+    /// Its lines, fenced ones marked.
     pub lines: Vec<Line<'a>>,
     /// Every unfenced `Plan Status:` line outside inline records, in order.
     pub plan_status_lines: Vec<PlanStatusLine>,
+    /// The `Standard:` declaration (outside inline records): the first that names a version,
+    /// else the first one.
     pub standard: Option<StandardDecl>,
+    /// The first `Plan Format:` declaration outside inline records; its value is `None` when it
+    /// is neither Lite nor Full.
     pub plan_format: Option<Declared<Option<DeclaredFormat>>>,
+    /// The first `Materialization:` declaration outside inline records.
     pub materialization: Option<Declared<MaterializationValue>>,
+    /// The first `Approval:` declaration (a line or a Plan Variables row) outside inline
+    /// records.
     pub approval: Option<Declared<ApprovalValue>>,
+    /// The checkbox lines that name tasks.
     pub task_index: TaskIndex,
+    /// The Lite inline records and their anchors.
     pub inline: InlineRecords<'a>,
 }
 

@@ -9,6 +9,7 @@ use regex::Regex;
 /// An ATX heading: `## 3. Goal (why)` → level 2, text `3. Goal (why)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Heading<'a> {
+    /// The number of `#`, 1 to 6.
     pub level: usize,
     /// Heading text, trimmed, without the optional closing `#` run.
     pub text: &'a str,
@@ -52,7 +53,9 @@ pub enum LabelForm {
 /// A label line split into its form and its value (trimmed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LabelValue<'a> {
+    /// Plain or bold.
     pub form: LabelForm,
+    /// The text after the label and its separator, trimmed.
     pub value: &'a str,
 }
 
@@ -131,7 +134,9 @@ pub fn starts_bold(line: &str) -> bool {
 /// A checkbox list item: `- [ ] text`, `* [x] text`, `+ [X] text`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckboxItem<'a> {
+    /// `[x]` or `[X]`; `[ ]` is unchecked.
     pub checked: bool,
+    /// The text after the box, trimmed.
     pub text: &'a str,
 }
 

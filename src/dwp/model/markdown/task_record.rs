@@ -20,7 +20,9 @@ pub const FINAL_REVIEW_TERMS: [&str; 3] = ["security", "final-state", "skills"];
 /// The body of one task record with its lines (line numbers are those of the file it came from).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskBody<'a> {
+    /// The body's text.
     pub text: &'a str,
+    /// Its lines, fenced ones marked, numbered as in the file the body came from.
     pub lines: Vec<Line<'a>>,
 }
 
@@ -119,7 +121,9 @@ pub fn final_review_missing_terms(text: &str) -> Vec<&'static str> {
 /// One heading of a task body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {
+    /// 1-based line of the heading.
     pub line: usize,
+    /// The number of `#`, 1 to 6.
     pub level: usize,
     /// The heading's field name (number and trailing `(…)` removed).
     pub name: String,
@@ -128,6 +132,7 @@ pub struct Section {
 /// `# Task N: Title` of a task file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskTitle {
+    /// 1-based line of the heading.
     pub line: usize,
     /// The number after `Task`, when the heading has the `Task N` form.
     pub number: Option<u32>,
@@ -152,6 +157,7 @@ pub fn split_task_title(text: &str) -> Option<(u32, &str)> {
 pub struct TaskFile<'a> {
     /// The first unfenced level-1 heading.
     pub title: Option<TaskTitle>,
+    /// The whole file's text and lines (the title heading included).
     pub body: TaskBody<'a>,
 }
 
