@@ -10,7 +10,7 @@
 //!   permission bits kept) and durable removal.
 //! - [`journal`]: the append-only ndjson transition journal; a torn last line is tolerated.
 //! - [`failpoint`]: named crash points (feature `failpoints`) that end the process like `kill -9`.
-//! - [`commit`]: the whole guarded write of one file — lock, re-check the bytes under the lock,
+//! - [`commit()`]: the whole guarded write of one file — lock, re-check the bytes under the lock,
 //!   atomic replace, journal line, release — for writers that change a single file.
 //!
 //! Writers that change several files under one lock (the finalization transaction) take a

@@ -2,7 +2,7 @@
 //! order of items 1–18, the legacy path for v1 and state-less plans, and the receipt check of
 //! item 16.
 //!
-//! [`check_plan`] reads the folder once ([`load::PlanFiles`]) and hands the bytes to
+//! [`check_plan`] reads the folder once ([`crate::dwp::read::PlanFiles`]) and hands the bytes to
 //! [`check_files`], which only looks at them (plus the existence of `log=` targets).
 //!
 //! Finding ids are the labels recorded from the original checker (`fixtures/vectors/dwp/README.md`

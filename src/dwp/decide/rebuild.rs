@@ -7,7 +7,7 @@
 //! Conflicts are reported, never overwritten, so a second rebuild changes nothing.
 //!
 //! [`gather`] reads the plan folder and git (I/O); [`rebuild`] is a pure function of what was
-//! read; [`write`] commits the result through the store (lock, compare-and-swap, atomic write)
+//! read; [`write()`] commits the result through the store (lock, compare-and-swap, atomic write)
 //! and appends a dated reconciliation entry to PROGRESS.md.
 //!
 //! ## Limitations

@@ -1,11 +1,11 @@
 //! Publication: the finalization transaction that seals a completed plan, the recovery of an
 //! interrupted one, and the marker that binds the two.
 //!
-//! - [`finalize`]: read state + candidate → lock → validate every artifact and git → marker →
+//! - [`finalize()`]: read state + candidate → lock → validate every artifact and git → marker →
 //!   replace state.json → re-verify → receipt → journal → remove the marker → unlock.
 //! - [`recover`]: finish or roll back a publication whose marker was left behind.
 //! - [`marker`]: `.finalizing.json`, the commit point of a publication.
-//! - [`validate`]: every check a candidate must pass, and what its receipt covers.
+//! - `validate`: every check a candidate must pass, and what its receipt covers.
 
 pub(crate) mod files;
 pub mod finalize;
