@@ -25,6 +25,7 @@ pub mod demo;
 pub mod dwp;
 pub mod gsd;
 pub mod jsonfmt;
+pub mod markdown;
 pub mod report;
 pub mod reversa;
 pub mod unlock;

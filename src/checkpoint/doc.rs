@@ -94,11 +94,11 @@ pub fn sections(text: &str) -> Vec<Section> {
             continue;
         }
         let bare = trim_eol(line);
-        if let Some(heading) = bare.strip_prefix("## ") {
+        if let Some(h) = crate::markdown::heading(bare).filter(|h| h.level == 2) {
             if let Some(last) = out.last_mut() {
                 last.end = at;
             }
-            let heading = heading.trim().trim_end_matches('#').trim().to_string();
+            let heading = h.text.to_string();
             out.push(Section {
                 key: normalize(&heading),
                 heading,
@@ -188,13 +188,13 @@ pub fn blocks(text: &str, section: &Section) -> Vec<Block> {
         if in_fence {
             continue;
         }
-        if let Some(h) = trim_eol(line).strip_prefix("### ") {
+        if let Some(h) = crate::markdown::heading(trim_eol(line)).filter(|h| h.level == 3) {
             if let Some(last) = out.last_mut() {
                 last.end = at;
             }
             out.push(Block {
-                heading: h.trim().to_string(),
-                key: normalize(h),
+                heading: h.text.to_string(),
+                key: normalize(h.text),
                 start: at,
                 end: section.end,
             });

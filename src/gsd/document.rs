@@ -647,17 +647,9 @@ fn parse_body(text: &str, body_start: usize) -> (Vec<Heading>, Vec<BodyField>) {
     (headings, fields)
 }
 
-/// `## Title` ⇒ (2, "Title").
+/// `## Title` ⇒ (2, "Title"): the one heading recogniser ([`crate::markdown::heading`]).
 pub fn heading(line: &str) -> Option<(usize, &str)> {
-    let hashes = line.len() - line.trim_start_matches('#').len();
-    if !(1..=6).contains(&hashes) {
-        return None;
-    }
-    let rest = &line[hashes..];
-    if !(rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')) {
-        return None;
-    }
-    Some((hashes, rest.trim().trim_end_matches('#').trim()))
+    crate::markdown::heading(line).map(|h| (h.level, h.text))
 }
 
 fn valid_field_name(name: &str) -> bool {

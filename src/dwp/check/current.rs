@@ -44,7 +44,7 @@ pub(super) fn check(
         }
     };
     let murl = manifest.get("schema").and_then(Value::as_str).unwrap_or("");
-    let Some(manifest_era) = shape::era_of(murl, &shape::MANIFEST_SCHEMAS) else {
+    let Some(manifest_era) = model::Era::from_manifest_url(murl) else {
         out.fail(
             "unsupported-schema",
             format!(

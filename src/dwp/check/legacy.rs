@@ -49,7 +49,7 @@ pub(super) fn check(
     };
     if let Some(m) = &manifest {
         let url = m.get("schema").and_then(Value::as_str).unwrap_or("");
-        match shape::era_of(url, &shape::MANIFEST_SCHEMAS) {
+        match model::Era::from_manifest_url(url) {
             None => {
                 out.fail(
                     "unsupported-schema",

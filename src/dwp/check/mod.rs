@@ -136,7 +136,7 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
                 }
             };
             let url = state.get("schema").and_then(|s| s.as_str()).unwrap_or("");
-            match shape::era_of(url, &shape::STATE_SCHEMAS) {
+            match crate::dwp::model::Era::from_state_url(url) {
                 None => {
                     out.fail(
                         "unsupported-schema",

@@ -26,15 +26,6 @@ pub const MANIFEST_SCHEMAS: [&str; 3] = [
     model::MANIFEST_SCHEMA_V5,
 ];
 
-/// The era of a schema URL from one of the two lists.
-pub fn era_of(url: &str, list: &[&str; 3]) -> Option<Era> {
-    if *list == STATE_SCHEMAS {
-        Era::from_state_url(url)
-    } else {
-        Era::from_manifest_url(url)
-    }
-}
-
 /// One shape problem: a JSON path, what is wrong there, and whether it is an error (else an
 /// advisory: a timestamp that is not ISO-8601).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,9 +22,7 @@ use crate::dwp::model::markdown::{
     ApprovalValue, DeclaredFormat, GateRecordLine, LogStatus, PlanStatus, decode, parse_readme,
     parse_task_file,
 };
-use crate::dwp::model::{
-    Era, MANIFEST_SCHEMA_V1, MANIFEST_SCHEMA_V2, MANIFEST_SCHEMA_V5, parse_json,
-};
+use crate::dwp::model::{Era, parse_json};
 use crate::recovery::git::{CommitTime, GitError, Repo};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -372,21 +370,13 @@ impl Rebuilt {
     }
 }
 
+/// The era the rebuilt state takes: the old state's, else the manifest's, else v5.
 fn era_of(inputs: &Inputs) -> Era {
-    if let Some(era) = inputs
-        .old_state
-        .as_ref()
-        .and_then(|v| v["schema"].as_str())
-        .and_then(Era::from_state_url)
-    {
-        return era;
-    }
-    match inputs.manifest.as_ref().and_then(|m| m["schema"].as_str()) {
-        Some(MANIFEST_SCHEMA_V1) => Era::V1,
-        Some(MANIFEST_SCHEMA_V2) => Era::V2,
-        Some(MANIFEST_SCHEMA_V5) => Era::V5,
-        _ => Era::V5,
-    }
+    let declared =
+        |v: &Option<Value>, era: fn(&Value) -> Result<Era, _>| v.as_ref().and_then(|v| era(v).ok());
+    declared(&inputs.old_state, crate::dwp::model::state_era)
+        .or_else(|| declared(&inputs.manifest, crate::dwp::model::manifest_era))
+        .unwrap_or(Era::V5)
 }
 
 fn iso(t: &CommitTime) -> String {
