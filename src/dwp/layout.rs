@@ -70,9 +70,13 @@ pub fn state_target(plan_dir: &Path) -> Target {
     .inside(plan_dir)
 }
 
-/// The plan folder's name (`PLAN_x`).
+/// The plan folder's name (`PLAN_x`), taken from the resolved path, so `.`, a relative path
+/// or a symlink name the real folder.
 pub fn plan_name(plan_dir: &Path) -> String {
-    plan_dir
+    let resolved = plan_dir
+        .canonicalize()
+        .unwrap_or_else(|_| plan_dir.to_path_buf());
+    resolved
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()

@@ -16,7 +16,7 @@
 
 pub use crate::dwp::model::markdown::MarkdownTask;
 
-use crate::dwp::history::{TaskCommits, plan_name_of, task_commits};
+use crate::dwp::history::{TaskCommits, task_commits};
 use crate::dwp::layout;
 use crate::dwp::model::markdown::{
     ApprovalValue, DeclaredFormat, GateRecordLine, LogStatus, PlanStatus, decode, parse_readme,
@@ -194,7 +194,7 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, RebuildError> {
 
 /// Reads the plan folder (README, task logs, manifest, old state, journal) and git.
 pub fn gather(plan_dir: &Path, repo: Option<&Repo>) -> Result<Inputs, RebuildError> {
-    let plan = plan_name_of(plan_dir);
+    let plan = crate::dwp::layout::plan_name(plan_dir);
     let readme_path = plan_dir.join(layout::README_FILE);
     let readme_bytes = std::fs::read(&readme_path).map_err(|e| {
         unreadable(

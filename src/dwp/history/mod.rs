@@ -87,18 +87,6 @@ pub fn task_commits(repo: &Repo, plan_name: &str) -> Result<TaskCommits, GitErro
     })
 }
 
-/// The folder name of a plan directory (its identity: `state.plan` and `manifest.name` must
-/// equal it).
-pub fn plan_name_of(plan_dir: &Path) -> String {
-    let canonical = plan_dir
-        .canonicalize()
-        .unwrap_or_else(|_| plan_dir.to_path_buf());
-    canonical
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
 fn rebuild_hint(plan_dir: &Path) -> String {
     format!(
         "run `planseal rebuild {}` to see how state.json would be reconciled",
@@ -122,7 +110,7 @@ pub fn drift_findings(plan_dir: &Path, state: &State) -> Vec<Finding> {
 
 /// [`drift_findings`] with `shown` as the plan folder in the hints.
 pub(crate) fn drift_shown_as(plan_dir: &Path, shown: &Path, state: &State) -> Vec<Finding> {
-    let plan = plan_name_of(plan_dir);
+    let plan = crate::dwp::layout::plan_name(plan_dir);
     let repo = match Repo::discover(plan_dir) {
         Ok(Some(repo)) => repo,
         Ok(None) => return Vec::new(),
@@ -254,7 +242,7 @@ pub fn fp_revisions(evidence: &str) -> Vec<&str> {
 /// `candidate`. A tracked `.dwp/` is an advisory. Beyond a shallow boundary, advisories. Empty
 /// when the plan is not in a repository.
 pub fn git_cross_checks(plan_dir: &Path, state: &State, candidate: Option<&Path>) -> Vec<Finding> {
-    let plan = plan_name_of(plan_dir);
+    let plan = crate::dwp::layout::plan_name(plan_dir);
     let repo = match Repo::discover(plan_dir) {
         Ok(Some(repo)) => repo,
         Ok(None) => return Vec::new(),
@@ -610,7 +598,7 @@ pub struct LogDifference {
 /// `repo`, and lines them up.
 pub fn plan_log(plan_dir: &Path, repo: Option<&Repo>) -> Result<PlanLog, GitError> {
     use crate::dwp::model::markdown::{decode, parse_readme};
-    let plan = plan_name_of(plan_dir);
+    let plan = crate::dwp::layout::plan_name(plan_dir);
     let mut notes = Vec::new();
 
     let mut readme_tasks: BTreeMap<u64, (bool, String)> = BTreeMap::new();

@@ -10,7 +10,6 @@ use crate::dwp::decide::rebuild::gather;
 use crate::dwp::history::diff::{
     Disagreement, FileDiff, StateChange, file_diff, state_changes, state_vs_markdown as compare,
 };
-use crate::dwp::history::plan_name_of;
 use crate::dwp::layout;
 use crate::dwp::locate::{Git, GitProgress, open_plan};
 use crate::dwp::model::parse_json;
@@ -123,7 +122,7 @@ pub fn against(
     })?;
     let rel = repo.relative_to_work_tree(plan_dir)?;
     let mut outcome = DiffOutcome {
-        plan: plan_name_of(plan_dir),
+        plan: crate::dwp::layout::plan_name(plan_dir),
         mode: "against",
         against: Some(rev.to_string()),
         ..Default::default()
@@ -219,7 +218,7 @@ pub fn candidate(opts: &DiffOptions, file: &Path) -> Result<DiffOutcome, OpError
         .and_then(|b| parse_json(b).ok())
         .unwrap_or_else(|| Value::Object(Default::default()));
     Ok(DiffOutcome {
-        plan: plan_name_of(&plan.dir),
+        plan: crate::dwp::layout::plan_name(&plan.dir),
         mode: "candidate",
         candidate: Some(file.display().to_string()),
         state_changes: state_changes(&current, &cand),

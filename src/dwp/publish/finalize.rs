@@ -620,7 +620,7 @@ fn published(
         planseal: None,
     };
     Published {
-        plan: plan_name(plan_dir),
+        plan: layout::plan_name(plan_dir),
         plan_dir: plan_dir.to_path_buf(),
         state_sha256_before: state_sha.to_string(),
         state_sha256: candidate_sha,
@@ -633,10 +633,6 @@ fn published(
         marker_bytes: marker.to_bytes(),
         advisories: validation.advisories,
     }
-}
-
-pub(crate) fn plan_name(plan_dir: &Path) -> String {
-    layout::plan_name(plan_dir)
 }
 
 pub(crate) fn marker_present(plan_dir: &Path) -> FinalizeError {

@@ -124,7 +124,7 @@ pub fn diagnose(plan_dir: &Path) -> Result<Diagnosis, FinalizeError> {
         .map(|r| r.state_sha256);
     let lock = store::lock_info(&state_path)?;
     Ok(Diagnosis {
-        plan: finalize::plan_name(&plan_dir),
+        plan: layout::plan_name(&plan_dir),
         plan_dir,
         marker,
         state_sha256,
