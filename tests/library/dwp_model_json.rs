@@ -94,3 +94,20 @@ fn messages_name_the_position() {
         "the file is not UTF-8 (invalid byte at line 1, column 8)"
     );
 }
+
+proptest! {
+    /// The bytes a candidate is published as depend on its values only, never on its layout,
+    /// and serialising them again changes nothing; a marker hash binds the file in any layout.
+    #[test]
+    fn a_candidate_publishes_the_same_bytes_in_any_layout(v in json_value()) {
+        use planseal::dwp::publish::candidate::{bytes_with_hash, differences, published_bytes};
+        let compact = v.to_string().into_bytes();
+        let pretty = serde_json::to_vec_pretty(&v).unwrap();
+        let published = published_bytes(&compact).unwrap();
+        prop_assert_eq!(&published_bytes(&pretty).unwrap(), &published);
+        prop_assert_eq!(&published_bytes(&published).unwrap(), &published);
+        let sha = planseal::recovery::hash::sha256_hex(&published);
+        prop_assert_eq!(bytes_with_hash(&compact, &sha), Some(published.clone()));
+        prop_assert!(differences(&v, &v, 5).is_empty());
+    }
+}

@@ -329,3 +329,80 @@ fn publication_from_inside_the_plan_folder_is_accepted_deliberate_difference() {
         );
     }
 }
+
+/// Regression: finalize published the candidate file's raw bytes, so a candidate not already in
+/// the helper's layout gave another state.json, `candidate_sha256` and receipt than the helper's
+/// for the same candidate. A compact copy now publishes the recorded bytes and receipt.
+#[test]
+fn a_candidate_in_another_layout_publishes_the_helpers_bytes() {
+    for (fixture, plan) in FIXTURES {
+        let ws = Workspace::ready_to_publish(fixture, plan);
+        let recorded = ws.vectors().join("lifecycle/publication");
+        let value: serde_json::Value =
+            serde_json::from_slice(&read(recorded.join("02-state.json"))).unwrap();
+        std::fs::write(
+            ws.root().join("compact.json"),
+            serde_json::to_vec(&value).unwrap(),
+        )
+        .unwrap();
+        let out = ws.run(&["finalize", &ws.plan_rel(), "--candidate", "compact.json"]);
+        assert_ok(&out);
+        assert_eq!(
+            ws.state(),
+            read(recorded.join("02-state.json")),
+            "{fixture}"
+        );
+        assert_receipt_extends(
+            &ws.file("analysis_results/FINALIZATION.json").unwrap(),
+            &read(recorded.join("03-receipt.FINALIZATION.json")),
+        );
+        // the journal's after-hash is the published bytes' hash
+        let journal =
+            String::from_utf8(ws.file("analysis_results/STATE_JOURNAL.ndjson").unwrap()).unwrap();
+        let last: serde_json::Value =
+            serde_json::from_str(journal.lines().last().unwrap()).unwrap();
+        assert_eq!(last["after_sha256"], sha256(&ws.state()).as_str());
+    }
+}
+
+/// On a completed plan, the same state in another layout is a re-seal, not a mismatch: nothing
+/// is rewritten.
+#[test]
+fn the_completed_state_in_another_layout_is_a_reseal() {
+    let (fixture, plan) = FIXTURES[1];
+    let ws = Workspace::from_folder(fixture, plan, &format!("lifecycle/snapshots/final/{plan}"));
+    let state = ws.state();
+    let value: serde_json::Value = serde_json::from_slice(&state).unwrap();
+    std::fs::write(
+        ws.root().join("same.json"),
+        serde_json::to_vec(&value).unwrap(),
+    )
+    .unwrap();
+    assert_ok(&ws.run(&["finalize", &ws.plan_rel()]));
+    let resealed = ws.file("analysis_results/FINALIZATION.json").unwrap();
+    assert_ok(&ws.run(&["finalize", &ws.plan_rel(), "--candidate", "same.json"]));
+    assert!(ws.state() == state, "state.json is not rewritten");
+    assert!(
+        ws.file("analysis_results/FINALIZATION.json").unwrap() == resealed,
+        "the receipt of a plain re-seal"
+    );
+}
+
+/// Regression: the mismatch message said "already completed and published" for a plan that was
+/// never sealed. It now says whether a receipt exists and names what differs.
+#[test]
+fn candidate_mismatch_on_an_unsealed_plan_says_so_and_names_the_difference() {
+    let (fixture, plan) = FIXTURES[1];
+    let ws = Workspace::from_folder(fixture, plan, &format!("lifecycle/snapshots/final/{plan}"));
+    std::fs::remove_file(ws.plan_dir().join("analysis_results/FINALIZATION.json")).unwrap();
+    ws.place("interrupted/candidate-other.json", "other.json");
+    let state = ws.state();
+    let out = ws.run(&["finalize", &ws.plan_rel(), "--candidate", "other.json"]);
+    assert_refused(&out, "candidate-mismatch");
+    let err = stderr(&out);
+    assert!(err.contains("not yet sealed"), "{err}");
+    assert!(!err.contains("published"), "{err}");
+    assert!(err.contains("checkpoint.note"), "{err}");
+    assert_eq!(ws.state(), state);
+    assert!(!ws.exists("analysis_results/FINALIZATION.json"));
+}

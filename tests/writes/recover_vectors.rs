@@ -300,3 +300,59 @@ fn a_live_owners_lock_is_never_removed() {
     assert!(!ws.exists(".finalizing.json"));
     guard.release().unwrap();
 }
+
+/// The candidate as the helper was given it may be in any layout: the helper hashes its own
+/// serialisation of it. Regression: `recover --candidate` on a helper marker refused the very
+/// file the helper published (`candidate-mismatch`) when that file was not already in the
+/// helper's layout. Every recorded interruption recovers with a compact copy of the candidate,
+/// to the recorded state and receipt.
+#[test]
+fn helper_marker_recovers_with_the_candidate_in_another_layout() {
+    for (fixture, plan) in FIXTURES {
+        for case in ["before_publish", "after_publish"] {
+            let ws = interrupted(fixture, plan, case);
+            let given: serde_json::Value =
+                serde_json::from_slice(&read(ws.vectors().join("interrupted/candidate.json")))
+                    .unwrap();
+            let compact = serde_json::to_vec(&given).unwrap();
+            std::fs::write(ws.root().join("compact.json"), &compact).unwrap();
+            let record = json(ws.vectors().join("interrupted/interrupted.json"));
+            assert_ne!(
+                sha256(&compact),
+                record["candidate"]["sha256"].as_str().unwrap(),
+                "the copy really is in another layout"
+            );
+
+            let out = ws.run(&["recover", &ws.plan_rel(), "--candidate", "compact.json"]);
+            assert_ok(&out);
+            let recorded = ws.vectors().join("lifecycle/publication");
+            assert_eq!(
+                ws.state(),
+                read(recorded.join("02-state.json")),
+                "{fixture}/{case}: the helper's bytes, not the compact copy"
+            );
+            assert_receipt_extends(
+                &ws.file("analysis_results/FINALIZATION.json").unwrap(),
+                &read(recorded.join("03-receipt.FINALIZATION.json")),
+            );
+            assert!(!ws.exists(".finalizing.json"));
+        }
+    }
+}
+
+/// A candidate with other values is still refused, and the message says what is known: the
+/// helper's marker holds only a hash, so the two hashes of the file are named.
+#[test]
+fn helper_marker_mismatch_names_both_hashes_of_the_given_file() {
+    let (fixture, plan) = FIXTURES[0];
+    let ws = interrupted(fixture, plan, "before_publish");
+    ws.place("interrupted/candidate-other.json", "other.json");
+    let other = read(ws.root().join("other.json"));
+    let state = ws.state();
+    let out = ws.run(&["recover", &ws.plan_rel(), "--candidate", "other.json"]);
+    assert_refused(&out, "candidate-mismatch");
+    let err = stderr(&out);
+    assert!(err.contains(&sha256(&other)), "{err}");
+    assert!(err.contains("records only the hash"), "{err}");
+    assert_eq!(ws.state(), state);
+}

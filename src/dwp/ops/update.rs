@@ -132,6 +132,7 @@ pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
         clock,
     } = planned;
     let entry = t.journal_entry(&request, &facts.plan_name);
+    let mut after_sha256 = t.after_sha256.clone();
     let (line, journal_error) = if t.completes_plan {
         let mut req = FinalizeRequest::new(
             &plan_dir,
@@ -144,7 +145,8 @@ pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
         req.operation = "update".to_string();
         req.journal_entry = Some(entry);
         req.clock = clock;
-        publish::finalize(&req, &mut |_| {})?;
+        // The publication writes the candidate as the helper serialises it.
+        after_sha256 = publish::finalize(&req, &mut |_| {})?.state_sha256;
         (t.published_line(), None)
     } else {
         // Between validation and the lock: another writer may get in here (tests pause at it).
@@ -167,7 +169,7 @@ pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
         plan_status: t.plan_status.as_str(),
         published: t.completes_plan,
         before_sha256: t.before_sha256,
-        after_sha256: t.after_sha256,
+        after_sha256,
         advisories: t.advisories,
         line,
         journal_error,

@@ -13,6 +13,7 @@
 //! Every step boundary is a named [`Step`]; the caller's hook sees each one (the demo stops its
 //! child there), and builds with the `failpoints` feature crash there on request.
 
+use super::candidate;
 use super::files as store;
 use super::marker::{self, MARKER_FILE, Marker, MarkerExtension};
 use super::validate::{self, Validation, ValidationInput};
@@ -260,9 +261,14 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     let target = layout::state_target(&plan_dir);
     check_write_targets(&target)?;
 
+    // Published as the helper writes it; a candidate that is the current state in another
+    // layout, or these very bytes, is a re-seal.
     let candidate_bytes = match &req.candidate {
         Candidate::Current => state_bytes.clone(),
-        Candidate::Bytes { bytes, .. } => bytes.clone(),
+        Candidate::Bytes { bytes, .. } if *bytes == state_bytes => state_bytes.clone(),
+        Candidate::Bytes { bytes, .. } => {
+            candidate::published_bytes(bytes).unwrap_or_else(|| bytes.clone())
+        }
     };
     let candidate_origin = match &req.candidate {
         Candidate::Current => layout::STATE_FILE.to_string(),
@@ -429,7 +435,14 @@ pub(crate) fn publish_from_marker(
 
     // 11. journal, marker, lock
     let mut entry = match &req.journal_entry {
-        Some(entry) => entry.clone(),
+        // The caller computed its line from the bytes it built; the published bytes are the
+        // candidate's serialisation, so its after-hash is theirs.
+        Some(entry) => {
+            let before = entry.before_sha256.clone();
+            entry
+                .clone()
+                .hashes(before, Some(sha256_hex(candidate_bytes)))
+        }
         None => publication_entry(plan_dir, &req.operation, &before, candidate_bytes, clock),
     };
     record_exceptions(&mut entry, &validation.exceptions);
@@ -588,16 +601,27 @@ fn precheck_candidate(
         .into());
     }
     if state_completed && candidate_bytes != state_bytes {
+        let sealed = plan_dir.join(RECEIPT_FILE).exists();
+        let differ = candidate::differences(&state, &candidate, 5);
+        let what = if differ.is_empty() {
+            "holds the same values in another layout".to_string()
+        } else {
+            format!("differs in {}", differ.join(", "))
+        };
         return Err(Refusal::new(
             RefusalKind::CandidateMismatch,
             format!(
-                "{}: the plan is already completed and published as {}; the candidate {origin} ({}) is different",
+                "{}: state.json already reads completed ({}{}); the candidate {origin} {what}",
                 plan_dir.display(),
                 sha256_hex(state_bytes),
-                sha256_hex(candidate_bytes)
+                if sealed { ", with a receipt" } else { ", not yet sealed by a receipt" },
             ),
         )
-        .hint("re-seal without --candidate; to change a completed plan, reopen a task first")
+        .hint(if sealed {
+            "re-seal without --candidate; to change a completed plan, reopen a task first"
+        } else {
+            "seal the completed state as it is with `planseal finalize PLAN` (no --candidate); to change it, reopen a task first"
+        })
         .into());
     }
     Ok(())

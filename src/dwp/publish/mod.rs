@@ -4,9 +4,11 @@
 //! - [`finalize()`]: read state + candidate → lock → validate every artifact and git → marker →
 //!   replace state.json → re-verify → receipt → journal → remove the marker → unlock.
 //! - [`recover`]: finish or roll back a publication whose marker was left behind.
+//! - [`candidate`]: the bytes a candidate is published as (the helper's serialisation).
 //! - [`marker`]: `.finalizing.json`, the commit point of a publication.
 //! - `validate`: every check a candidate must pass, and what its receipt covers.
 
+pub mod candidate;
 pub(crate) mod files;
 pub mod finalize;
 pub mod marker;

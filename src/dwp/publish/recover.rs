@@ -14,6 +14,7 @@
 
 pub use super::files::LockInfo;
 
+use super::candidate;
 use super::files as store;
 use super::finalize::{self, FinalizeError, FinalizeRequest, Step, StepHook};
 use super::marker::{MARKER_FILE, Marker};
@@ -172,21 +173,17 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         .into());
     }
 
-    // The candidate: bound to the marker's hash.
-    if let Some((bytes, origin)) = &req.candidate {
-        let given = sha256_hex(bytes);
-        if given != marker.candidate_sha256 {
-            return Err(Refusal::new(
-                RefusalKind::CandidateMismatch,
-                format!(
-                    "{origin} ({given}) is not the candidate the interrupted publication was writing ({})",
-                    marker.candidate_sha256
-                ),
-            )
-            .hint("recovery is bound to the marker's candidate: pass that file, or use --rollback and publish again")
-            .into());
+    // The candidate: bound to the marker's hash, by its raw bytes (planseal's markers) or by
+    // the serialisation the helper hashes (the helper's markers).
+    let given_candidate = match &req.candidate {
+        Some((bytes, origin)) => {
+            match candidate::bytes_with_hash(bytes, &marker.candidate_sha256) {
+                Some(bound) => Some(bound),
+                None => return Err(candidate_mismatch(&plan_dir, bytes, origin, &marker)),
+            }
         }
-    }
+        None => None,
+    };
     if req.rollback && relation == StateRelation::IsCandidate {
         return Err(Refusal::new(
             RefusalKind::RollbackImpossible,
@@ -203,8 +200,8 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         Vec::new()
     } else if relation == StateRelation::IsCandidate {
         store::read_state(&state_path)?
-    } else if let Some((bytes, _)) = &req.candidate {
-        bytes.clone()
+    } else if let Some(bytes) = given_candidate {
+        bytes
     } else if let Some(ext) = &marker.planseal {
         ext.candidate.clone().into_bytes()
     } else {
@@ -353,4 +350,42 @@ fn roll_forward(
     req.journal_entry = Some(entry);
     finalize::publish_from_marker(tx, candidate, marker, &validation, &req, clock, hook)?;
     Ok(validation.receipt(&marker.candidate_sha256))
+}
+
+/// `--candidate` does not carry the marker's hash: say what differs from the candidate the
+/// marker binds (when planseal's marker holds it) or that only its hash is known.
+fn candidate_mismatch(
+    plan_dir: &Path,
+    bytes: &[u8],
+    origin: &str,
+    marker: &Marker,
+) -> FinalizeError {
+    let given = sha256_hex(bytes);
+    let published = candidate::published_bytes(bytes).map(|b| sha256_hex(&b));
+    let what = match (&published, &marker.planseal) {
+        (None, _) => "is not valid JSON".to_string(),
+        (Some(_), Some(ext)) => {
+            let given: serde_json::Value = serde_json::from_slice(bytes).unwrap_or_default();
+            let bound: serde_json::Value = serde_json::from_str(&ext.candidate).unwrap_or_default();
+            let differ = candidate::differences(&bound, &given, 5);
+            if differ.is_empty() {
+                "holds the same values in a layout neither tool publishes".to_string()
+            } else {
+                format!("differs from it in {}", differ.join(", "))
+            }
+        }
+        (Some(p), None) => format!(
+            "hashes to {given} as given and to {p} as published; the helper's marker records only the hash, so what differs cannot be shown"
+        ),
+    };
+    Refusal::new(
+        RefusalKind::CandidateMismatch,
+        format!(
+            "{}: {origin} is not the candidate the interrupted publication was writing ({}): it {what}",
+            plan_dir.display(),
+            marker.candidate_sha256
+        ),
+    )
+    .hint("recovery is bound to the marker's candidate: pass that file, or use --rollback and publish again")
+    .into()
 }
