@@ -5,6 +5,7 @@
 //! git and bash through `run::hermetic` (as `gitrepo` does).
 #![allow(dead_code)] // each binary uses only part of it
 
+pub mod chain;
 pub mod finalize;
 pub mod fs;
 pub mod gitrepo;
