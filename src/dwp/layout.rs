@@ -93,3 +93,17 @@ pub fn plan_name(plan_dir: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_corrupt_copy_is_named_by_the_prefix_and_hex_digits() {
+        assert!(is_corrupt_copy("state.json.corrupt-60a8e1d95370"));
+        assert!(!is_corrupt_copy("state.json.corrupt-"));
+        assert!(!is_corrupt_copy("state.json.corrupt-60a8.tmp"));
+        assert!(!is_corrupt_copy("state.json"));
+        assert!(!is_corrupt_copy(".state.json.tmp-1234"));
+    }
+}

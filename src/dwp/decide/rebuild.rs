@@ -198,11 +198,13 @@ impl Base {
         self.provenance
             .get(&(task, field.to_string()))
             .cloned()
+            // A value the replay did not set is the copy's; a new state (the journal replayed
+            // onto nothing) has no copy to have it.
             .or_else(|| {
-                // A task field the replay did not touch comes with the task's record.
-                task.and_then(|n| self.provenance.get(&(Some(n), String::new())).cloned())
+                self.origin
+                    .clone()
+                    .filter(|o| matches!(o, Source::CommittedState(_)))
             })
-            .or_else(|| self.origin.clone())
     }
 }
 
@@ -581,9 +583,11 @@ pub fn replay(start: Value, origin: Source, start_hash: Option<&str>, lines: &[V
                 (Some(n), Some(to)) => {
                     base.replayed += 1;
                     base.old_format += 1;
-                    task_mut(state, n).insert("status".into(), to.into());
-                    base.provenance
-                        .insert((Some(n), "status".into()), source.clone());
+                    let to = Value::from(to);
+                    if task_mut(state, n).insert("status".into(), to.clone()) != Some(to) {
+                        base.provenance
+                            .insert((Some(n), "status".into()), source.clone());
+                    }
                 }
                 // A line that changed the file without saying how (a publication of a
                 // candidate file, an older rebuild): its content is not recoverable.
@@ -610,8 +614,10 @@ pub fn replay(start: Value, origin: Source, start_hash: Option<&str>, lines: &[V
                 task.insert("gates".into(), Value::Array(Vec::new()));
             }
             for (k, v) in applied["set"].as_object().into_iter().flatten() {
-                task.insert(k.clone(), v.clone());
-                base.provenance.insert((Some(n), k.clone()), source.clone());
+                // A value the line restates keeps the source that had it first.
+                if task.insert(k.clone(), v.clone()).as_ref() != Some(v) {
+                    base.provenance.insert((Some(n), k.clone()), source.clone());
+                }
             }
             for k in applied["removed"].as_array().into_iter().flatten() {
                 if let Some(k) = k.as_str() {
@@ -632,8 +638,9 @@ pub fn replay(start: Value, origin: Source, start_hash: Option<&str>, lines: &[V
             }
         }
         for (k, v) in applied["plan_set"].as_object().into_iter().flatten() {
-            state.insert(k.clone(), v.clone());
-            base.provenance.insert((None, k.clone()), source.clone());
+            if state.insert(k.clone(), v.clone()).as_ref() != Some(v) {
+                base.provenance.insert((None, k.clone()), source.clone());
+            }
         }
         for k in applied["plan_removed"].as_array().into_iter().flatten() {
             if let Some(k) = k.as_str() {
@@ -1173,6 +1180,9 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
                 .and_then(Value::as_str)
                 .map(str::to_string);
         }
+        if restored {
+            t = in_helper_order(t);
+        }
         new_tasks.push(Value::Object(t));
     }
     for old in &old_tasks {
@@ -1314,6 +1324,30 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
     }
 }
 
+/// A task record's keys in the order the helper writes them (a record the replay built holds
+/// them in the order the journal set them).
+fn in_helper_order(mut t: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for key in [
+        "id",
+        "file",
+        "locator",
+        "title",
+        "status",
+        "gates",
+        "started_at",
+        "completed_at",
+        "commit",
+        "outcome",
+    ] {
+        if let Some(v) = t.shift_remove(key) {
+            out.insert(key.into(), v);
+        }
+    }
+    out.extend(t);
+    out
+}
+
 /// The change list of a state restored from a copy (the on-disk state.json is missing or does
 /// not parse): every value of the rebuilt state, in its order, with its source — the rebuild's
 /// own decision where it made one, else where the copy or the journal had it.
@@ -1345,10 +1379,13 @@ fn with_provenance(
         c
     };
     let kept = |task: Option<u64>, field: &str, v: &Value| {
-        let source = if field == "gates" {
-            gate_sources(task, v, base, inputs)
-        } else {
-            base.source_of(task, field).unwrap_or(Source::Derived)
+        let ticked = task.is_some_and(|n| inputs.tasks.iter().any(|t| t.id == n && t.checked));
+        let source = match base.source_of(task, field) {
+            _ if field == "gates" => gate_sources(task, v, base, inputs),
+            // The README ticks the task: the markdown says so too (and wins any disagreement).
+            Some(s) if field == "status" && ticked => Source::Both(vec![Source::Readme, s]),
+            Some(s) => s,
+            None => Source::Derived,
         };
         Change {
             task,

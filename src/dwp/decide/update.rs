@@ -192,8 +192,9 @@ pub const APPLIED_VERSION: u64 = 2;
 /// `{"version": 2, "task": N, "set": {field: value…}, "removed": [field…], "gates_added":
 /// [record…], "plan_set": {…}, "plan_removed": […]}`. `set` holds the task's fields that changed
 /// (`gates` only when the change is not a pure append, then the whole list); `gates_added` the
-/// records appended; `plan_set` the plan's fields that changed (checkpoint, blocker, approval,
-/// counts, …), `tasks` excluded. Enough to replay the transition onto a copy of the state.
+/// records appended; `plan_set` the plan's fields that changed (checkpoint, blocker, counts, …),
+/// `tasks` excluded, and always `approval` (the approval the transition ran under). Enough to
+/// replay the transition onto a copy of the state.
 pub fn applied_content(before: &Value, after: &Value, task: u64) -> Value {
     fn find(state: &Value, task: u64) -> Option<&Map<String, Value>> {
         state
@@ -243,7 +244,8 @@ pub fn applied_content(before: &Value, after: &Value, task: u64) -> Value {
     let mut plan_set = Map::new();
     let mut plan_removed = Vec::new();
     for (k, v) in new_top {
-        if k != "tasks" && old_top.get(k) != Some(v) {
+        // `approval` always: the approval the transition ran under.
+        if k != "tasks" && (old_top.get(k) != Some(v) || k == "approval") {
             plan_set.insert(k.clone(), v.clone());
         }
     }

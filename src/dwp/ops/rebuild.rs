@@ -245,17 +245,21 @@ fn unpublishable(
         })
         .collect();
     let dir = plan_dir.display();
+    let in_git = inputs.git.is_some();
+    let update = |n: u64| update_command(plan_dir, inputs, n, in_git);
     let hint = match (unrecorded.as_slice(), inputs.old_state.is_some()) {
         ([n], true) => format!(
-            "no record gives task {n}'s completion (its time, its gates): record it with `planseal update {dir} --task {n} --status completed --gate '<command>|0|<evidence>'` (add --commit <hash> in a repository); that publishes the plan through the finalization"
+            "no record gives task {n}'s completion (its time, its gates): record it with `{}`; that publishes the plan through the finalization",
+            update(*n)
         ),
         (tasks, true) if !tasks.is_empty() => format!(
-            "no record gives the completion of task(s) {}: record each with `planseal update {dir} --task N --status completed --gate '<command>|0|<evidence>'`, the last one publishes the plan",
+            "no record gives the completion of task(s) {}: record each with `planseal update {}/state.json --task N --status completed` (with its --gate and, in a repository, --commit), the last one publishes the plan",
             tasks
                 .iter()
                 .map(u64::to_string)
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            dir
         ),
         _ => format!(
             "no source holds what these checks need and planseal never invents it: restore state.json from a backup or a commit (`planseal rebuild {dir} --from REV`), then run the rebuild again"
@@ -270,6 +274,63 @@ fn unpublishable(
     )
     .hint(hint)
     .details(failures)
+}
+
+/// The `planseal update` that records task `n`'s completion: `--gate` from the task log's
+/// `Gate record:` lines when the state has no passing gate for it, `--commit` in a repository.
+fn update_command(
+    plan_dir: &std::path::Path,
+    inputs: &crate::dwp::decide::rebuild::Inputs,
+    n: u64,
+    in_git: bool,
+) -> String {
+    let mut cmd = format!(
+        "planseal update {}/state.json --task {n} --status completed",
+        plan_dir.display()
+    );
+    let has_passing_gate = inputs
+        .old_state
+        .as_ref()
+        .and_then(|s| s["tasks"].as_array())
+        .and_then(|tasks| tasks.iter().find(|t| t["id"].as_u64() == Some(n)))
+        .and_then(|t| t["gates"].as_array())
+        .is_some_and(|g| g.iter().any(|g| g["passes"] == true));
+    if !has_passing_gate {
+        let lines: Vec<String> = inputs
+            .tasks
+            .iter()
+            .find(|t| t.id == n)
+            .map(|t| {
+                t.gate_lines
+                    .iter()
+                    .filter_map(|g| {
+                        let command = g.command.as_ref()?;
+                        let exit = g.exit_code?;
+                        Some(format!(
+                            " --gate '{}|{exit}|{}'",
+                            command.replace('\'', "'\\''"),
+                            g.items_text().replace('\'', "'\\''")
+                        ))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if lines.is_empty() {
+            cmd.push_str(" --gate '<command>|<exit code>|<evidence>'");
+        } else {
+            cmd.extend(lines);
+        }
+    }
+    if in_git {
+        let commit = inputs
+            .git
+            .as_ref()
+            .and_then(|g| g.get(&n))
+            .map(|g| g.id.clone())
+            .unwrap_or_else(|| "<the task's commit>".into());
+        cmd.push_str(&format!(" --commit {commit}"));
+    }
+    cmd
 }
 
 fn restore_manifest(
