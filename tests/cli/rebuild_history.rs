@@ -194,6 +194,7 @@ fn tracked_dwp_with_a_corrupt_state_recovers_approval_and_outcomes_from_the_comm
         corrupt
     );
     let s = state(&case);
+    assert_eq!(s["updated_at"], NOW);
     assert_eq!(s["approval"], "approved");
     assert_eq!(s["tasks"][0]["outcome"], committed["tasks"][0]["outcome"]);
     assert_eq!(s["tasks"][0]["gates"], committed["tasks"][0]["gates"]);

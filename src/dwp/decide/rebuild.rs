@@ -1286,7 +1286,7 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
         }
     }
     // `null` placeholders of a new state that nothing filled stay, as the helper writes them.
-    if rec.changes.iter().any(|c| c.field != "updated_at") || fresh {
+    if rec.changes.iter().any(|c| c.field != "updated_at") || fresh || restored {
         let old = state.get("updated_at").cloned().filter(|v| !v.is_null());
         state.insert("updated_at".into(), now.into());
         if fresh || restored {
