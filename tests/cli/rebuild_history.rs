@@ -446,3 +446,44 @@ fn readme_closed_the_last_task_while_state_did_not_reaches_conformant_inside_and
         assert!(text.contains("Verdict: CONFORMANT"), "{text}");
     }
 }
+
+#[test]
+fn from_rev_starts_from_the_state_json_of_that_revision() {
+    // Two committed versions of state.json: after task 1, then with task 2 started. The newest
+    // is the default; `--from` takes the older one (and replays nothing: no journal line
+    // starts at its hash).
+    let case = repo_case(1, "after-task1");
+    let first = commit_all(&case, "chore: track the plan", "2026-10-05T09:20:00+00:00");
+    update(&case, &["--task", "2", "--status", "in_progress"]);
+    let second = commit_all(&case, "chore: task 2 started", "2026-10-05T09:25:00+00:00");
+    std::fs::remove_file(case.plan.join("state.json")).expect("delete");
+    let newest = dry_run(&case);
+    assert!(
+        newest.starts_with(&format!(
+            "state.json is missing or does not parse: started from the state.json of commit {second}, 0 journal line(s) replayed\n"
+        )),
+        "{newest}"
+    );
+    assert!(newest.contains(&format!(
+        "task 2 status: (absent) → in_progress (source: state.json of commit {second})\n"
+    )));
+    let rel = case.plan_rel();
+    let before = plans::snapshot_files(&case.root);
+    let older = run(&case, &["rebuild", &rel, "--from", "HEAD~1"]);
+    assert_eq!(older.status.code(), Some(0), "{}", stderr(&older));
+    assert_eq!(plans::snapshot_files(&case.root), before);
+    let text = stdout(&older);
+    assert!(
+        text.starts_with(&format!(
+            "state.json is missing or does not parse: started from the state.json of commit {first}, 1 journal line(s) replayed\n"
+        )),
+        "{text}"
+    );
+    // The journal line of the update rolls the older copy forward to the same status.
+    assert!(
+        text.contains(&format!(
+            "task 2 status: (absent) → in_progress (source: journal line {NOW})\n"
+        )),
+        "{text}"
+    );
+}

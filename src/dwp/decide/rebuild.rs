@@ -1772,3 +1772,79 @@ pub fn write_manifest(
     tx.finish()?;
     Ok(lines)
 }
+
+#[cfg(test)]
+mod replay_tests {
+    use super::*;
+
+    fn line(time: &str, before: &str, after: &str, applied: Value) -> Value {
+        json!({"time": time, "plan": "PLAN_x", "task": 1, "from": "pending", "to": "completed",
+               "before_sha256": before, "after_sha256": after, "applied": applied})
+    }
+
+    #[test]
+    fn the_chain_starts_at_the_copy_and_stops_where_it_breaks() {
+        let start = json!({"status": "in_progress", "tasks": [{"id": 1, "status": "in_progress", "gates": [], "note": "x"}]});
+        let lines = [
+            // Not part of the chain: it starts elsewhere.
+            line(
+                "t0",
+                "zz",
+                "aa",
+                json!({"version": 2, "task": 1, "set": {"status": "blocked"}}),
+            ),
+            line(
+                "t1",
+                "aa",
+                "bb",
+                json!({"version": 2, "task": 1, "set": {"status": "completed", "commit": "abc1234"},
+                       "removed": ["note"], "gates_added": [{"command": "make test", "exit_code": 0}],
+                       "plan_set": {"status": "completed"}}),
+            ),
+            line(
+                "t2",
+                "cc",
+                "dd",
+                json!({"version": 2, "task": 1, "set": {"status": "pending"}}),
+            ),
+        ];
+        let base = replay(
+            start,
+            Source::CommittedState("c0ffee1".into()),
+            Some("aa"),
+            &lines,
+        );
+        assert_eq!(base.replayed, 1);
+        assert_eq!(base.old_format, 0);
+        let t = &base.state["tasks"][0];
+        assert_eq!(t["status"], "completed");
+        assert_eq!(t["commit"], "abc1234");
+        assert!(t.get("note").is_none());
+        assert_eq!(t["gates"][0]["command"], "make test");
+        assert_eq!(base.state["status"], "completed");
+        assert_eq!(
+            base.source_of(Some(1), "commit"),
+            Some(Source::JournalLine("t1".into()))
+        );
+        // A value the replay did not touch keeps the copy as its source.
+        assert_eq!(
+            base.source_of(None, "approval"),
+            Some(Source::CommittedState("c0ffee1".into()))
+        );
+    }
+
+    #[test]
+    fn an_old_format_line_gives_its_status_only() {
+        let mut old = line("t1", "aa", "bb", Value::Null);
+        old.as_object_mut().expect("object").remove("applied");
+        let base = replay(new_state(false), Source::Journal, None, &[old]);
+        assert_eq!(base.replayed, 1);
+        assert_eq!(base.old_format, 1);
+        assert_eq!(
+            base.state["tasks"][0],
+            json!({"id": 1, "status": "completed"})
+        );
+        // No copy: a value nothing set has no source.
+        assert_eq!(base.source_of(None, "approval"), None);
+    }
+}
