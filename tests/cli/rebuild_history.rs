@@ -419,6 +419,12 @@ fn readme_closed_the_last_task_while_state_did_not_reaches_conformant_inside_and
         assert!(text.contains("run `planseal rebuild`"), "{text}");
         let dry = dry_run(&case);
         assert!(dry.contains("task 3 status: in_progress → completed (source: README)\n"));
+        // The dry run already says whether --write would publish it.
+        assert_eq!(
+            dry.contains("--write would refuse it (terminal-checkpoint-missing)"),
+            !in_git,
+            "{dry}"
+        );
         let before = plans::snapshot_files(&case.root);
         let wrote = rebuild(&case, &["--write"]);
         if in_git {

@@ -269,7 +269,8 @@ fn rebuild_of_a_deleted_state_is_the_cli_document_and_text() {
             "corrupt_copy",
             "publication",
             "receipt_sha256",
-            "manifest_from"
+            "manifest_from",
+            "would_refuse"
         ]
     );
     assert_eq!(v["written"], false);

@@ -78,6 +78,9 @@ pub struct RebuildOutcome {
     pub receipt_sha256: Option<String>,
     /// `--manifest`: the commit manifest.json was (or would be) restored from.
     pub manifest_from: Option<String>,
+    /// A dry run of a completed state the finalization would refuse: what `--write` would
+    /// refuse with (kind, message, hint).
+    pub would_refuse: Option<Refusal>,
 }
 
 /// Rebuilds the plan's state (stamped with the clock's time) and, when asked and it differs,
@@ -126,19 +129,32 @@ pub fn rebuild(
     let mut state_sha256 = None;
     let mut receipt_sha256 = None;
     let mut written = false;
+    // A completed state is checked the way the finalization will check it, before anything is
+    // written (and on a dry run, to say whether --write would publish it).
+    let blocked_publication = if completed && rebuilt.changed() {
+        let validation = publish::validate_candidate(&publish::ValidationInput {
+            plan_dir: &plan.dir,
+            candidate: &state_bytes(&inputs, &rebuilt),
+            candidate_path: None,
+            allow_dirty_reason: None,
+        })?;
+        (!validation.failures.is_empty())
+            .then(|| unpublishable(&plan.dir, &inputs, &rebuilt, validation.failures))
+    } else {
+        None
+    };
     if opts.write && rebuilt.changed() {
         let new_bytes = state_bytes(&inputs, &rebuilt);
         // A state.json that parses and is not completed takes the rebuilt state as the
-        // finalization's candidate: checked first (a dry run), so a refusal writes nothing.
+        // finalization's candidate (checked above, so a refusal writes nothing).
         let as_candidate = completed
             && inputs
                 .old_state
                 .as_ref()
                 .is_some_and(|s| s["status"] != "completed");
-        let finalize_request = |candidate: Candidate, dry_run: bool| {
+        let finalize_request = |candidate: Candidate| {
             let mut req = FinalizeRequest::new(plan.dir.clone(), candidate);
             req.operation = "rebuild".into();
-            req.dry_run = dry_run;
             req.clock = clock.clone();
             req.journal_entry = Some(crate::dwp::decide::rebuild::journal_line(
                 &now,
@@ -157,28 +173,18 @@ pub fn rebuild(
             bytes: new_bytes.clone(),
             origin: "the rebuilt state".into(),
         };
-        if completed {
-            let validation = publish::validate_candidate(&publish::ValidationInput {
-                plan_dir: &plan.dir,
-                candidate: &new_bytes,
-                candidate_path: None,
-                allow_dirty_reason: None,
-            })?;
-            if !validation.failures.is_empty() {
-                return Err(
-                    unpublishable(&plan.dir, &inputs, &rebuilt, validation.failures).into(),
-                );
-            }
+        if let Some(refusal) = blocked_publication.clone() {
+            return Err(refusal.into());
         }
         let w = write(&plan.dir, &inputs, &rebuilt, &now, !as_candidate)?;
         state_sha256 = w.after_sha256;
         written = true;
         if completed {
             let req = if as_candidate {
-                finalize_request(candidate(), false)
+                finalize_request(candidate())
             } else {
                 // state.json now holds the completed state: the finalization re-seals it.
-                let mut req = finalize_request(Candidate::Current, false);
+                let mut req = finalize_request(Candidate::Current);
                 req.journal_entry = None;
                 req
             };
@@ -213,6 +219,7 @@ pub fn rebuild(
         publication,
         receipt_sha256,
         manifest_from: None,
+        would_refuse: blocked_publication,
     })
 }
 
@@ -413,6 +420,7 @@ fn restore_manifest(
         publication: Publication::Direct,
         receipt_sha256: None,
         manifest_from: Some(copy.commit),
+        would_refuse: None,
     })
 }
 
@@ -474,6 +482,20 @@ impl RebuildOutcome {
                 self.changes.len(),
                 &sha[..12]
             )),
+            (None, true) if self.would_refuse.is_some() => {
+                let r = self.would_refuse.as_ref().expect("checked");
+                out.push_str(&format!(
+                    "{} change(s); nothing written. The rebuilt state reads completed, and --write would refuse it ({}): the finalization's checks fail\n",
+                    self.changes.len(),
+                    r.kind.as_str()
+                ));
+                for f in &r.details {
+                    out.push_str(&format!("  - {}\n", f.message));
+                }
+                if let Some(h) = &r.hint {
+                    out.push_str(&format!("  hint: {h}\n"));
+                }
+            }
             (None, true) => out.push_str(&format!(
                 "{} change(s); nothing written (run with --write to apply{})\n",
                 self.changes.len(),
