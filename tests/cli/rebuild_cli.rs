@@ -1,6 +1,6 @@
 //! `planseal rebuild` on the fixture repositories of `tests/support/plans.rs`: dry runs print one line per
-//! field and write nothing; `--write` restores a state that passes `verify` (a published plan
-//! after a re-seal with `finalize`), with commits and completion times taken from git.
+//! field and write nothing; `--write` restores a state that passes `verify` (a completed one
+//! published through the finalization), with commits and completion times taken from git.
 
 use crate::support;
 use crate::support::plans::{self, Case, PLAN_A, PLAN_B};

@@ -430,6 +430,22 @@ fn readme_closed_the_last_task_while_state_did_not_reaches_conformant_inside_and
         if in_git {
             assert_eq!(wrote.status.code(), Some(0), "{}", stderr(&wrote));
             assert!(stdout(&wrote).contains("through the finalization transaction"));
+            // The finalization published the rebuilt state as its candidate and journaled the
+            // rebuild's line (the state it published, for a replay); the receipt seals it.
+            let text = std::fs::read_to_string(journal(&case)).expect("journal");
+            let last: Value =
+                serde_json::from_str(text.lines().last().expect("line")).expect("json");
+            assert_eq!(last["operation"], "rebuild+finalize");
+            assert_eq!(last["applied"]["replaced"], state(&case));
+            let receipt: Value = serde_json::from_slice(
+                &std::fs::read(case.plan.join("analysis_results/FINALIZATION.json"))
+                    .expect("receipt"),
+            )
+            .expect("json");
+            assert_eq!(
+                receipt["state_sha256"],
+                crate::support::fs::sha256(&case.state_bytes())
+            );
         } else {
             assert_eq!(wrote.status.code(), Some(1), "{}", stdout(&wrote));
             let err = stderr(&wrote);
