@@ -509,3 +509,34 @@ fn from_rev_starts_from_the_state_json_of_that_revision() {
         "{text}"
     );
 }
+
+#[test]
+fn a_published_plan_tracked_by_git_gets_its_committed_state_back_byte_for_byte() {
+    // Nothing since the commit changes a value: the committed bytes are restored as they are
+    // (the receipt's state hash holds again), the corrupt bytes kept beside them, and the
+    // completed state goes through the finalization (a re-seal).
+    let case = repo_case(3, "final");
+    let published = case.state_bytes();
+    commit_all(&case, "chore: track the plan", "2026-10-05T11:20:00+00:00");
+    std::fs::write(case.plan.join("state.json"), b"{\"tasks\": [").expect("corrupt");
+    let text = dry_run(&case);
+    assert!(
+        text.contains(
+            "updated_at: (absent) → 2026-10-05T10:15:00+00:00 (source: state.json of commit"
+        ),
+        "{text}"
+    );
+    let wrote = rebuild(&case, &["--write"]);
+    assert_eq!(wrote.status.code(), Some(0), "{}", stderr(&wrote));
+    assert_eq!(case.state_bytes(), published);
+    let copy = format!(
+        "state.json.corrupt-{}",
+        &crate::support::fs::sha256(b"{\"tasks\": [")[..12]
+    );
+    assert_eq!(
+        std::fs::read(case.plan.join(copy)).expect("copy"),
+        b"{\"tasks\": ["
+    );
+    let (code, text) = verify(&case);
+    assert_eq!(code, Some(0), "{text}");
+}

@@ -191,6 +191,16 @@ pub struct Base {
     pub replayed: usize,
     /// Of those, lines in the old format (hashes and statuses only).
     pub old_format: usize,
+    /// The committed copy's bytes, when the state started from one: restored as they are when
+    /// nothing replayed or rebuilt changes a value.
+    pub copy_bytes: Option<Vec<u8>>,
+}
+
+impl Base {
+    /// The copy stands as committed: no journal line replayed onto it.
+    fn untouched_copy(&self) -> bool {
+        self.copy_bytes.is_some() && self.replayed == 0
+    }
 }
 
 impl Base {
@@ -341,12 +351,17 @@ pub fn gather_with(
             .and_then(|m| crate::dwp::model::manifest_era(m).ok())
             == Some(Era::V1);
         match copy {
-            Some((state, short, hash)) => Some(replay(
-                state,
-                Source::CommittedState(short),
-                Some(&hash),
-                &journal_lines,
-            )),
+            Some((state, short, bytes)) => {
+                let hash = crate::recovery::hash::sha256_hex(&bytes);
+                let mut base = replay(
+                    state,
+                    Source::CommittedState(short),
+                    Some(&hash),
+                    &journal_lines,
+                );
+                base.copy_bytes = Some(bytes);
+                Some(base)
+            }
             None if journal_lines.iter().any(is_state_line) => {
                 Some(replay(new_state(v1), Source::Journal, None, &journal_lines))
             }
@@ -448,18 +463,17 @@ fn journal_first_times(lines: &[Value]) -> BTreeMap<u64, String> {
 }
 
 /// The newest committed state.json of the plan that parses as an object (or the one at
-/// `from`): the state, the commit's short id and the SHA-256 of the committed bytes.
+/// `from`): the state, the commit's short id and the committed bytes.
 fn committed_state(
     repo: &Repo,
     plan_dir: &Path,
     from: Option<&str>,
-) -> Result<Option<(Value, String, String)>, RebuildError> {
+) -> Result<Option<(Value, String, Vec<u8>)>, RebuildError> {
     use crate::recovery::git::HistoryOptions;
     let Ok(rel) = repo.relative_to_work_tree(&plan_dir.join(layout::STATE_FILE)) else {
         return Ok(None);
     };
     let parsed = |bytes: &[u8]| parse_json(bytes).ok().filter(Value::is_object);
-    let sha = crate::recovery::hash::sha256_hex;
     if let Some(rev) = from {
         let Some(id) = repo.resolve(rev)? else {
             return Ok(None);
@@ -470,7 +484,7 @@ fn committed_state(
             .unwrap_or_else(|| id.chars().take(7).collect());
         return Ok(repo
             .file_at(&id, &rel)?
-            .and_then(|b| parsed(&b).map(|v| (v, short, sha(&b)))));
+            .and_then(|b| parsed(&b).map(|v| (v, short, b))));
     }
     let history = repo.file_versions(
         &rel,
@@ -481,7 +495,7 @@ fn committed_state(
     )?;
     Ok(history.versions.into_iter().find_map(|v| {
         let bytes = v.content?;
-        parsed(&bytes).map(|state| (state, v.commit.short, sha(&bytes)))
+        parsed(&bytes).map(|state| (state, v.commit.short, bytes))
     }))
 }
 
@@ -1286,7 +1300,11 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
         }
     }
     // `null` placeholders of a new state that nothing filled stay, as the helper writes them.
-    if rec.changes.iter().any(|c| c.field != "updated_at") || fresh || restored {
+    // A committed copy nothing changes is restored as it is, its `updated_at` included.
+    let as_committed = restored
+        && rec.changes.is_empty()
+        && inputs.base.as_ref().is_some_and(Base::untouched_copy);
+    if rec.changes.iter().any(|c| c.field != "updated_at") || fresh || (restored && !as_committed) {
         let old = state.get("updated_at").cloned().filter(|v| !v.is_null());
         state.insert("updated_at".into(), now.into());
         if fresh || restored {
@@ -1476,9 +1494,16 @@ pub fn corrupt_copy_name(bytes: &[u8]) -> String {
     format!("{}{}", layout::CORRUPT_COPY_PREFIX, &sha[..12])
 }
 
-/// The bytes the rebuilt state is written as: the old file's JSON style when it parsed, else the
-/// helper's.
+/// The bytes the rebuilt state is written as: a committed copy restored unchanged as it was
+/// committed; else the old file's JSON style when it parsed, else the helper's.
 pub fn state_bytes(inputs: &Inputs, rebuilt: &Rebuilt) -> Vec<u8> {
+    // A committed copy restored unchanged: byte for byte.
+    if inputs.old_state.is_none()
+        && let Some(bytes) = inputs.base.as_ref().and_then(|b| b.copy_bytes.as_ref())
+        && parse_json(bytes).ok().as_ref() == Some(&rebuilt.state)
+    {
+        return bytes.clone();
+    }
     let style = match &inputs.old_bytes {
         Some(bytes) if inputs.old_state.is_some() => crate::jsonfmt::JsonStyle::detect(bytes),
         _ => crate::jsonfmt::JsonStyle::python_pretty(),
