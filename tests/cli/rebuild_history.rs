@@ -508,6 +508,17 @@ fn from_rev_starts_from_the_state_json_of_that_revision() {
         )),
         "{text}"
     );
+    // A state.json on disk that parses wins over any revision: --from says it is not used.
+    std::fs::write(case.plan.join("state.json"), b"").expect("placeholder");
+    assert!(rebuild(&case, &["--write"]).status.success());
+    let out = run(&case, &["rebuild", &rel, "--from", "HEAD~1"]);
+    assert!(
+        stdout(&out).starts_with(
+            "--from is not used: state.json on disk parses, and it wins over a committed copy\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

@@ -270,6 +270,7 @@ fn rebuild_of_a_deleted_state_is_the_cli_document_and_text() {
             "publication",
             "receipt_sha256",
             "manifest_from",
+            "from_ignored",
             "would_refuse"
         ]
     );

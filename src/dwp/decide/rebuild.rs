@@ -486,17 +486,19 @@ fn committed_state(
             .file_at(&id, &rel)?
             .and_then(|b| parsed(&b).map(|v| (v, short, b))));
     }
-    let history = repo.file_versions(
-        &rel,
-        &HistoryOptions {
-            with_content: true,
-            ..Default::default()
-        },
-    )?;
-    Ok(history.versions.into_iter().find_map(|v| {
-        let bytes = v.content?;
-        parsed(&bytes).map(|state| (state, v.commit.short, bytes))
-    }))
+    // Versions newest first, by tree ids alone; a blob is read only until one parses.
+    let history = repo.file_versions(&rel, &HistoryOptions::default())?;
+    for v in history.versions {
+        if v.blob_id.is_none() {
+            continue;
+        }
+        if let Some(bytes) = repo.file_at(&v.commit.id, &rel)?
+            && let Some(state) = parsed(&bytes)
+        {
+            return Ok(Some((state, v.commit.short, bytes)));
+        }
+    }
+    Ok(None)
 }
 
 /// A journal line about state.json: a transition, or a line carrying the applied content.

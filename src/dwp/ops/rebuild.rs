@@ -78,6 +78,9 @@ pub struct RebuildOutcome {
     pub receipt_sha256: Option<String>,
     /// `--manifest`: the commit manifest.json was (or would be) restored from.
     pub manifest_from: Option<String>,
+    /// `--from REV` was given but state.json on disk parses, and it wins: the revision was not
+    /// read.
+    pub from_ignored: bool,
     /// A dry run of a completed state the finalization would refuse: what `--write` would
     /// refuse with (kind, message, hint).
     pub would_refuse: Option<Refusal>,
@@ -219,6 +222,7 @@ pub fn rebuild(
         publication,
         receipt_sha256,
         manifest_from: None,
+        from_ignored: opts.from.is_some() && inputs.old_state.is_some(),
         would_refuse: blocked_publication,
     })
 }
@@ -420,6 +424,7 @@ fn restore_manifest(
         publication: Publication::Direct,
         receipt_sha256: None,
         manifest_from: Some(copy.commit),
+        from_ignored: false,
         would_refuse: None,
     })
 }
@@ -444,6 +449,9 @@ impl RebuildOutcome {
             return out;
         }
         match self.started_from.as_str() {
+            "on-disk" if self.from_ignored => out.push_str(
+                "--from is not used: state.json on disk parses, and it wins over a committed copy\n",
+            ),
             "on-disk" => {}
             "new" => out.push_str("state.json is missing or does not parse, and no committed copy or journal line has it: rebuilt from the markdown and git\n"),
             from => out.push_str(&format!(
