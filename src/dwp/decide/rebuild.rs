@@ -1,18 +1,26 @@
-//! `rebuild`: regenerate state.json from the markdown and the git log (`docs/history.md`).
+//! `rebuild`: regenerate state.json from every record the plan has (`docs/history.md`).
 //!
-//! The markdown wins every disagreement: tasks, titles and statuses come from the README index
-//! and the task logs. For every other field the old state's non-empty value wins; git (the most
-//! recent commit reachable from HEAD naming the task) and the transition journal only fill what
-//! is missing; a `completed_at` or `commit` on a task the README says is not completed is dropped.
-//! Conflicts are reported, never overwritten, so a second rebuild changes nothing.
+//! Precedence, each value with its [`Source`]: the markdown wins every disagreement (tasks,
+//! titles and statuses come from the README index and the task logs); then the on-disk
+//! state.json when it parses; else the newest committed state.json that parses (or the one of
+//! `--from REV`), rolled forward by [`replay`]ing the journal lines whose `before_sha256` chain
+//! starts at its hash — with no copy anywhere, the whole journal replayed onto a new state; then
+//! the task logs' `Gate record:` lines; then the git log (the most recent commit reachable from
+//! HEAD naming the task). A `completed_at` or `commit` on a task the README says is not
+//! completed is dropped. Conflicts are reported, never overwritten, so a second rebuild changes
+//! nothing.
 //!
-//! [`gather`] reads the plan folder and git (I/O); [`rebuild`] is a pure function of what was
-//! read; [`write()`] commits the result through the store (lock, compare-and-swap, atomic write)
-//! and appends a dated reconciliation entry to PROGRESS.md.
+//! [`gather_with`] reads the plan folder, the journal and git (I/O); [`rebuild`] is a pure
+//! function of what was read; [`write()`] commits the result through the store (lock,
+//! compare-and-swap, a copy of an unparseable state.json, atomic write) and appends a dated
+//! reconciliation entry to PROGRESS.md. A completed result is published by the caller through
+//! the finalization transaction. [`committed_manifest`] and [`write_manifest`] restore a lost
+//! manifest.json from git.
 //!
 //! ## Limitations
 //! - A value that cannot be recovered (a completed task without a commit naming it, a gate the
-//!   log does not record) stays missing and is reported as `unrecoverable`; nothing is invented.
+//!   log does not record, the content of a journal line of the first format) stays missing and
+//!   is reported as `unrecoverable`; nothing is invented.
 
 pub use crate::dwp::model::markdown::MarkdownTask;
 
