@@ -352,7 +352,7 @@ fn restore_manifest(
     now: &str,
 ) -> Result<RebuildOutcome, OpError> {
     let manifest_path = plan_dir.join(layout::MANIFEST_FILE);
-    if manifest_path.exists() && opts.from.is_none() {
+    if manifest_path.exists() {
         return Err(Refusal::new(
             RefusalKind::UsageError,
             format!(
@@ -388,17 +388,6 @@ fn restore_manifest(
         .hint("recreate manifest.json by hand from those values (keep created_at and created_by as they were) and record it as a migration entry in PROGRESS.md")
         .into());
     };
-    if manifest_path.exists() {
-        return Err(Refusal::new(
-            RefusalKind::UsageError,
-            format!(
-                "{}: manifest.json exists; `rebuild --manifest` only restores a lost one",
-                plan_dir.display()
-            ),
-        )
-        .hint("a manifest is never rewritten; a deliberate change is a migration recorded in PROGRESS.md")
-        .into());
-    }
     let line = format!(
         "manifest.json: (absent) → {} bytes (source: commit {})",
         copy.bytes.len(),
