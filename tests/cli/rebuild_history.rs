@@ -437,6 +437,10 @@ fn readme_closed_the_last_task_while_state_did_not_reaches_conformant_inside_and
                 serde_json::from_str(text.lines().last().expect("line")).expect("json");
             assert_eq!(last["operation"], "rebuild+finalize");
             assert_eq!(last["applied"]["replaced"], state(&case));
+            assert_eq!(
+                last["after_sha256"],
+                crate::support::fs::sha256(&case.state_bytes())
+            );
             let receipt: Value = serde_json::from_slice(
                 &std::fs::read(case.plan.join("analysis_results/FINALIZATION.json"))
                     .expect("receipt"),
