@@ -1,4 +1,5 @@
-//! `planseal rebuild PLAN_DIR [--write]`: regenerate state.json from the markdown and the git log
+//! `planseal rebuild PLAN_DIR [--write] [--from REV] [--manifest]`: regenerate state.json from
+//! the markdown, the committed copies, the journal and the git log
 //! (docs/history.md). Without `--write` it prints the change it would make, one line per field.
 //! The arguments and the printing; the command itself is `planseal::dwp::ops::rebuild`.
 
@@ -11,7 +12,7 @@ use planseal::report::ExitCode;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  planseal rebuild .dwp/plans/PLAN_x             each field that would change, and why\n  planseal rebuild .dwp/plans/PLAN_x --write     write it and note it in PROGRESS.md\n  planseal finalize .dwp/plans/PLAN_x            then re-seal a published plan's receipt\n\nExit codes: 0 when it ran (and, with --write, wrote); 1 refused; \
+    after_help = "Examples:\n  planseal rebuild .dwp/plans/PLAN_x             each field that would change, and why\n  planseal rebuild .dwp/plans/PLAN_x --write     write it and note it in PROGRESS.md\n  planseal rebuild .dwp/plans/PLAN_x --from HEAD~2   start from the state.json of that commit\n  planseal rebuild .dwp/plans/PLAN_x --manifest --write   restore a lost manifest.json from git\n  planseal finalize .dwp/plans/PLAN_x            then re-seal a published plan's receipt\n\nExit codes: 0 when it ran (and, with --write, wrote); 1 refused; \
 with --exit-code and without --write, 1 when state.json would change."
 )]
 pub(super) struct Args {
@@ -24,6 +25,14 @@ pub(super) struct Args {
     /// Without --write: exit 1 when state.json would change (like `git diff --exit-code`)
     #[arg(long, conflicts_with = "write")]
     pub exit_code: bool,
+    /// Start from the state.json this revision holds (with --manifest: restore its
+    /// manifest.json) instead of the newest commit that holds one
+    #[arg(long, value_name = "REV")]
+    pub from: Option<String>,
+    /// Restore a lost manifest.json byte for byte from git (never derived from the README or
+    /// the state)
+    #[arg(long)]
+    pub manifest: bool,
 }
 
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -34,6 +43,8 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         cwd: ctx.cwd.clone(),
         plan_dir: args.plan_dir,
         write: args.write,
+        from: args.from,
+        manifest: args.manifest,
     };
     let outcome = rebuild::rebuild(&opts, &mut clock, git_progress()).map_err(error)?;
     if ctx.json {

@@ -49,6 +49,18 @@ pub const SKILLS_CANDIDATES_FILE: &str = "analysis_results/SKILLS_CANDIDATES.md"
 /// evidence.
 pub const PLAN_ANALYSIS_FILE: &str = "analysis_results/PLAN_ANALYSIS.md";
 
+/// The prefix of the copy `rebuild` keeps of an unparseable state.json before replacing it:
+/// `state.json.corrupt-<first 12 hex digits of its SHA-256>`.
+pub const CORRUPT_COPY_PREFIX: &str = "state.json.corrupt-";
+
+/// Is `name` (a file name inside a plan folder) the copy `rebuild` kept of an unparseable
+/// state.json? Such a copy is a record, not a killed writer's debris, and no fingerprint covers
+/// it.
+pub fn is_corrupt_copy(name: &str) -> bool {
+    name.strip_prefix(CORRUPT_COPY_PREFIX)
+        .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// `plan_dir/state.json`.
 pub fn state_path(plan_dir: &Path) -> PathBuf {
     plan_dir.join(STATE_FILE)
@@ -80,4 +92,18 @@ pub fn plan_name(plan_dir: &Path) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_corrupt_copy_is_named_by_the_prefix_and_hex_digits() {
+        assert!(is_corrupt_copy("state.json.corrupt-60a8e1d95370"));
+        assert!(!is_corrupt_copy("state.json.corrupt-"));
+        assert!(!is_corrupt_copy("state.json.corrupt-60a8.tmp"));
+        assert!(!is_corrupt_copy("state.json"));
+        assert!(!is_corrupt_copy(".state.json.tmp-1234"));
+    }
 }

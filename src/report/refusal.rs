@@ -149,6 +149,8 @@ refusal_kinds! {
     // --- git
     /// The command needs git history and the file is not in a repository.
     NoGit = "no-git",
+    /// `rebuild --manifest`: no revision of the repository holds the plan's manifest.json.
+    ManifestUnrecoverable = "manifest-unrecoverable",
 
     // --- GSD
     /// The STATE.md names no active workstream to work on.

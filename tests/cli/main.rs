@@ -27,6 +27,7 @@ mod gsd_sync;
 mod help_examples;
 mod log_cli;
 mod rebuild_cli;
+mod rebuild_history;
 mod reversa_array_style;
 mod reversa_cli;
 mod secrets_all_cli;

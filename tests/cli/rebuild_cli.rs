@@ -1,6 +1,6 @@
 //! `planseal rebuild` on the fixture repositories of `tests/support/plans.rs`: dry runs print one line per
-//! field and write nothing; `--write` restores a state that passes `verify` (a published plan
-//! after a re-seal with `finalize`), with commits and completion times taken from git.
+//! field and write nothing; `--write` restores a state that passes `verify` (a completed one
+//! published through the finalization), with commits and completion times taken from git.
 
 use crate::support;
 use crate::support::plans::{self, Case, PLAN_A, PLAN_B};
@@ -44,7 +44,7 @@ fn index_commits(fixture: &str) -> Vec<String> {
 }
 
 #[test]
-fn deleted_state_is_restored_from_markdown_and_git_and_passes_verify_after_a_reseal() {
+fn deleted_state_is_restored_from_markdown_and_git_and_published_through_finalize() {
     let case = plans::deleted_state();
     let before = plans::snapshot_files(&case.plan);
     // Dry run: the change, and nothing written.
@@ -59,14 +59,19 @@ fn deleted_state_is_restored_from_markdown_and_git_and_passes_verify_after_a_res
     ));
     assert!(text.contains("task 3 gates: 0 record(s) → 1 record(s) (source: task log)\n"));
     assert!(
-        text.ends_with("nothing written (run with --write to apply)\n"),
+        text.ends_with("nothing written (run with --write to apply; the state is completed, so it is published through the finalization transaction)\n"),
         "{text}"
     );
     assert_eq!(plans::snapshot_files(&case.plan), before);
 
     let wrote = run(&case, &["--write"]);
     assert_eq!(wrote.status.code(), Some(0), "{}", stderr(&wrote));
-    assert!(stdout(&wrote).contains("wrote state.json"));
+    assert!(
+        stdout(&wrote)
+            .contains("published the completed state through the finalization transaction"),
+        "{}",
+        stdout(&wrote)
+    );
     assert!(!case.plan.join("state.json.lock").exists());
     let s = state(&case);
     assert_eq!(
@@ -117,21 +122,26 @@ fn deleted_state_is_restored_from_markdown_and_git_and_passes_verify_after_a_res
         progress.contains("## Reconciliation — 2026-11-30\n\n- state.json rebuilt by planseal")
     );
     assert!(progress.contains("- task 4 commit: (absent) → 84568addaaf667b18d41a68fef7060463b97343c (source: commit 84568ad)\n"));
-    // The journal has one line for the rebuild.
+    // The journal has the rebuild's line (the state restored, its content) and the
+    // publication's.
     let journal = std::fs::read_to_string(case.plan.join("analysis_results/STATE_JOURNAL.ndjson"))
         .expect("journal");
-    let last: serde_json::Value =
-        serde_json::from_str(journal.lines().last().expect("a line")).expect("json");
-    assert_eq!(last["operation"], "rebuild");
-    assert_eq!(last["before_sha256"], serde_json::Value::Null);
+    let lines: Vec<serde_json::Value> = journal
+        .lines()
+        .rev()
+        .take(2)
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(lines[1]["operation"], "rebuild");
+    assert_eq!(lines[1]["before_sha256"], serde_json::Value::Null);
+    assert_eq!(lines[1]["applied"]["version"], 2);
+    assert_eq!(lines[0]["operation"], "rebuild");
+    assert_eq!(lines[0]["before_sha256"], lines[1]["after_sha256"]);
 
-    // A published plan: the receipt no longer matches until it is re-sealed.
+    // The publication went through the finalization: the receipt matches, verify passes, and a
+    // finalize afterwards is a no-op re-seal.
     let (code, text) = verify(&case);
-    assert_eq!(code, Some(1), "{text}");
-    assert!(
-        text.contains("publication receipt does not match"),
-        "{text}"
-    );
+    assert_eq!(code, Some(0), "{text}");
     let seal = planseal(&case.root, &["finalize", &case.plan_rel()]);
     assert_eq!(seal.status.code(), Some(0), "{}", stderr(&seal));
     let (code, text) = verify(&case);
@@ -209,7 +219,7 @@ task 4 started_at: (absent) → 2026-10-12T14:34:00+00:00 (source: commit 84568a
 completed_count: 2 → 4 (source: derived)
 status: in_progress → completed (source: derived)
 checkpoint: {\"task\":3,\"step\":\"start\",\"at\":\"2026-10-12T13:55:01.250000+00:00\",\"note\":\"Task 2 closed. Next: Task 3.\"} → {\"task\":4,\"step\":\"done\",\"at\":\"2026-10-12T15:14:00+00:00\",\"note\":\"Plan completed.\"} (source: derived)
-13 change(s); nothing written (run with --write to apply)
+13 change(s); nothing written (run with --write to apply; the state is completed, so it is published through the finalization transaction)
 "
     );
     let old = state(&case);
@@ -279,12 +289,13 @@ fn shallow_clone_reports_what_lies_beyond_the_boundary() {
 fn without_git_nothing_is_invented() {
     let case = plans::no_git();
     std::fs::remove_file(case.plan.join("state.json")).expect("delete");
-    let out = run(&case, &["--write"]);
+    let out = run(&case, &["--json"]);
     assert_eq!(out.status.code(), Some(0));
-    let text = stdout(&out);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    let text = stdout(&run(&case, &[]));
     assert!(text.contains("task 1 commit: (absent) → (absent) (source: unrecoverable) — the plan is not in a git repository\n"));
     assert!(text.contains("task 1 completed_at: (absent) → (absent) (source: unrecoverable)"));
-    let s = state(&case);
+    let s = &doc["state"];
     assert!(s["tasks"][0].get("commit").is_none());
     assert!(s["tasks"][0].get("completed_at").is_none());
     // No gate is invented without a time to date it.
@@ -507,13 +518,28 @@ fn done_when_merges() {
 fn done_when_shallow_clone_cannot_recover_what_lies_beyond_the_boundary() {
     // Only task 3's commit is in the clone. Tasks 1 and 2 get no commit, no completion time and
     // no gates (a recovered gate is dated at its task commit): nothing is invented, so the plan
-    // cannot be re-published here — finalize refuses and verify stays NOT CONFORMANT until the
-    // history is fetched (`git fetch --unshallow`) and rebuild runs again.
+    // cannot be re-published here — rebuild refuses and writes nothing until the history is
+    // fetched (`git fetch --unshallow`) and rebuild runs again.
     let case = plans::shallow();
     damage(&case, Damage::Delete);
+    let before = plans::snapshot_files(&case.plan);
     let wrote = run(&case, &["--write"]);
-    assert_eq!(wrote.status.code(), Some(0), "{}", stderr(&wrote));
-    let s = state(&case);
+    assert_eq!(wrote.status.code(), Some(1), "{}", stdout(&wrote));
+    let err = stderr(&wrote);
+    assert!(
+        err.starts_with("completed-at-missing: ")
+            && err.contains("4 check(s) failed")
+            && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert_eq!(
+        plans::snapshot_files(&case.plan),
+        before,
+        "a refusal writes nothing"
+    );
+    let dry: serde_json::Value =
+        serde_json::from_str(&run(&case, &["--json"]).stdout).expect("json");
+    let s = &dry["state"];
     for i in [0, 1] {
         let t = &s["tasks"][i];
         assert_eq!(t["status"], "completed");
@@ -526,73 +552,40 @@ fn done_when_shallow_clone_cannot_recover_what_lies_beyond_the_boundary() {
     let (hash, time) = git_task_commit(&case, 3).expect("task 3 is in the clone");
     assert_eq!(s["tasks"][2]["commit"], hash.as_str());
     assert_eq!(s["tasks"][2]["completed_at"], time.as_str());
-
-    let before = plans::snapshot_files(&case.plan);
-    let seal = planseal(&case.root, &["finalize", &case.plan_rel()]);
-    assert_eq!(seal.status.code(), Some(1), "{}", stdout(&seal));
-    assert_eq!(
-        plans::snapshot_files(&case.plan),
-        before,
-        "a refusal writes nothing"
-    );
-
-    let (code, findings) = verify_json(&case);
-    assert_eq!(code, Some(1));
-    let failures = failures_of(&findings);
-    // What fails is the missing completion time and gate evidence of tasks 1 and 2 (the values
-    // only git could give) and the stale receipt — never the commits beyond the boundary, which
-    // are `history-truncated` advisories.
-    let expected = [
-        ("completion-gates-unsuccessful", 1),
-        ("completion-gates-unsuccessful", 2),
-        ("completed-at-missing", 1),
-        ("completed-at-missing", 2),
-        ("receipt-mismatch", 0),
-    ]
-    .map(|(id, t)| (id.to_string(), t));
-    assert_eq!(failures, expected);
-    let truncated: Vec<u64> = findings
-        .iter()
-        .filter(|f| f["id"] == "history-truncated")
-        .map(|f| f["task"].as_u64().expect("task"))
-        .collect();
-    assert_eq!(truncated, [1, 2]);
-}
-
-/// `verify --json` on the case: the exit code and the findings of its plan.
-fn verify_json(case: &Case) -> (Option<i32>, Vec<serde_json::Value>) {
-    let out = planseal(&case.root, &["--json", "verify", &case.plan_rel()]);
-    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
-    let findings = doc["sections"][0]["findings"].as_array().expect("findings");
-    (out.status.code(), findings.clone())
-}
-
-/// The failures as (id, task or 0).
-fn failures_of(findings: &[serde_json::Value]) -> Vec<(String, u64)> {
-    findings
-        .iter()
-        .filter(|f| f["severity"] == "fail")
-        .map(|f| {
-            (
-                f["id"].as_str().expect("id").to_string(),
-                f["task"].as_u64().unwrap_or(0),
-            )
-        })
-        .collect()
 }
 
 #[test]
 fn done_when_no_git_cannot_recover_commits_times_or_gates() {
     // Without git there is no commit, no completion time and so no datable gate for any task,
-    // and no time for the terminal checkpoint (the last task's commit time): rebuild writes the
-    // markdown's statuses and leaves those fields absent ("unrecoverable"), finalize refuses, and
-    // verify reports exactly what is missing. A value is never invented.
+    // and no time for the terminal checkpoint (the last task's commit time): the rebuilt state
+    // leaves those fields absent ("unrecoverable"), so it cannot be published, and rebuild
+    // refuses rather than write a completed state around the finalization. A value is never
+    // invented.
     let case = plans::no_git();
     damage(&case, Damage::Delete);
+    let before = plans::snapshot_files(&case.plan);
+    // The rebuilt state reads completed, and the finalization would refuse it: a completed state
+    // is never written around the finalization, so nothing is written.
     let wrote = run(&case, &["--write"]);
-    assert_eq!(wrote.status.code(), Some(0), "{}", stderr(&wrote));
-    let s = state(&case);
-    for t in s["tasks"].as_array().expect("tasks") {
+    assert_eq!(wrote.status.code(), Some(1), "{}", stdout(&wrote));
+    let err = stderr(&wrote);
+    assert!(
+        err.starts_with("terminal-checkpoint-missing: ")
+            && err.contains("the rebuilt state reads completed but the finalization would refuse it — 7 check(s) failed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: no source holds what these checks need"),
+        "{err}"
+    );
+    assert_eq!(
+        plans::snapshot_files(&case.plan),
+        before,
+        "a refusal writes nothing"
+    );
+    let dry: serde_json::Value =
+        serde_json::from_str(&run(&case, &["--json"]).stdout).expect("json");
+    for t in dry["state"]["tasks"].as_array().expect("tasks") {
         assert_eq!(t["status"], "completed");
         assert!(
             t.get("commit").is_none() && t.get("completed_at").is_none(),
@@ -600,37 +593,4 @@ fn done_when_no_git_cannot_recover_commits_times_or_gates() {
         );
         assert_eq!(t["gates"], serde_json::json!([]));
     }
-    let before = plans::snapshot_files(&case.plan);
-    let seal = planseal(&case.root, &["finalize", &case.plan_rel()]);
-    assert_eq!(seal.status.code(), Some(1), "{}", stdout(&seal));
-    assert!(
-        stderr(&seal).contains("the candidate cannot be published — 7 check(s) failed"),
-        "{}",
-        stderr(&seal)
-    );
-    assert_eq!(
-        plans::snapshot_files(&case.plan),
-        before,
-        "a refusal writes nothing"
-    );
-    let (code, findings) = verify_json(&case);
-    assert_eq!(code, Some(1));
-    let expected = [
-        ("completion-gates-unsuccessful", 1),
-        ("completion-gates-unsuccessful", 2),
-        ("completion-gates-unsuccessful", 3),
-        ("terminal-checkpoint-missing", 0),
-        ("completed-at-missing", 1),
-        ("completed-at-missing", 2),
-        ("completed-at-missing", 3),
-        ("receipt-mismatch", 0),
-    ]
-    .map(|(id, t)| (id.to_string(), t));
-    assert_eq!(failures_of(&findings), expected);
-    assert!(
-        findings
-            .iter()
-            .all(|f| f["id"] != "history-truncated" && f["id"] != "commit-drift"),
-        "no git finding without git"
-    );
 }

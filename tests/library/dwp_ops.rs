@@ -249,6 +249,7 @@ fn rebuild_of_a_deleted_state_is_the_cli_document_and_text() {
         cwd: case.root.clone(),
         plan_dir: case.plan_rel().into(),
         write: false,
+        ..Default::default()
     };
     let outcome = rebuild::rebuild(&opts, &mut clock(), None).expect("dry run");
     let v = json(&outcome);
@@ -262,7 +263,15 @@ fn rebuild_of_a_deleted_state_is_the_cli_document_and_text() {
             "reports",
             "lines",
             "state",
-            "state_sha256"
+            "state_sha256",
+            "started_from",
+            "journal_lines_replayed",
+            "corrupt_copy",
+            "publication",
+            "receipt_sha256",
+            "manifest_from",
+            "from_ignored",
+            "would_refuse"
         ]
     );
     assert_eq!(v["written"], false);
@@ -273,7 +282,7 @@ fn rebuild_of_a_deleted_state_is_the_cli_document_and_text() {
         "task 2 commit: (absent) → f948e3c372d94fad1baa6e4c9fd9738aedcfef7d (source: commit f948e3c)\n"
     ));
     assert!(
-        text.ends_with("nothing written (run with --write to apply)\n"),
+        text.ends_with("nothing written (run with --write to apply; the state is completed, so it is published through the finalization transaction)\n"),
         "{text}"
     );
     assert!(!case.plan.join("state.json").exists());
@@ -282,7 +291,7 @@ fn rebuild_of_a_deleted_state_is_the_cli_document_and_text() {
     let wrote = rebuild::rebuild(&opts, &mut clock(), None).expect("write");
     let sha = wrote.state_sha256.clone().expect("written");
     assert!(wrote.to_text().ends_with(&format!(
-        "wrote state.json ({} change(s), sha256 {}) and a reconciliation entry in PROGRESS.md\n",
+        "published the completed state through the finalization transaction ({} change(s), sha256 {}, receipt analysis_results/FINALIZATION.json) and a reconciliation entry in PROGRESS.md\n",
         wrote.changes.len(),
         &sha[..12]
     )));
@@ -303,6 +312,7 @@ fn rebuild_is_refused_while_a_publication_is_interrupted() {
         cwd: case.root.clone(),
         plan_dir: case.plan_rel().into(),
         write: true,
+        ..Default::default()
     };
     match rebuild::rebuild(&opts, &mut clock(), None) {
         Err(OpError::Refused(r)) => {

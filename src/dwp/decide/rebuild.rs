@@ -1,18 +1,26 @@
-//! `rebuild`: regenerate state.json from the markdown and the git log (`docs/history.md`).
+//! `rebuild`: regenerate state.json from every record the plan has (`docs/history.md`).
 //!
-//! The markdown wins every disagreement: tasks, titles and statuses come from the README index
-//! and the task logs. For every other field the old state's non-empty value wins; git (the most
-//! recent commit reachable from HEAD naming the task) and the transition journal only fill what
-//! is missing; a `completed_at` or `commit` on a task the README says is not completed is dropped.
-//! Conflicts are reported, never overwritten, so a second rebuild changes nothing.
+//! Precedence, each value with its [`Source`]: the markdown wins every disagreement (tasks,
+//! titles and statuses come from the README index and the task logs); then the on-disk
+//! state.json when it parses; else the newest committed state.json that parses (or the one of
+//! `--from REV`), rolled forward by [`replay`]ing the journal lines whose `before_sha256` chain
+//! starts at its hash — with no copy anywhere, the whole journal replayed onto a new state; then
+//! the task logs' `Gate record:` lines; then the git log (the most recent commit reachable from
+//! HEAD naming the task). A `completed_at` or `commit` on a task the README says is not
+//! completed is dropped. Conflicts are reported, never overwritten, so a second rebuild changes
+//! nothing.
 //!
-//! [`gather`] reads the plan folder and git (I/O); [`rebuild`] is a pure function of what was
-//! read; [`write()`] commits the result through the store (lock, compare-and-swap, atomic write)
-//! and appends a dated reconciliation entry to PROGRESS.md.
+//! [`gather_with`] reads the plan folder, the journal and git (I/O); [`rebuild`] is a pure
+//! function of what was read; [`write()`] commits the result through the store (lock,
+//! compare-and-swap, a copy of an unparseable state.json, atomic write) and appends a dated
+//! reconciliation entry to PROGRESS.md. A completed result is published by the caller through
+//! the finalization transaction. [`committed_manifest`] and [`write_manifest`] restore a lost
+//! manifest.json from git.
 //!
 //! ## Limitations
 //! - A value that cannot be recovered (a completed task without a commit naming it, a gate the
-//!   log does not record) stays missing and is reported as `unrecoverable`; nothing is invented.
+//!   log does not record, the content of a journal line of the first format) stays missing and
+//!   is reported as `unrecoverable`; nothing is invented.
 
 pub use crate::dwp::model::markdown::MarkdownTask;
 
@@ -51,6 +59,13 @@ pub enum Source {
     Derived,
     /// No source has the value: it stays missing and the change is a report, not a write.
     Unrecoverable,
+    /// The newest committed state.json that parses (or the one of `--from REV`): the commit's
+    /// short id.
+    CommittedState(String),
+    /// A journal line replayed onto the copy: the line's `time`.
+    JournalLine(String),
+    /// The same record found in several sources (a gate record in the journal and the task log).
+    Both(Vec<Source>),
 }
 
 impl std::fmt::Display for Source {
@@ -64,6 +79,12 @@ impl std::fmt::Display for Source {
             Source::Manifest => f.write_str("manifest"),
             Source::Derived => f.write_str("derived"),
             Source::Unrecoverable => f.write_str("unrecoverable"),
+            Source::CommittedState(short) => write!(f, "state.json of commit {short}"),
+            Source::JournalLine(time) => write!(f, "journal line {time}"),
+            Source::Both(all) => {
+                let names: Vec<String> = all.iter().map(ToString::to_string).collect();
+                f.write_str(&names.join(" + "))
+            }
         }
     }
 }
@@ -158,6 +179,59 @@ pub struct Inputs {
     pub truncated: bool,
     /// The README's `Plan Status: X/N` count, when it has one.
     pub plan_status: Option<(u64, u64)>,
+    /// When the on-disk state.json is missing or does not parse: the copy the rebuild starts
+    /// from instead (a committed state.json rolled forward by the journal, or the journal
+    /// replayed onto a new state), each value with its source.
+    pub base: Option<Base>,
+}
+
+/// The state a rebuild starts from when the on-disk state.json is missing or unparseable.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Base {
+    /// The state, after the replay.
+    pub state: Value,
+    /// Where the copy came from: [`Source::CommittedState`], or [`Source::Journal`] when there
+    /// was no copy and the whole journal was replayed onto a new state.
+    pub origin: Option<Source>,
+    /// The source of each value the replay set: `(task, field)` (`None` for a plan field).
+    pub provenance: BTreeMap<(Option<u64>, String), Source>,
+    /// Journal lines replayed.
+    pub replayed: usize,
+    /// Of those, lines in the old format (hashes and statuses only).
+    pub old_format: usize,
+    /// The committed copy's bytes, when the state started from one: restored as they are when
+    /// nothing replayed or rebuilt changes a value.
+    pub copy_bytes: Option<Vec<u8>>,
+}
+
+impl Base {
+    /// The copy stands as committed: no journal line replayed onto it.
+    fn untouched_copy(&self) -> bool {
+        self.copy_bytes.is_some() && self.replayed == 0
+    }
+}
+
+impl Base {
+    fn source_of(&self, task: Option<u64>, field: &str) -> Option<Source> {
+        self.provenance
+            .get(&(task, field.to_string()))
+            .cloned()
+            // A value the replay did not set is the copy's; a new state (the journal replayed
+            // onto nothing) has no copy to have it.
+            .or_else(|| {
+                self.origin
+                    .clone()
+                    .filter(|o| matches!(o, Source::CommittedState(_)))
+            })
+    }
+}
+
+/// What a rebuild reads besides the plan folder.
+#[derive(Debug, Clone, Default)]
+pub struct GatherOptions {
+    /// Take the committed state.json (and manifest.json) of this revision instead of the newest
+    /// that holds one.
+    pub from: Option<String>,
 }
 
 /// What went wrong reading the plan.
@@ -194,6 +268,15 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, RebuildError> {
 
 /// Reads the plan folder (README, task logs, manifest, old state, journal) and git.
 pub fn gather(plan_dir: &Path, repo: Option<&Repo>) -> Result<Inputs, RebuildError> {
+    gather_with(plan_dir, repo, &GatherOptions::default())
+}
+
+/// [`gather`], with a revision to take the committed state.json from.
+pub fn gather_with(
+    plan_dir: &Path,
+    repo: Option<&Repo>,
+    options: &GatherOptions,
+) -> Result<Inputs, RebuildError> {
     let plan = crate::dwp::layout::plan_name(plan_dir);
     let readme_path = plan_dir.join(layout::README_FILE);
     let readme_bytes = std::fs::read(&readme_path).map_err(|e| {
@@ -264,7 +347,37 @@ pub fn gather(plan_dir: &Path, repo: Option<&Repo>) -> Result<Inputs, RebuildErr
         Some(bytes) => parse_json(bytes).ok().filter(Value::is_object),
         None => None,
     };
-    let journal_first = read_journal_first(&plan_dir.join(layout::JOURNAL_FILE));
+    let journal_lines = read_journal_lines(&plan_dir.join(layout::JOURNAL_FILE));
+    let journal_first = journal_first_times(&journal_lines);
+    let base = if old_state.is_none() {
+        let copy = match repo {
+            Some(repo) => committed_state(repo, plan_dir, options.from.as_deref())?,
+            None => None,
+        };
+        let v1 = manifest
+            .as_ref()
+            .and_then(|m| crate::dwp::model::manifest_era(m).ok())
+            == Some(Era::V1);
+        match copy {
+            Some((state, short, bytes)) => {
+                let hash = crate::recovery::hash::sha256_hex(&bytes);
+                let mut base = replay(
+                    state,
+                    Source::CommittedState(short),
+                    Some(&hash),
+                    &journal_lines,
+                );
+                base.copy_bytes = Some(bytes);
+                Some(base)
+            }
+            None if journal_lines.iter().any(is_state_line) => {
+                Some(replay(new_state(v1), Source::Journal, None, &journal_lines))
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
     let (git, truncated) = match repo {
         Some(repo) => {
             let commits = task_commits(repo, &plan)?;
@@ -281,6 +394,7 @@ pub fn gather(plan_dir: &Path, repo: Option<&Repo>) -> Result<Inputs, RebuildErr
         old_state,
         old_bytes,
         journal_first,
+        base,
         git,
         truncated,
         plan_status: match readme.plan_status().map(|p| &p.status) {
@@ -325,16 +439,21 @@ fn git_tasks(repo: &Repo, commits: &TaskCommits) -> Result<BTreeMap<u64, GitTask
     Ok(out)
 }
 
-/// The earliest `time` of each task's journal lines; a torn or foreign line is skipped.
-fn read_journal_first(path: &Path) -> BTreeMap<u64, String> {
-    let mut out: BTreeMap<u64, (jiff::Timestamp, String)> = BTreeMap::new();
+/// Every line of the journal that parses as a JSON object, in order; a torn line is skipped.
+fn read_journal_lines(path: &Path) -> Vec<Value> {
     let Ok(text) = std::fs::read_to_string(path) else {
-        return BTreeMap::new();
+        return Vec::new();
     };
-    for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(Value::is_object)
+        .collect()
+}
+
+/// The earliest `time` of each task's journal lines.
+fn journal_first_times(lines: &[Value]) -> BTreeMap<u64, String> {
+    let mut out: BTreeMap<u64, (jiff::Timestamp, String)> = BTreeMap::new();
+    for v in lines {
         let (Some(task), Some(time)) = (v["task"].as_u64(), v["time"].as_str()) else {
             continue;
         };
@@ -349,6 +468,211 @@ fn read_journal_first(path: &Path) -> BTreeMap<u64, String> {
         }
     }
     out.into_iter().map(|(k, (_, s))| (k, s)).collect()
+}
+
+/// The newest committed state.json of the plan that parses as an object (or the one at
+/// `from`): the state, the commit's short id and the committed bytes.
+fn committed_state(
+    repo: &Repo,
+    plan_dir: &Path,
+    from: Option<&str>,
+) -> Result<Option<(Value, String, Vec<u8>)>, RebuildError> {
+    use crate::recovery::git::HistoryOptions;
+    let Ok(rel) = repo.relative_to_work_tree(&plan_dir.join(layout::STATE_FILE)) else {
+        return Ok(None);
+    };
+    let parsed = |bytes: &[u8]| parse_json(bytes).ok().filter(Value::is_object);
+    if let Some(rev) = from {
+        let Some(id) = repo.resolve(rev)? else {
+            return Ok(None);
+        };
+        let short = repo
+            .find_commit(&id)?
+            .map(|c| c.short)
+            .unwrap_or_else(|| id.chars().take(7).collect());
+        return Ok(repo
+            .file_at(&id, &rel)?
+            .and_then(|b| parsed(&b).map(|v| (v, short, b))));
+    }
+    // Versions newest first, by tree ids alone; a blob is read only until one parses.
+    let history = repo.file_versions(&rel, &HistoryOptions::default())?;
+    for v in history.versions {
+        if v.blob_id.is_none() {
+            continue;
+        }
+        if let Some(bytes) = repo.file_at(&v.commit.id, &rel)?
+            && let Some(state) = parsed(&bytes)
+        {
+            return Ok(Some((state, v.commit.short, bytes)));
+        }
+    }
+    Ok(None)
+}
+
+/// A journal line about state.json: a transition, or a line carrying the applied content.
+fn is_state_line(line: &Value) -> bool {
+    line.get("applied").is_some_and(Value::is_object)
+        || (line["task"].as_u64().is_some() && line["to"].is_string())
+}
+
+/// The state of a new plan, its keys in the helper's order.
+fn new_state(v1: bool) -> Value {
+    let mut m = Map::new();
+    for key in [
+        "schema",
+        "plan",
+        "updated_at",
+        "status",
+        "completed_count",
+        "task_count",
+    ] {
+        m.insert(key.into(), Value::Null);
+    }
+    if !v1 {
+        for key in [
+            "format",
+            "materialization",
+            "approval",
+            "promotion",
+            "checkpoint",
+            "blocked",
+        ] {
+            m.insert(key.into(), Value::Null);
+        }
+    } else {
+        m.insert("checkpoint".into(), Value::Null);
+    }
+    m.insert("tasks".into(), Value::Array(Vec::new()));
+    Value::Object(m)
+}
+
+fn task_mut(state: &mut Map<String, Value>, n: u64) -> &mut Map<String, Value> {
+    if !state.get("tasks").is_some_and(Value::is_array) {
+        state.insert("tasks".into(), Value::Array(Vec::new()));
+    }
+    let tasks = state
+        .get_mut("tasks")
+        .and_then(Value::as_array_mut)
+        .expect("made an array above");
+    let at = match tasks
+        .iter()
+        .position(|t| t.get("id").and_then(Value::as_u64) == Some(n))
+    {
+        Some(i) => i,
+        None => {
+            tasks.push(json!({"id": n}));
+            tasks.len() - 1
+        }
+    };
+    if !tasks[at].is_object() {
+        tasks[at] = json!({"id": n});
+    }
+    tasks[at].as_object_mut().expect("an object")
+}
+
+/// Replays journal lines onto `start`: with `start_hash`, only the chain of lines whose
+/// `before_sha256` starts at that hash (each next line starting at the previous one's
+/// `after_sha256`); without it, every state line in order. A line with the `applied` field set
+/// (`docs/journal.md`) replays what the transition applied; an older line gives its task's
+/// status only. Pure.
+pub fn replay(start: Value, origin: Source, start_hash: Option<&str>, lines: &[Value]) -> Base {
+    let mut base = Base {
+        state: start,
+        origin: Some(origin),
+        ..Default::default()
+    };
+    let mut hash = start_hash.map(str::to_string);
+    for line in lines {
+        if let Some(h) = &hash {
+            if crate::write::before_sha256(line) != Some(h.as_str()) {
+                continue;
+            }
+            match crate::write::after_sha256(line) {
+                Some(after) => hash = Some(after.to_string()),
+                None => continue,
+            }
+        } else if !is_state_line(line) {
+            continue;
+        }
+        let time = line["time"].as_str().unwrap_or("?").to_string();
+        let source = Source::JournalLine(time);
+        let Some(state) = base.state.as_object_mut() else {
+            break;
+        };
+        let applied = line
+            .get("applied")
+            .filter(|a| a["version"].as_u64().is_some_and(|v| v >= 2));
+        let Some(applied) = applied else {
+            match (line["task"].as_u64(), line["to"].as_str()) {
+                (Some(n), Some(to)) => {
+                    base.replayed += 1;
+                    base.old_format += 1;
+                    let to = Value::from(to);
+                    if task_mut(state, n).insert("status".into(), to.clone()) != Some(to) {
+                        base.provenance
+                            .insert((Some(n), "status".into()), source.clone());
+                    }
+                }
+                // A line that changed the file without saying how (a publication of a
+                // candidate file, an older rebuild): its content is not recoverable.
+                _ if crate::write::before_sha256(line) != crate::write::after_sha256(line)
+                    && crate::write::after_sha256(line).is_some() =>
+                {
+                    base.replayed += 1;
+                    base.old_format += 1;
+                }
+                _ => {}
+            }
+            continue;
+        };
+        base.replayed += 1;
+        if let Some(replaced) = applied.get("replaced").filter(|r| r.is_object()) {
+            base.state = replaced.clone();
+            base.provenance.clear();
+            base.origin = Some(source);
+            continue;
+        }
+        if let Some(n) = applied["task"].as_u64() {
+            let task = task_mut(state, n);
+            if !task.contains_key("gates") && applied["gates_added"].is_array() {
+                task.insert("gates".into(), Value::Array(Vec::new()));
+            }
+            for (k, v) in applied["set"].as_object().into_iter().flatten() {
+                // A value the line restates keeps the source that had it first.
+                if task.insert(k.clone(), v.clone()).as_ref() != Some(v) {
+                    base.provenance.insert((Some(n), k.clone()), source.clone());
+                }
+            }
+            for k in applied["removed"].as_array().into_iter().flatten() {
+                if let Some(k) = k.as_str() {
+                    task.shift_remove(k);
+                    base.provenance.remove(&(Some(n), k.to_string()));
+                }
+            }
+            let added = applied["gates_added"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if !added.is_empty()
+                && let Some(gates) = task.get_mut("gates").and_then(Value::as_array_mut)
+            {
+                gates.extend(added);
+                base.provenance
+                    .insert((Some(n), "gates".into()), source.clone());
+            }
+        }
+        for (k, v) in applied["plan_set"].as_object().into_iter().flatten() {
+            if state.insert(k.clone(), v.clone()).as_ref() != Some(v) {
+                base.provenance.insert((None, k.clone()), source.clone());
+            }
+        }
+        for k in applied["plan_removed"].as_array().into_iter().flatten() {
+            if let Some(k) = k.as_str() {
+                state.shift_remove(k);
+            }
+        }
+    }
+    base
 }
 
 /// The result of a rebuild.
@@ -374,7 +698,11 @@ impl Rebuilt {
 fn era_of(inputs: &Inputs) -> Era {
     let declared =
         |v: &Option<Value>, era: fn(&Value) -> Result<Era, _>| v.as_ref().and_then(|v| era(v).ok());
-    declared(&inputs.old_state, crate::dwp::model::state_era)
+    let start = inputs
+        .old_state
+        .clone()
+        .or_else(|| inputs.base.as_ref().map(|b| b.state.clone()));
+    declared(&start, crate::dwp::model::state_era)
         .or_else(|| declared(&inputs.manifest, crate::dwp::model::manifest_era))
         .unwrap_or(Era::V5)
 }
@@ -506,43 +834,23 @@ fn earliest(times: &[String]) -> Option<String> {
 pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
     let era = era_of(inputs);
     let v1 = era == Era::V1;
-    let fresh = inputs.old_state.is_none();
+    let fresh = inputs.old_state.is_none() && inputs.base.is_none();
+    let restored = inputs.old_state.is_none() && inputs.base.is_some();
     let mut rec = Recorder {
         changes: Vec::new(),
         reports: Vec::new(),
     };
-    let mut state: Map<String, Value> = match &inputs.old_state {
-        Some(Value::Object(m)) => m.clone(),
-        _ => {
-            // Key order of a new state, as the helper writes one.
-            let mut m = Map::new();
-            for key in [
-                "schema",
-                "plan",
-                "updated_at",
-                "status",
-                "completed_count",
-                "task_count",
-            ] {
-                m.insert(key.into(), Value::Null);
-            }
-            if !v1 {
-                for key in [
-                    "format",
-                    "materialization",
-                    "approval",
-                    "promotion",
-                    "checkpoint",
-                    "blocked",
-                ] {
-                    m.insert(key.into(), Value::Null);
-                }
-            } else {
-                m.insert("checkpoint".into(), Value::Null);
-            }
-            m.insert("tasks".into(), Value::Array(Vec::new()));
-            m
-        }
+    let start = match (&inputs.old_state, &inputs.base) {
+        (Some(old), _) => old.clone(),
+        (None, Some(base)) => base.state.clone(),
+        (None, None) => new_state(v1),
+    };
+    let mut state: Map<String, Value> = match start {
+        Value::Object(m) => m,
+        _ => match new_state(v1) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        },
     };
 
     // Identity and era.
@@ -896,6 +1204,9 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
                 .and_then(Value::as_str)
                 .map(str::to_string);
         }
+        if restored {
+            t = in_helper_order(t);
+        }
         new_tasks.push(Value::Object(t));
     }
     for old in &old_tasks {
@@ -999,10 +1310,14 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
         }
     }
     // `null` placeholders of a new state that nothing filled stay, as the helper writes them.
-    if rec.changes.iter().any(|c| c.field != "updated_at") || fresh {
+    // A committed copy nothing changes is restored as it is, its `updated_at` included.
+    let as_committed = restored
+        && rec.changes.is_empty()
+        && inputs.base.as_ref().is_some_and(Base::untouched_copy);
+    if rec.changes.iter().any(|c| c.field != "updated_at") || fresh || (restored && !as_committed) {
         let old = state.get("updated_at").cloned().filter(|v| !v.is_null());
         state.insert("updated_at".into(), now.into());
-        if fresh {
+        if fresh || restored {
             rec.changes.push(Change {
                 task: None,
                 field: "updated_at".into(),
@@ -1013,10 +1328,153 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
             });
         }
     }
+    let state = Value::Object(state);
+    if let (true, Some(base)) = (restored, &inputs.base) {
+        rec.changes = with_provenance(&state, rec.changes, base, inputs);
+        if base.old_format > 0 {
+            rec.reports.push(Change {
+                task: None,
+                field: "journal".into(),
+                old: None,
+                new: None,
+                source: Source::Unrecoverable,
+                note: Some(format!(
+                    "{} of the {} journal line(s) replayed carry no applied content (the old line format): they give hashes and statuses only, so the gates, outcomes, checkpoint, blocker and approval changes they made are not recovered",
+                    base.old_format, base.replayed
+                )),
+            });
+        }
+    }
     Rebuilt {
-        state: Value::Object(state),
+        state,
         changes: rec.changes,
         reports: rec.reports,
+    }
+}
+
+/// A task record's keys in the order the helper writes them (a record the replay built holds
+/// them in the order the journal set them).
+fn in_helper_order(mut t: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for key in [
+        "id",
+        "file",
+        "locator",
+        "title",
+        "status",
+        "gates",
+        "started_at",
+        "completed_at",
+        "commit",
+        "outcome",
+    ] {
+        if let Some(v) = t.shift_remove(key) {
+            out.insert(key.into(), v);
+        }
+    }
+    out.extend(t);
+    out
+}
+
+/// The change list of a state restored from a copy (the on-disk state.json is missing or does
+/// not parse): every value of the rebuilt state, in its order, with its source — the rebuild's
+/// own decision where it made one, else where the copy or the journal had it.
+fn with_provenance(
+    state: &Value,
+    decided: Vec<Change>,
+    base: &Base,
+    inputs: &Inputs,
+) -> Vec<Change> {
+    let mut decided: Vec<Option<Change>> = decided.into_iter().map(Some).collect();
+    let mut take = |task: Option<u64>, field: &str| {
+        decided
+            .iter_mut()
+            .find(|c| {
+                c.as_ref()
+                    .is_some_and(|c| c.task == task && c.field == field)
+            })
+            .and_then(Option::take)
+    };
+    let fix = |mut c: Change| {
+        if c.new.is_some() {
+            c.old = None;
+        }
+        if c.source == Source::OldState
+            && let Some(s) = base.source_of(c.task, &c.field)
+        {
+            c.source = s;
+        }
+        c
+    };
+    let kept = |task: Option<u64>, field: &str, v: &Value| {
+        let ticked = task.is_some_and(|n| inputs.tasks.iter().any(|t| t.id == n && t.checked));
+        let source = match base.source_of(task, field) {
+            _ if field == "gates" => gate_sources(task, v, base, inputs),
+            // The README ticks the task: the markdown says so too (and wins any disagreement).
+            Some(s) if field == "status" && ticked => Source::Both(vec![Source::Readme, s]),
+            Some(s) => s,
+            None => Source::Derived,
+        };
+        Change {
+            task,
+            field: field.to_string(),
+            old: None,
+            new: Some(v.clone()),
+            source,
+            note: None,
+        }
+    };
+    let mut out = Vec::new();
+    let empty = Map::new();
+    for (k, v) in state.as_object().unwrap_or(&empty) {
+        if k == "tasks" {
+            continue;
+        }
+        match take(None, k) {
+            Some(c) => out.push(fix(c)),
+            None if !v.is_null() => out.push(kept(None, k, v)),
+            None => {}
+        }
+    }
+    for t in state["tasks"].as_array().into_iter().flatten() {
+        let Some(obj) = t.as_object() else { continue };
+        let n = obj.get("id").and_then(Value::as_u64);
+        for (k, v) in obj {
+            match take(n, k) {
+                Some(c) => out.push(fix(c)),
+                None if k == "id" => {}
+                None if !v.is_null() => out.push(kept(n, k, v)),
+                None => {}
+            }
+        }
+    }
+    out.extend(decided.into_iter().flatten().map(fix));
+    out
+}
+
+/// The source of a task's gate records kept from the copy: a record the task log's `Gate
+/// record:` lines also hold (same command and exit code, and the same `last_run` when the line
+/// gives one) is one record found in both.
+fn gate_sources(task: Option<u64>, gates: &Value, base: &Base, inputs: &Inputs) -> Source {
+    let own = base.source_of(task, "gates").unwrap_or(Source::Derived);
+    let Some(md) = task.and_then(|n| inputs.tasks.iter().find(|t| t.id == n)) else {
+        return own;
+    };
+    let in_log = gates.as_array().into_iter().flatten().any(|g| {
+        md.gate_lines.iter().any(|l| {
+            l.command.as_deref() == g["command"].as_str()
+                && l.exit_code.is_some() == g["exit_code"].is_i64()
+                && l.exit_code == g["exit_code"].as_i64()
+                && l.items
+                    .iter()
+                    .find(|(k, _)| k == "last_run")
+                    .is_none_or(|(_, at)| Some(at.as_str()) == g["last_run"].as_str())
+        })
+    });
+    if in_log {
+        Source::Both(vec![own, Source::TaskLog])
+    } else {
+        own
     }
 }
 
@@ -1030,32 +1488,80 @@ pub fn change_lines(rebuilt: &Rebuilt) -> Vec<String> {
 pub struct Written {
     /// The SHA-256 (hex) of the state.json replaced; `None` when there was none.
     pub before_sha256: Option<String>,
-    /// The SHA-256 (hex) of the state.json written.
-    pub after_sha256: String,
+    /// The SHA-256 (hex) of the state.json written; `None` when state.json was left for the
+    /// finalization transaction to publish.
+    pub after_sha256: Option<String>,
     /// The reconciliation entry appended to PROGRESS.md.
     pub progress_entry: Vec<String>,
+    /// The name of the copy an unparseable state.json was kept as
+    /// (`state.json.corrupt-<sha256 prefix>`), when there was one.
+    pub corrupt_copy: Option<String>,
+}
+
+/// The name an unparseable state.json is kept as before it is replaced.
+pub fn corrupt_copy_name(bytes: &[u8]) -> String {
+    let sha = crate::recovery::hash::sha256_hex(bytes);
+    format!("{}{}", layout::CORRUPT_COPY_PREFIX, &sha[..12])
+}
+
+/// The bytes the rebuilt state is written as: a committed copy restored unchanged as it was
+/// committed; else the old file's JSON style when it parsed, else the helper's.
+pub fn state_bytes(inputs: &Inputs, rebuilt: &Rebuilt) -> Vec<u8> {
+    // A committed copy restored unchanged: byte for byte.
+    if inputs.old_state.is_none()
+        && let Some(bytes) = inputs.base.as_ref().and_then(|b| b.copy_bytes.as_ref())
+        && parse_json(bytes).ok().as_ref() == Some(&rebuilt.state)
+    {
+        return bytes.clone();
+    }
+    let style = match &inputs.old_bytes {
+        Some(bytes) if inputs.old_state.is_some() => crate::jsonfmt::JsonStyle::detect(bytes),
+        _ => crate::jsonfmt::JsonStyle::python_pretty(),
+    };
+    crate::jsonfmt::to_bytes(&rebuilt.state, &style)
+}
+
+/// The journal line of a rebuild that replaced state.json with `state` (its content, for a
+/// replay: `applied.replaced`).
+pub fn journal_line(
+    now: &str,
+    operation: &str,
+    inputs: &Inputs,
+    state: &Value,
+    hashes: (Option<String>, Option<String>),
+    lines: &[String],
+) -> crate::write::JournalEntry {
+    crate::write::JournalEntry::for_plan(now, operation, &inputs.plan)
+        .transition(None, Value::Null, Value::Null)
+        .reason(Some(
+            "state.json regenerated from the markdown, the committed copies, the journal and git"
+                .to_string(),
+        ))
+        .hashes(hashes.0, hashes.1)
+        .with("changes", lines.to_vec())
+        .with(
+            "applied",
+            json!({"version": crate::dwp::decide::update::APPLIED_VERSION, "replaced": state}),
+        )
 }
 
 /// Writes the rebuilt state through one transaction: the lock of state.json, a re-read of
 /// state.json and PROGRESS.md under it (refused with `state-changed` if either moved since
-/// [`gather`]), an atomic replace of both, one journal line, release. `now` is the rebuild's
-/// time stamp.
+/// [`gather`]), the copy of an unparseable state.json, an atomic replace of both (state.json
+/// only when `replace_state`: a completed state is left to the finalization transaction), one
+/// journal line, release. `now` is the rebuild's time stamp.
 pub fn write(
     plan_dir: &Path,
     inputs: &Inputs,
     rebuilt: &Rebuilt,
     now: &str,
+    replace_state: bool,
 ) -> Result<Written, crate::write::WriteError> {
-    use crate::dwp::layout;
     use crate::recovery::hash::sha256_hex;
-    use crate::write::{JournalEntry, Writer};
+    use crate::write::Writer;
     let state_path = layout::state_path(plan_dir);
     let progress_path = plan_dir.join(layout::PROGRESS_FILE);
-    let style = match &inputs.old_bytes {
-        Some(bytes) if inputs.old_state.is_some() => crate::jsonfmt::JsonStyle::detect(bytes),
-        _ => crate::jsonfmt::JsonStyle::python_pretty(),
-    };
-    let new_bytes = crate::jsonfmt::to_bytes(&rebuilt.state, &style);
+    let new_bytes = state_bytes(inputs, rebuilt);
     let target = layout::state_target(plan_dir);
     let progress_before = match std::fs::read(&progress_path) {
         Ok(b) => Some(b),
@@ -1068,18 +1574,29 @@ pub fn write(
             });
         }
     };
+    let corrupt_copy = match &inputs.old_bytes {
+        Some(bytes) if inputs.old_state.is_none() => Some(corrupt_copy_name(bytes)),
+        _ => None,
+    };
     let mut lines = Vec::new();
+    if let Some(copy) = &corrupt_copy {
+        lines.push(format!(
+            "state.json did not parse; its bytes are kept as {copy}"
+        ));
+    }
     lines.extend(change_lines(rebuilt));
     lines.extend(rebuilt.reports.iter().map(Change::line));
+    if !replace_state {
+        lines.push(
+            "the rebuilt state is completed: it is published through the finalization transaction (receipt included)"
+                .into(),
+        );
+    }
     let entry = crate::dwp::model::markdown::ReconciliationEntry {
         date: now.get(..10).unwrap_or(now).to_string(),
         summary: format!(
-            "state.json rebuilt by planseal from the README index, the task logs{}: {} field(s) changed; the markdown wins every disagreement",
-            if inputs.git.is_some() {
-                " and the git log"
-            } else {
-                ""
-            },
+            "state.json rebuilt by planseal from {}: {} field(s) changed; the markdown wins every disagreement",
+            sources_summary(inputs),
             rebuilt.changes.len()
         ),
         changes: lines.clone(),
@@ -1094,18 +1611,36 @@ pub fn write(
     tx.expect_unchanged(&progress_path, progress_before.as_deref())?;
     // A journal leading out of the plan refuses the rebuild before anything is written.
     target.check_writable(&[])?;
-    tx.replace(&state_path, &new_bytes)?;
-    tx.replace(&progress_path, &progress_after)?;
-    let after_sha256 = sha256_hex(&new_bytes);
+    if let (Some(copy), Some(bytes)) = (&corrupt_copy, &inputs.old_bytes) {
+        tx.replace(&plan_dir.join(copy), bytes)?;
+    }
     let before_sha256 = inputs.old_bytes.as_deref().map(sha256_hex);
+    let after_sha256 = replace_state.then(|| sha256_hex(&new_bytes));
+    if replace_state {
+        tx.replace(&state_path, &new_bytes)?;
+    }
+    tx.replace(&progress_path, &progress_after)?;
     if plan_dir.join(layout::RESULTS_DIR).is_dir() {
-        let line = JournalEntry::for_plan(now, "rebuild", &inputs.plan)
-            .transition(None, Value::Null, Value::Null)
-            .reason(Some(
-                "state.json regenerated from the markdown and git".to_string(),
-            ))
-            .hashes(before_sha256.clone(), Some(after_sha256.clone()))
-            .with("changes", lines.clone());
+        let line = if replace_state {
+            journal_line(
+                now,
+                "rebuild",
+                inputs,
+                &rebuilt.state,
+                (before_sha256.clone(), after_sha256.clone()),
+                &lines,
+            )
+        } else {
+            // state.json is untouched here; the publication's own line records its content.
+            crate::write::JournalEntry::for_plan(now, "rebuild", &inputs.plan)
+                .transition(None, Value::Null, Value::Null)
+                .reason(Some(
+                    "reconciliation recorded; the completed state goes to the finalization transaction"
+                        .to_string(),
+                ))
+                .hashes(before_sha256.clone(), before_sha256.clone())
+                .with("changes", lines.clone())
+        };
         tx.journal(&line)?;
     }
     tx.finish()?;
@@ -1113,5 +1648,238 @@ pub fn write(
         before_sha256,
         after_sha256,
         progress_entry: lines,
+        corrupt_copy,
     })
+}
+
+/// The sources a rebuild read, for the reconciliation entry's summary.
+fn sources_summary(inputs: &Inputs) -> String {
+    let mut parts = vec!["the README index".to_string(), "the task logs".to_string()];
+    if let Some(base) = &inputs.base {
+        if let Some(Source::CommittedState(short)) = &base.origin {
+            parts.push(format!("the state.json of commit {short}"));
+        }
+        if base.replayed > 0 {
+            parts.push(format!("{} journal line(s)", base.replayed));
+        }
+    }
+    if inputs.git.is_some() {
+        parts.push("the git log".into());
+    }
+    let last = parts.pop().unwrap_or_default();
+    format!("{} and {last}", parts.join(", "))
+}
+
+/// A manifest.json as a revision of the repository holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestCopy {
+    /// Its bytes, restored as they are.
+    pub bytes: Vec<u8>,
+    /// The short id of the commit it was taken from.
+    pub commit: String,
+}
+
+/// The plan's manifest.json as the newest commit that holds it has it (or as revision `from`
+/// has it); `None` when no revision does.
+pub fn committed_manifest(
+    repo: &Repo,
+    plan_dir: &Path,
+    from: Option<&str>,
+) -> Result<Option<ManifestCopy>, RebuildError> {
+    use crate::recovery::git::HistoryOptions;
+    let Ok(rel) = repo.relative_to_work_tree(&plan_dir.join(layout::MANIFEST_FILE)) else {
+        return Ok(None);
+    };
+    if let Some(rev) = from {
+        let Some(id) = repo.resolve(rev)? else {
+            return Ok(None);
+        };
+        let commit = repo
+            .find_commit(&id)?
+            .map(|c| c.short)
+            .unwrap_or_else(|| id.chars().take(7).collect());
+        return Ok(repo
+            .file_at(&id, &rel)?
+            .map(|bytes| ManifestCopy { bytes, commit }));
+    }
+    let history = repo.file_versions(
+        &rel,
+        &HistoryOptions {
+            with_content: true,
+            ..Default::default()
+        },
+    )?;
+    Ok(history.versions.into_iter().find_map(|v| {
+        v.content.map(|bytes| ManifestCopy {
+            bytes,
+            commit: v.commit.short,
+        })
+    }))
+}
+
+/// The manifest values the README and state.json suggest, `(field, value, source)`, for a
+/// person recreating a manifest no revision holds. Never written by planseal.
+pub fn manifest_suggestion(inputs: &Inputs) -> Vec<(String, String, Source)> {
+    let mut out = vec![("name".to_string(), inputs.plan.clone(), Source::Derived)];
+    let state = inputs
+        .old_state
+        .as_ref()
+        .or(inputs.base.as_ref().map(|b| &b.state));
+    if let Some(era) = state.and_then(|s| crate::dwp::model::state_era(s).ok()) {
+        out.push((
+            "schema".into(),
+            era.manifest_url().to_string(),
+            Source::OldState,
+        ));
+    }
+    out.push((
+        "task_count".into(),
+        inputs.tasks.len().to_string(),
+        Source::Readme,
+    ));
+    match inputs.readme_format {
+        Some(DeclaredFormat::Lite) => {
+            out.push(("plan_format".into(), "lite".into(), Source::Readme))
+        }
+        Some(DeclaredFormat::Full) => {
+            out.push(("plan_format".into(), "full".into(), Source::Readme))
+        }
+        None => {
+            if let Some(f) = state.and_then(|s| s["format"].as_str()) {
+                out.push(("plan_format".into(), f.to_string(), Source::OldState));
+            }
+        }
+    }
+    out
+}
+
+/// Restores manifest.json from `copy` through one transaction (the state.json lock): the
+/// manifest byte for byte, a dated entry in PROGRESS.md, one journal line.
+pub fn write_manifest(
+    plan_dir: &Path,
+    inputs: &Inputs,
+    copy: &ManifestCopy,
+    now: &str,
+) -> Result<Vec<String>, crate::write::WriteError> {
+    use crate::recovery::hash::sha256_hex;
+    use crate::write::{JournalEntry, Writer};
+    let manifest_path = plan_dir.join(layout::MANIFEST_FILE);
+    let progress_path = plan_dir.join(layout::PROGRESS_FILE);
+    let progress_before = std::fs::read(&progress_path).ok();
+    let lines = vec![format!(
+        "manifest.json: (absent) → restored byte for byte (source: commit {}, sha256 {})",
+        copy.commit,
+        &sha256_hex(&copy.bytes)[..12]
+    )];
+    let entry = crate::dwp::model::markdown::ReconciliationEntry {
+        date: now.get(..10).unwrap_or(now).to_string(),
+        summary: format!(
+            "manifest.json restored by planseal from commit {}; a manifest records the plan's creation and is never derived",
+            copy.commit
+        ),
+        changes: lines.clone(),
+    };
+    let progress_after = crate::dwp::model::markdown::append_reconciliation_entry(
+        progress_before.as_deref().unwrap_or_default(),
+        &entry,
+    );
+    let target = layout::state_target(plan_dir);
+    let tx = Writer::from_env().begin(&target, "rebuild --manifest", now)?;
+    tx.expect_unchanged(&manifest_path, None)?;
+    tx.expect_unchanged(&progress_path, progress_before.as_deref())?;
+    target.check_writable(&[])?;
+    tx.replace(&manifest_path, &copy.bytes)?;
+    tx.replace(&progress_path, &progress_after)?;
+    if plan_dir.join(layout::RESULTS_DIR).is_dir() {
+        let state_sha = inputs.old_bytes.as_deref().map(sha256_hex);
+        let line = JournalEntry::for_plan(now, "rebuild --manifest", &inputs.plan)
+            .transition(None, Value::Null, Value::Null)
+            .reason(Some(format!(
+                "manifest.json restored from commit {}",
+                copy.commit
+            )))
+            .hashes(state_sha.clone(), state_sha)
+            .with("restored", layout::MANIFEST_FILE)
+            .with("file_sha256", sha256_hex(&copy.bytes))
+            .with("commit", copy.commit.clone());
+        tx.journal(&line)?;
+    }
+    tx.finish()?;
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod replay_tests {
+    use super::*;
+
+    fn line(time: &str, before: &str, after: &str, applied: Value) -> Value {
+        json!({"time": time, "plan": "PLAN_x", "task": 1, "from": "pending", "to": "completed",
+               "before_sha256": before, "after_sha256": after, "applied": applied})
+    }
+
+    #[test]
+    fn the_chain_starts_at_the_copy_and_stops_where_it_breaks() {
+        let start = json!({"status": "in_progress", "tasks": [{"id": 1, "status": "in_progress", "gates": [], "note": "x"}]});
+        let lines = [
+            // Not part of the chain: it starts elsewhere.
+            line(
+                "t0",
+                "zz",
+                "aa",
+                json!({"version": 2, "task": 1, "set": {"status": "blocked"}}),
+            ),
+            line(
+                "t1",
+                "aa",
+                "bb",
+                json!({"version": 2, "task": 1, "set": {"status": "completed", "commit": "abc1234"},
+                       "removed": ["note"], "gates_added": [{"command": "make test", "exit_code": 0}],
+                       "plan_set": {"status": "completed"}}),
+            ),
+            line(
+                "t2",
+                "cc",
+                "dd",
+                json!({"version": 2, "task": 1, "set": {"status": "pending"}}),
+            ),
+        ];
+        let base = replay(
+            start,
+            Source::CommittedState("c0ffee1".into()),
+            Some("aa"),
+            &lines,
+        );
+        assert_eq!(base.replayed, 1);
+        assert_eq!(base.old_format, 0);
+        let t = &base.state["tasks"][0];
+        assert_eq!(t["status"], "completed");
+        assert_eq!(t["commit"], "abc1234");
+        assert!(t.get("note").is_none());
+        assert_eq!(t["gates"][0]["command"], "make test");
+        assert_eq!(base.state["status"], "completed");
+        assert_eq!(
+            base.source_of(Some(1), "commit"),
+            Some(Source::JournalLine("t1".into()))
+        );
+        // A value the replay did not touch keeps the copy as its source.
+        assert_eq!(
+            base.source_of(None, "approval"),
+            Some(Source::CommittedState("c0ffee1".into()))
+        );
+    }
+
+    #[test]
+    fn an_old_format_line_gives_its_status_only() {
+        let mut old = line("t1", "aa", "bb", Value::Null);
+        old.as_object_mut().expect("object").remove("applied");
+        let base = replay(new_state(false), Source::Journal, None, &[old]);
+        assert_eq!(base.replayed, 1);
+        assert_eq!(base.old_format, 1);
+        assert_eq!(
+            base.state["tasks"][0],
+            json!({"id": 1, "status": "completed"})
+        );
+        // No copy: a value nothing set has no source.
+        assert_eq!(base.source_of(None, "approval"), None);
+    }
 }

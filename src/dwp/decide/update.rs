@@ -179,6 +179,90 @@ pub struct Transition {
     pub completes_plan: bool,
     /// Advisories met on the way (v1 reopen without amendment, approval defaulted, …).
     pub advisories: Vec<Finding>,
+    /// What the transition applied, as the journal line's `applied` field records it
+    /// ([`applied_content`], `docs/journal.md`).
+    pub applied: Value,
+}
+
+/// The version of the `applied` field set a journal line carries; lines without the field are
+/// version 1 (hashes and statuses only).
+pub const APPLIED_VERSION: u64 = 2;
+
+/// The content a transition applied, from the state before and after it (`docs/journal.md`):
+/// `{"version": 2, "task": N, "set": {field: value…}, "removed": [field…], "gates_added":
+/// [record…], "plan_set": {…}, "plan_removed": […]}`. `set` holds the task's fields that changed
+/// (`gates` only when the change is not a pure append, then the whole list); `gates_added` the
+/// records appended; `plan_set` the plan's fields that changed (checkpoint, blocker, counts, …),
+/// `tasks` excluded, and always `approval` (the approval the transition ran under). Enough to
+/// replay the transition onto a copy of the state.
+pub fn applied_content(before: &Value, after: &Value, task: u64) -> Value {
+    fn find(state: &Value, task: u64) -> Option<&Map<String, Value>> {
+        state
+            .get("tasks")?
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_object)
+            .find(|t| t.get("id").and_then(Value::as_u64) == Some(task))
+    }
+    let empty = Map::new();
+    let old_task = find(before, task).unwrap_or(&empty);
+    let new_task = find(after, task).unwrap_or(&empty);
+    let mut set = Map::new();
+    let mut removed = Vec::new();
+    let mut gates_added = Vec::new();
+    for (k, v) in new_task {
+        if old_task.get(k) == Some(v) {
+            continue;
+        }
+        if k == "gates" {
+            let old = old_task
+                .get("gates")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            match v.as_array() {
+                Some(new) if new.len() >= old.len() && new[..old.len()] == old[..] => {
+                    gates_added.extend(new[old.len()..].iter().cloned());
+                }
+                _ => {
+                    set.insert(k.clone(), v.clone());
+                }
+            }
+            continue;
+        }
+        set.insert(k.clone(), v.clone());
+    }
+    for k in old_task.keys() {
+        if !new_task.contains_key(k) {
+            removed.push(Value::from(k.clone()));
+        }
+    }
+    let (old_top, new_top) = (
+        before.as_object().unwrap_or(&empty),
+        after.as_object().unwrap_or(&empty),
+    );
+    let mut plan_set = Map::new();
+    let mut plan_removed = Vec::new();
+    for (k, v) in new_top {
+        // `approval` always: the approval the transition ran under.
+        if k != "tasks" && (old_top.get(k) != Some(v) || k == "approval") {
+            plan_set.insert(k.clone(), v.clone());
+        }
+    }
+    for k in old_top.keys() {
+        if k != "tasks" && !new_top.contains_key(k) {
+            plan_removed.push(Value::from(k.clone()));
+        }
+    }
+    json!({
+        "version": APPLIED_VERSION,
+        "task": task,
+        "set": set,
+        "removed": removed,
+        "gates_added": gates_added,
+        "plan_set": plan_set,
+        "plan_removed": plan_removed,
+    })
 }
 
 impl Transition {
@@ -223,7 +307,8 @@ impl Transition {
                     .iter()
                     .map(|f| f.id.clone())
                     .collect::<Vec<_>>(),
-            );
+            )
+            .with("applied", self.applied.clone());
         entry.agent = req.agent.clone();
         entry.model = req.model.clone();
         entry
@@ -302,6 +387,7 @@ pub fn plan_transition(
             "restore state.json from a backup or rebuild it with `planseal rebuild`",
         )
     })?;
+    let original = value.clone();
     if facts.marker_present {
         return Err(refuse(
             RefusalKind::MarkerPresent,
@@ -605,6 +691,7 @@ pub fn plan_transition(
 
     let candidate_bytes = to_python_pretty(&value);
     let after_sha256 = sha256_hex(&candidate_bytes);
+    let applied = applied_content(&original, &value, task_id);
     Ok(Transition {
         task: task_id,
         from,
@@ -619,6 +706,7 @@ pub fn plan_transition(
         stamp,
         completes_plan: plan_status == PlanStatus::Completed,
         advisories,
+        applied,
     })
 }
 

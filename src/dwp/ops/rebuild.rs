@@ -1,18 +1,27 @@
-//! `rebuild`: state.json regenerated from the README, the task logs and the git log (the rules
-//! are in docs/history.md). Without `write` it only says, one line per field, what would change.
+//! `rebuild`: state.json regenerated from every record the plan has — the markdown, the
+//! on-disk or committed state.json, the journal, the task logs and the git log (the rules are in
+//! docs/history.md). Without `write` it only says, one line per value, what would change and
+//! where the value comes from. A rebuilt state that reads completed is published through the
+//! finalization transaction (receipt included). `manifest` restores a lost manifest.json from
+//! git instead.
 
 use super::OpError;
 use crate::clock::Clock;
-use crate::dwp::decide::rebuild::{Change, gather, rebuild as decide, write};
+use crate::dwp::decide::rebuild::{
+    Change, GatherOptions, Source, committed_manifest, corrupt_copy_name, gather_with,
+    manifest_suggestion, rebuild as decide, state_bytes, write, write_manifest,
+};
 use crate::dwp::layout;
 use crate::dwp::locate::{Git, GitProgress, open_plan};
+use crate::dwp::publish::{self, Candidate, FinalizeRequest};
+use crate::recovery::hash::sha256_hex;
 use crate::report::{Refusal, RefusalKind};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// `planseal rebuild PLAN_DIR [--write]`.
-#[derive(Debug, Clone)]
+/// `planseal rebuild PLAN_DIR [--write] [--from REV] [--manifest]`.
+#[derive(Debug, Clone, Default)]
 pub struct RebuildOptions {
     /// The directory the command runs in; relative paths are taken from here.
     pub cwd: PathBuf,
@@ -20,6 +29,21 @@ pub struct RebuildOptions {
     pub plan_dir: PathBuf,
     /// Write the rebuilt state.json (and a reconciliation entry in PROGRESS.md) when it differs.
     pub write: bool,
+    /// Take the committed state.json (or, with `manifest`, manifest.json) of this revision
+    /// instead of the newest that holds one.
+    pub from: Option<String>,
+    /// Restore a lost manifest.json byte for byte from git instead of rebuilding state.json.
+    pub manifest: bool,
+}
+
+/// How the rebuilt state was (or would be) published.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Publication {
+    /// Not completed: state.json is written by the rebuild's own transaction.
+    Direct,
+    /// Completed: published through the finalization transaction, the receipt written with it.
+    Finalize,
 }
 
 /// What the rebuild found and did (the `--json` document).
@@ -31,7 +55,7 @@ pub struct RebuildOutcome {
     pub written: bool,
     /// The rebuilt state differs from the current one.
     pub changed: bool,
-    /// The fields that change, in order.
+    /// The fields that change, in order, each with its source.
     pub changes: Vec<Change>,
     /// Values kept against a conflicting source, and values that could not be recovered.
     pub reports: Vec<Change>,
@@ -41,6 +65,25 @@ pub struct RebuildOutcome {
     pub state: Value,
     /// The SHA-256 of the state.json written; `None` when nothing was.
     pub state_sha256: Option<String>,
+    /// Where the state the rebuild started from came from: `on-disk`, `committed <short>`,
+    /// `journal`, or `new` (the markdown alone).
+    pub started_from: String,
+    /// Journal lines replayed onto that state.
+    pub journal_lines_replayed: usize,
+    /// The copy an unparseable state.json is (or, on a dry run, would be) kept as.
+    pub corrupt_copy: Option<String>,
+    /// How the rebuilt state is published.
+    pub publication: Publication,
+    /// The receipt written by the finalization transaction, when it ran.
+    pub receipt_sha256: Option<String>,
+    /// `--manifest`: the commit manifest.json was (or would be) restored from.
+    pub manifest_from: Option<String>,
+    /// `--from REV` was given but state.json on disk parses, and it wins: the revision was not
+    /// read.
+    pub from_ignored: bool,
+    /// A dry run of a completed state the finalization would refuse: what `--write` would
+    /// refuse with (kind, message, hint).
+    pub would_refuse: Option<Refusal>,
 }
 
 /// Rebuilds the plan's state (stamped with the clock's time) and, when asked and it differs,
@@ -67,46 +110,397 @@ pub fn rebuild(
         .into());
     }
     plan.open_git(progress)?;
-    let inputs = gather(&plan.dir, plan.repo.as_ref())?;
+    let options = GatherOptions {
+        from: opts.from.clone(),
+    };
+    let inputs = gather_with(&plan.dir, plan.repo.as_ref(), &options)?;
     let now = clock.now_iso();
+    if opts.manifest {
+        return restore_manifest(opts, &plan.dir, plan.repo.as_ref(), &inputs, &now);
+    }
     let rebuilt = decide(&inputs, &now);
-    let written = if opts.write && rebuilt.changed() {
-        Some(write(&plan.dir, &inputs, &rebuilt, &now)?)
+    let completed = rebuilt.state["status"] == "completed";
+    let publication = if completed {
+        Publication::Finalize
+    } else {
+        Publication::Direct
+    };
+    let corrupt_copy = match &inputs.old_bytes {
+        Some(bytes) if inputs.old_state.is_none() => Some(corrupt_copy_name(bytes)),
+        _ => None,
+    };
+    let mut state_sha256 = None;
+    let mut receipt_sha256 = None;
+    let mut written = false;
+    // A completed state is checked the way the finalization will check it, before anything is
+    // written (and on a dry run, to say whether --write would publish it).
+    let blocked_publication = if completed && rebuilt.changed() {
+        let validation = publish::validate_candidate(&publish::ValidationInput {
+            plan_dir: &plan.dir,
+            candidate: &state_bytes(&inputs, &rebuilt),
+            candidate_path: None,
+            allow_dirty_reason: None,
+        })?;
+        (!validation.failures.is_empty())
+            .then(|| unpublishable(&plan.dir, &inputs, &rebuilt, validation.failures))
     } else {
         None
     };
+    if opts.write && rebuilt.changed() {
+        let new_bytes = state_bytes(&inputs, &rebuilt);
+        // A state.json that parses and is not completed takes the rebuilt state as the
+        // finalization's candidate (checked above, so a refusal writes nothing).
+        let as_candidate = completed
+            && inputs
+                .old_state
+                .as_ref()
+                .is_some_and(|s| s["status"] != "completed");
+        let finalize_request = |candidate: Candidate| {
+            let mut req = FinalizeRequest::new(plan.dir.clone(), candidate);
+            req.operation = "rebuild".into();
+            req.clock = clock.clone();
+            req.journal_entry = Some(crate::dwp::decide::rebuild::journal_line(
+                &now,
+                "rebuild+finalize",
+                &inputs,
+                &rebuilt.state,
+                (
+                    inputs.old_bytes.as_deref().map(sha256_hex),
+                    Some(sha256_hex(&new_bytes)),
+                ),
+                &rebuilt.changes.iter().map(Change::line).collect::<Vec<_>>(),
+            ));
+            req
+        };
+        let candidate = || Candidate::Bytes {
+            bytes: new_bytes.clone(),
+            origin: "the rebuilt state".into(),
+        };
+        if let Some(refusal) = blocked_publication.clone() {
+            return Err(refusal.into());
+        }
+        let w = write(&plan.dir, &inputs, &rebuilt, &now, !as_candidate)?;
+        state_sha256 = w.after_sha256;
+        written = true;
+        if completed {
+            let req = if as_candidate {
+                finalize_request(candidate())
+            } else {
+                // state.json now holds the completed state: the finalization re-seals it.
+                let mut req = finalize_request(Candidate::Current);
+                req.journal_entry = None;
+                req
+            };
+            let published = publish::finalize(&req, &mut |_| {})?;
+            state_sha256 = Some(published.state_sha256.clone());
+            receipt_sha256 = Some(sha256_hex(&published.receipt_bytes));
+        }
+    }
+    let (started_from, replayed) = match (&inputs.old_state, &inputs.base) {
+        (Some(_), _) => ("on-disk".to_string(), 0),
+        (None, Some(base)) => (
+            match &base.origin {
+                Some(Source::CommittedState(short)) => format!("committed {short}"),
+                _ => "journal".to_string(),
+            },
+            base.replayed,
+        ),
+        (None, None) => ("new".to_string(), 0),
+    };
     Ok(RebuildOutcome {
         plan: inputs.plan,
-        written: written.is_some(),
+        written,
         changed: rebuilt.changed(),
         lines: rebuilt.changes.iter().map(Change::line).collect(),
         changes: rebuilt.changes,
         reports: rebuilt.reports,
         state: rebuilt.state,
-        state_sha256: written.map(|w| w.after_sha256),
+        state_sha256,
+        started_from,
+        journal_lines_replayed: replayed,
+        corrupt_copy,
+        publication,
+        receipt_sha256,
+        manifest_from: None,
+        from_ignored: opts.from.is_some() && inputs.old_state.is_some(),
+        would_refuse: blocked_publication,
+    })
+}
+
+/// The refusal of a rebuilt state that reads completed but that the finalization would refuse:
+/// nothing is written (a completed state is never written around the finalization), and the hint
+/// names the way to record what no source holds.
+fn unpublishable(
+    plan_dir: &std::path::Path,
+    inputs: &crate::dwp::decide::rebuild::Inputs,
+    rebuilt: &crate::dwp::decide::rebuild::Rebuilt,
+    failures: Vec<crate::report::Finding>,
+) -> Refusal {
+    let first = failures.first().map(|f| f.id.clone()).unwrap_or_default();
+    let message = failures
+        .first()
+        .map(|f| f.message.clone())
+        .unwrap_or_default();
+    // Tasks the rebuild moved to completed whose completion no source records.
+    let unrecorded: Vec<u64> = rebuilt
+        .changes
+        .iter()
+        .filter(|c| c.field == "status" && c.new.as_ref().is_some_and(|v| v == "completed"))
+        .filter_map(|c| c.task)
+        .filter(|n| {
+            rebuilt.reports.iter().any(|r| {
+                r.task == Some(*n)
+                    && r.source == Source::Unrecoverable
+                    && matches!(r.field.as_str(), "completed_at" | "gates")
+            })
+        })
+        .collect();
+    let dir = plan_dir.display();
+    let in_git = inputs.git.is_some();
+    let update = |n: u64| update_command(plan_dir, inputs, n, in_git);
+    let hint = match (unrecorded.as_slice(), inputs.old_state.is_some()) {
+        ([n], true) => format!(
+            "no record gives task {n}'s completion (its time, its gates): record it with `{}`; that publishes the plan through the finalization",
+            update(*n)
+        ),
+        (tasks, true) if !tasks.is_empty() => format!(
+            "no record gives the completion of task(s) {}: record each with `planseal update {}/state.json --task N --status completed` (with its --gate and, in a repository, --commit), the last one publishes the plan",
+            tasks
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            dir
+        ),
+        _ => format!(
+            "no source holds what these checks need and planseal never invents it: restore state.json from a backup or a commit (`planseal rebuild {dir} --from REV`), then run the rebuild again"
+        ),
+    };
+    Refusal::new(
+        RefusalKind::Check(first),
+        format!(
+            "{dir}: the rebuilt state reads completed but the finalization would refuse it — {} check(s) failed, first: {message}; nothing was written (a completed state is published only with its receipt)",
+            failures.len()
+        ),
+    )
+    .hint(hint)
+    .details(failures)
+}
+
+/// The `planseal update` that records task `n`'s completion: `--gate` from the task log's
+/// `Gate record:` lines when the state has no passing gate for it, `--commit` in a repository.
+fn update_command(
+    plan_dir: &std::path::Path,
+    inputs: &crate::dwp::decide::rebuild::Inputs,
+    n: u64,
+    in_git: bool,
+) -> String {
+    let mut cmd = format!(
+        "planseal update {}/state.json --task {n} --status completed",
+        plan_dir.display()
+    );
+    let has_passing_gate = inputs
+        .old_state
+        .as_ref()
+        .and_then(|s| s["tasks"].as_array())
+        .and_then(|tasks| tasks.iter().find(|t| t["id"].as_u64() == Some(n)))
+        .and_then(|t| t["gates"].as_array())
+        .is_some_and(|g| g.iter().any(|g| g["passes"] == true));
+    if !has_passing_gate {
+        let lines: Vec<String> = inputs
+            .tasks
+            .iter()
+            .find(|t| t.id == n)
+            .map(|t| {
+                t.gate_lines
+                    .iter()
+                    .filter_map(|g| {
+                        let command = g.command.as_ref()?;
+                        let exit = g.exit_code?;
+                        Some(format!(
+                            " --gate '{}|{exit}|{}'",
+                            command.replace('\'', "'\\''"),
+                            g.items_text().replace('\'', "'\\''")
+                        ))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if lines.is_empty() {
+            cmd.push_str(" --gate '<command>|<exit code>|<evidence>'");
+        } else {
+            cmd.extend(lines);
+        }
+    }
+    if in_git {
+        let commit = inputs
+            .git
+            .as_ref()
+            .and_then(|g| g.get(&n))
+            .map(|g| g.id.clone())
+            .unwrap_or_else(|| "<the task's commit>".into());
+        cmd.push_str(&format!(" --commit {commit}"));
+    }
+    cmd
+}
+
+fn restore_manifest(
+    opts: &RebuildOptions,
+    plan_dir: &std::path::Path,
+    repo: Option<&crate::recovery::git::Repo>,
+    inputs: &crate::dwp::decide::rebuild::Inputs,
+    now: &str,
+) -> Result<RebuildOutcome, OpError> {
+    let manifest_path = plan_dir.join(layout::MANIFEST_FILE);
+    if manifest_path.exists() {
+        return Err(Refusal::new(
+            RefusalKind::UsageError,
+            format!(
+                "{}: manifest.json exists; `rebuild --manifest` only restores a lost one",
+                plan_dir.display()
+            ),
+        )
+        .hint("a manifest is never rewritten; a deliberate change is a migration recorded in PROGRESS.md")
+        .into());
+    }
+    let copy = match repo {
+        Some(repo) => committed_manifest(repo, plan_dir, opts.from.as_deref())?,
+        None => None,
+    };
+    let Some(copy) = copy else {
+        let suggested: Vec<String> = manifest_suggestion(inputs)
+            .into_iter()
+            .map(|(k, v, s)| format!("{k} = {v} (source: {s})"))
+            .collect();
+        let whence = match (&opts.from, repo) {
+            (_, None) => "the plan is not in a git repository".to_string(),
+            (Some(rev), _) => format!("revision {rev} does not hold it"),
+            (None, _) => "no commit reachable from HEAD holds it".to_string(),
+        };
+        return Err(Refusal::new(
+            RefusalKind::ManifestUnrecoverable,
+            format!(
+                "{}: manifest.json cannot be restored: {whence}; planseal never derives a manifest (it records the plan's creation, not its live scope). The README and state.json suggest: {}",
+                plan_dir.display(),
+                suggested.join("; ")
+            ),
+        )
+        .hint("recreate manifest.json by hand from those values (keep created_at and created_by as they were) and record it as a migration entry in PROGRESS.md")
+        .into());
+    };
+    let line = format!(
+        "manifest.json: (absent) → {} bytes (source: commit {})",
+        copy.bytes.len(),
+        copy.commit
+    );
+    let mut lines = vec![line];
+    let written = opts.write;
+    if opts.write {
+        lines = write_manifest(plan_dir, inputs, &copy, now)?;
+    }
+    Ok(RebuildOutcome {
+        plan: inputs.plan.clone(),
+        written,
+        changed: true,
+        changes: Vec::new(),
+        reports: Vec::new(),
+        lines,
+        state: Value::Null,
+        state_sha256: None,
+        started_from: "on-disk".into(),
+        journal_lines_replayed: 0,
+        corrupt_copy: None,
+        publication: Publication::Direct,
+        receipt_sha256: None,
+        manifest_from: Some(copy.commit),
+        from_ignored: false,
+        would_refuse: None,
     })
 }
 
 impl RebuildOutcome {
-    /// One line per change and per report, then what was (or would be) done.
+    /// Where the rebuild started, one line per change and per report (each with its source),
+    /// then what was (or would be) done.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
+        if let Some(commit) = &self.manifest_from {
+            for l in &self.lines {
+                out.push_str(l);
+                out.push('\n');
+            }
+            out.push_str(&if self.written {
+                format!("restored manifest.json from commit {commit} and noted it in PROGRESS.md\n")
+            } else {
+                format!(
+                    "would restore manifest.json from commit {commit} (run with --write to apply)\n"
+                )
+            });
+            return out;
+        }
+        match self.started_from.as_str() {
+            "on-disk" if self.from_ignored => out.push_str(
+                "--from is not used: state.json on disk parses, and it wins over a committed copy\n",
+            ),
+            "on-disk" => {}
+            "new" => out.push_str("state.json is missing or does not parse, and no committed copy or journal line has it: rebuilt from the markdown and git\n"),
+            from => out.push_str(&format!(
+                "state.json is missing or does not parse: started from {}, {} journal line(s) replayed\n",
+                if from == "journal" {
+                    "the journal alone".to_string()
+                } else {
+                    format!("the state.json of commit {}", &from["committed ".len()..])
+                },
+                self.journal_lines_replayed
+            )),
+        }
+        if let Some(copy) = &self.corrupt_copy {
+            out.push_str(&format!(
+                "the unparseable state.json {} kept as {copy}\n",
+                if self.written { "was" } else { "would be" }
+            ));
+        }
         for c in self.changes.iter().chain(&self.reports) {
             out.push_str(&c.line());
             out.push('\n');
         }
+        let finalize = self.publication == Publication::Finalize;
         match (&self.state_sha256, self.changed) {
             (_, false) => out.push_str(
                 "state.json already agrees with the markdown and git; nothing to change\n",
             ),
+            (Some(sha), true) if finalize => out.push_str(&format!(
+                "published the completed state through the finalization transaction ({} change(s), sha256 {}, receipt {}) and a reconciliation entry in PROGRESS.md\n",
+                self.changes.len(),
+                &sha[..12],
+                layout::RECEIPT_FILE
+            )),
             (Some(sha), true) => out.push_str(&format!(
                 "wrote state.json ({} change(s), sha256 {}) and a reconciliation entry in PROGRESS.md\n",
                 self.changes.len(),
                 &sha[..12]
             )),
+            (None, true) if self.would_refuse.is_some() => {
+                let r = self.would_refuse.as_ref().expect("checked");
+                out.push_str(&format!(
+                    "{} change(s); nothing written. The rebuilt state reads completed, and --write would refuse it ({}): the finalization's checks fail\n",
+                    self.changes.len(),
+                    r.kind.as_str()
+                ));
+                for f in &r.details {
+                    out.push_str(&format!("  - {}\n", f.message));
+                }
+                if let Some(h) = &r.hint {
+                    out.push_str(&format!("  hint: {h}\n"));
+                }
+            }
             (None, true) => out.push_str(&format!(
-                "{} change(s); nothing written (run with --write to apply)\n",
-                self.changes.len()
+                "{} change(s); nothing written (run with --write to apply{})\n",
+                self.changes.len(),
+                if finalize {
+                    "; the state is completed, so it is published through the finalization transaction"
+                } else {
+                    ""
+                }
             )),
         }
         out
