@@ -362,6 +362,9 @@ fn a_candidate_in_another_layout_publishes_the_helpers_bytes() {
         let last: serde_json::Value =
             serde_json::from_str(journal.lines().last().unwrap()).unwrap();
         assert_eq!(last["after_sha256"], sha256(&ws.state()).as_str());
+        // … and it carries the published state whole, for a replay of the journal
+        assert_eq!(last["applied"]["version"], 2);
+        assert_eq!(last["applied"]["replaced"], value);
     }
 }
 

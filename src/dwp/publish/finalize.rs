@@ -504,9 +504,21 @@ pub(crate) fn publication_entry(
         }
         _ => (None, old["status"].clone(), new["status"].clone()),
     };
-    JournalEntry::for_plan(clock.now_iso(), operation, &layout::plan_name(plan_dir))
+    let entry = JournalEntry::for_plan(clock.now_iso(), operation, &layout::plan_name(plan_dir))
         .transition(task, from, to)
-        .hashes(Some(sha256_hex(before)), Some(sha256_hex(candidate)))
+        .hashes(Some(sha256_hex(before)), Some(sha256_hex(candidate)));
+    // The whole published state, so that a replay of the journal reaches it.
+    if before == candidate {
+        entry
+    } else {
+        entry.with(
+            "applied",
+            serde_json::json!({
+                "version": crate::dwp::decide::update::APPLIED_VERSION,
+                "replaced": new,
+            }),
+        )
+    }
 }
 
 /// Adds the exceptions the user accepted (`--allow-dirty --reason`) to a journal line: each
