@@ -12,6 +12,7 @@
 //! ```
 
 use crate::dwp::model::markdown::MarkdownTask;
+use crate::report::{Finding, Severity};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -470,6 +471,91 @@ pub fn file_diff(path: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> Opt
         change,
         unified,
     })
+}
+
+/// One disagreement between git and the plan, as `diff` lists it: a finding of the history
+/// checks (`verify`'s drift advisories and `finalize`'s git cross-checks), under the id those
+/// checks report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GitDisagreement {
+    /// The finding id (`commit-missing`, `commit-names-incomplete-task`, …).
+    pub id: String,
+    /// `fail` or `advisory`, as the check weighs it.
+    pub severity: Severity,
+    /// The task concerned, when one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<u64>,
+    /// The finding's sentence.
+    pub message: String,
+    /// What to do about it, when the check knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// Finding ids of the history checks that are no disagreement between git and the plan: what the
+/// work tree holds (a `diff` is no publication), and what history could not tell (a note).
+const NOT_A_GIT_DISAGREEMENT: [&str; 3] = ["worktree-dirty", "worktree-clean", "dwp-tracked"];
+
+/// Finding ids that say what git could not tell; `diff` shows them as notes, not differences.
+pub const GIT_NOTE_IDS: [&str; 2] = ["history-truncated", "git-unreadable"];
+
+/// The git disagreements among `findings` (passes and work-tree findings left out), each once,
+/// in the order given; notes (what history could not tell) go to the second list.
+pub fn git_disagreements(findings: &[Finding]) -> (Vec<GitDisagreement>, Vec<GitDisagreement>) {
+    let mut rows: Vec<GitDisagreement> = Vec::new();
+    let mut notes: Vec<GitDisagreement> = Vec::new();
+    for f in findings {
+        if f.severity == Severity::Pass || NOT_A_GIT_DISAGREEMENT.contains(&f.id.as_str()) {
+            continue;
+        }
+        let row = GitDisagreement {
+            id: f.id.clone(),
+            severity: f.severity,
+            task: f.task,
+            message: f.message.clone(),
+            hint: f.hint.clone(),
+        };
+        let list = if GIT_NOTE_IDS.contains(&f.id.as_str()) {
+            &mut notes
+        } else {
+            &mut rows
+        };
+        if !list.contains(&row) {
+            list.push(row);
+        }
+    }
+    (rows, notes)
+}
+
+/// One file of a published plan compared with the hash the receipt recorded for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PublishedFile {
+    /// The plan-relative name.
+    pub path: String,
+    /// `unchanged`, `modified`, `removed` (recorded, gone now) or `added` (recorded absent,
+    /// present now).
+    pub change: &'static str,
+    /// The SHA-256 the receipt recorded (`None`: recorded absent).
+    pub recorded: Option<String>,
+    /// The SHA-256 of the file now (`None`: absent).
+    pub current: Option<String>,
+    /// Where the published bytes were found (`git <short id>`), when the line diff could be
+    /// shown; `None` when only the hashes are compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published_from: Option<String>,
+    /// The line diff from the published bytes to now, when git holds them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<FileDiff>,
+}
+
+/// `change` of a file whose recorded hash is `recorded` and current hash `current`.
+pub fn published_change(recorded: Option<&str>, current: Option<&str>) -> &'static str {
+    match (recorded, current) {
+        (a, b) if a == b => "unchanged",
+        (Some(_), None) => "removed",
+        (None, Some(_)) => "added",
+        _ => "modified",
+    }
 }
 
 #[cfg(test)]
