@@ -348,3 +348,54 @@ fn candidate_vs_current_state() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("the candidate is not valid JSON"));
 }
+
+fn git_ids(v: &serde_json::Value) -> Vec<(String, Option<u64>, String)> {
+    v["git"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|g| {
+                    (
+                        g["id"].as_str().expect("id").to_string(),
+                        g["task"].as_u64(),
+                        g["severity"].as_str().expect("severity").to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_completed_task_whose_commit_is_gone_is_a_git_disagreement() {
+    // The branch reset past task 4's commit: it still exists, but HEAD no longer reaches it.
+    let case = plans::clean();
+    support::gitrepo::git(&case.root, &["reset", "-q", "--hard", "HEAD~1"]);
+    let (code, text) = diff(&case, &["--exit-code"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("Git:\n"), "{text}");
+    let rows = git_ids(&json(&case, &[]));
+    assert!(
+        rows.contains(&("commit-not-ancestor".into(), Some(4), "fail".into())),
+        "{rows:?}"
+    );
+    assert!(rows.iter().all(|(_, task, _)| *task == Some(4)), "{rows:?}");
+
+    // A state that records a commit the repository does not have.
+    let case = plans::clean();
+    let path = case.plan.join("state.json");
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("state")).expect("json");
+    v["tasks"][2]["commit"] = "0123456789abcdef0123456789abcdef01234567".into();
+    std::fs::write(&path, serde_json::to_vec_pretty(&v).expect("json")).expect("write");
+    let rows = git_ids(&json(&case, &[]));
+    assert!(
+        rows.contains(&("commit-missing".into(), Some(3), "fail".into())),
+        "{rows:?}"
+    );
+    let (_, text) = diff(&case, &[]);
+    assert!(
+        text.contains("hint: run `planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff`"),
+        "the hint names the plan as given: {text}"
+    );
+}

@@ -161,7 +161,16 @@ fn git_rows(
             );
         }
     };
-    findings.extend(git_cross_checks(plan_dir, &state, None));
+    // The cross-checks name the plan folder as opened; show it as the user gave it.
+    let (opened, given) = (plan_dir.display().to_string(), shown.display().to_string());
+    findings.extend(
+        git_cross_checks(plan_dir, &state, None)
+            .into_iter()
+            .map(|mut f| {
+                f.hint = f.hint.map(|h| h.replace(&opened, &given));
+                f
+            }),
+    );
     let (rows, notes) = git_disagreements(&findings);
     let mut texts: Vec<String> = Vec::new();
     for n in notes {

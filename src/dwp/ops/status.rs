@@ -724,7 +724,12 @@ fn reversa_view(file: &Path, cwd: &Path) -> OtherView {
                     "planseal reversa advance --phase-done {phase}   (once the phase is done)"
                 ));
             }
-            s.to_text().lines().map(str::to_string).collect()
+            // The summary's own `next:` line is the command below.
+            s.to_text()
+                .lines()
+                .filter(|l| !l.starts_with("next:"))
+                .map(str::to_string)
+                .collect()
         }
         None => {
             next.push("planseal reversa status".to_string());
