@@ -12,7 +12,10 @@
 use crate::dwp::check::receipt::{ReceiptCheck, check_receipt};
 use crate::dwp::layout;
 use crate::dwp::locate::{self, DiscoverError, DiscoverOptions, PlanLocation};
-use crate::dwp::model::{State, TaskStatus, parse_json};
+use crate::dwp::model::{
+    Approval, Blocker, Checkpoint, Locator, LocatorKind, PlanStatus, State, Task, TaskStatus,
+    parse_json,
+};
 use crate::dwp::read::PlanFiles;
 use crate::recovery::store::{self, LockHolder};
 use crate::report::LockOwnerState;
@@ -474,8 +477,7 @@ fn plan_view(loc: &PlanLocation, cwd: &Path) -> PlanView {
         Err(e) => view.attention.push(format!("the lock cannot be read: {e}")),
     }
     let state_bytes = std::fs::read(layout::state_path(dir)).ok();
-    let value = state_bytes.as_deref().and_then(|b| parse_json(b).ok());
-    let state = value.as_ref().map(State::from_value);
+    let state = state_bytes.as_deref().and_then(read_state);
     match (&state_bytes, &state) {
         (None, _) => view.state = "missing",
         (Some(_), None) => view.state = "unparseable",
@@ -772,4 +774,153 @@ fn checkpoint_view(file: &Path, cwd: &Path) -> OtherView {
         summary,
         vec!["planseal checkpoint status".to_string()],
     )
+}
+
+/// The part of state.json the view shows (and the receipt check needs), read without building
+/// the whole JSON tree: the status, approval, checkpoint, blocker, and each task's id, title,
+/// status and file. A value of an unexpected type reads as absent, as [`State::from_value`] reads
+/// it; a document this cannot read (not an object, `tasks` not an array) is read the full way.
+fn read_state(bytes: &[u8]) -> Option<State> {
+    match serde_json::from_slice::<light::State>(bytes) {
+        Ok(l) => Some(l.into_state()),
+        Err(_) => parse_json(bytes).ok().map(|v| State::from_value(&v)),
+    }
+}
+
+mod light {
+    use super::*;
+    use serde::Deserialize;
+
+    /// Any JSON value; only a string or a non-negative integer is kept.
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    pub(super) enum Loose {
+        Str(String),
+        Count(u64),
+        Other(serde::de::IgnoredAny),
+    }
+
+    fn text(v: Option<Loose>) -> Option<String> {
+        match v {
+            Some(Loose::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn count(v: &Option<Loose>) -> Option<u64> {
+        match v {
+            Some(Loose::Count(n)) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// An object, or anything else (read as absent).
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    pub(super) enum Obj<T> {
+        Obj(T),
+        Other(serde::de::IgnoredAny),
+    }
+
+    fn obj<T>(v: Option<Obj<T>>) -> Option<T> {
+        match v {
+            Some(Obj::Obj(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct State {
+        status: Option<Loose>,
+        approval: Option<Loose>,
+        checkpoint: Option<Obj<Checkpoint>>,
+        blocked: Option<Obj<Blocker>>,
+        tasks: Option<Vec<Obj<Task>>>,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Checkpoint {
+        task: Option<Loose>,
+        step: Option<Loose>,
+        at: Option<Loose>,
+        note: Option<Loose>,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Blocker {
+        task: Option<Loose>,
+        reason: Option<Loose>,
+        since: Option<Loose>,
+        needs: Option<Loose>,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Task {
+        id: Option<Loose>,
+        title: Option<Loose>,
+        status: Option<Loose>,
+        locator: Option<Obj<Locator>>,
+        file: Option<Loose>,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Locator {
+        kind: Option<Loose>,
+        value: Option<Loose>,
+    }
+
+    impl State {
+        pub(super) fn into_state(self) -> super::State {
+            let approval_raw = text(self.approval);
+            let tasks_is_array = self.tasks.is_some();
+            let tasks = self
+                .tasks
+                .unwrap_or_default()
+                .into_iter()
+                .enumerate()
+                .map(|(index, t)| match t {
+                    Obj::Obj(t) => {
+                        let status_raw = text(t.status);
+                        super::Task {
+                            index,
+                            id: count(&t.id),
+                            locator: obj(t.locator).map(|l| super::Locator {
+                                kind: text(l.kind).as_deref().and_then(LocatorKind::parse),
+                                value: text(l.value),
+                            }),
+                            file: text(t.file),
+                            title: text(t.title),
+                            status: status_raw.as_deref().and_then(TaskStatus::parse),
+                            status_raw,
+                            ..Default::default()
+                        }
+                    }
+                    Obj::Other(_) => super::Task {
+                        index,
+                        ..Default::default()
+                    },
+                })
+                .collect();
+            super::State {
+                status: text(self.status).as_deref().and_then(PlanStatus::parse),
+                approval: approval_raw.as_deref().and_then(Approval::parse),
+                approval_raw,
+                checkpoint: obj(self.checkpoint).map(|c| super::Checkpoint {
+                    task: count(&c.task),
+                    step: text(c.step),
+                    at: text(c.at),
+                    note: text(c.note),
+                }),
+                blocked: obj(self.blocked).map(|b| super::Blocker {
+                    task: count(&b.task),
+                    reason: text(b.reason),
+                    since: text(b.since),
+                    needs: text(b.needs),
+                }),
+                tasks,
+                tasks_is_array,
+                ..Default::default()
+            }
+        }
+    }
 }
