@@ -924,3 +924,67 @@ mod light {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the view reads of a state, as a comparable tuple per task and for the plan.
+    fn shown(s: &State) -> String {
+        let tasks: Vec<String> = s
+            .tasks
+            .iter()
+            .map(|t| {
+                format!(
+                    "{}:{:?}:{:?}:{:?}:{:?}:{:?}",
+                    t.index,
+                    t.id,
+                    t.title,
+                    t.status_raw,
+                    t.status,
+                    t.artifact_file()
+                )
+            })
+            .collect();
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {} {:?}",
+            s.status, s.approval, s.approval_raw, s.checkpoint, s.blocked, s.tasks_is_array, tasks
+        )
+    }
+
+    #[test]
+    fn the_light_read_agrees_with_the_model_on_every_recorded_state() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vectors/dwp");
+        let mut seen = 0;
+        for fixture in std::fs::read_dir(&root).expect("vectors") {
+            let states = fixture.expect("entry").path().join("lifecycle/states");
+            let Ok(entries) = std::fs::read_dir(&states) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.expect("entry").path();
+                let bytes = std::fs::read(&path).expect("state");
+                let full = State::from_value(&parse_json(&bytes).expect("json"));
+                let light = read_state(&bytes).expect("read");
+                assert_eq!(shown(&light), shown(&full), "{}", path.display());
+                seen += 1;
+            }
+        }
+        assert!(seen > 10, "{seen} states compared");
+    }
+
+    #[test]
+    fn the_light_read_takes_odd_types_as_absent() {
+        let odd = br#"{"status": 3, "approval": null, "checkpoint": "x", "blocked": [1],
+            "tasks": [7, {"id": "1", "title": 2, "status": "completed", "locator": "f"}]}"#;
+        let full = State::from_value(&parse_json(odd).expect("json"));
+        let light = read_state(odd).expect("read");
+        assert_eq!(shown(&light), shown(&full));
+        // Not an object at all: the full read decides.
+        assert_eq!(
+            shown(&read_state(b"[]").expect("read")),
+            shown(&State::default())
+        );
+        assert!(read_state(b"{").is_none());
+    }
+}
