@@ -95,7 +95,8 @@ pub fn diff(opts: &DiffOptions, progress: Option<GitProgress>) -> Result<DiffOut
 }
 
 /// state.json against the markdown; a missing or unparseable state.json is one disagreement.
-/// In a repository, also what git and state.json disagree on (see [`git_rows`]).
+/// In a repository, also what git and state.json disagree on: the findings of the history
+/// checks, under their ids (`docs/diff.md`).
 pub fn state_vs_markdown(
     opts: &DiffOptions,
     progress: Option<GitProgress>,
