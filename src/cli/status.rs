@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  planseal status                          every plan (and GSD, Reversa, checkpoint file) here\n  planseal status .dwp/plans/PLAN_x        one plan: task, checkpoint, blocker, lock, receipt\n  planseal status --plan PLAN_x --json     the same as one JSON document\n  planseal status --exit-code              exit 1 when something needs action\n\nExit codes: 0 when it ran; with --exit-code, 1 when something needs action (a marker, a lock whose owner is not alive, a blocker, a receipt that no longer matches, an unreadable state.json); 2 usage error."
+    after_help = "Examples:\n  planseal status                          every plan (and GSD, Reversa, checkpoint file) here\n  planseal status .dwp/plans/PLAN_x        one plan: task, checkpoint, blocker, lock, receipt\n  planseal status --plan PLAN_x --json     the same as one JSON document\n  planseal status --exit-code              exit 1 when something needs action\n\nExit codes: 0 when it ran; with --exit-code, 1 when something needs action (a marker, a lock whose owner is not alive, a blocker, a receipt that no longer matches, a missing or unparseable state.json); 2 usage error, or a state.json that cannot be read."
 )]
 pub(super) struct Args {
     /// A plan folder, a .dwp folder or a repository root (default: search from the current directory)
@@ -44,6 +44,9 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         print_json(serde_json::to_value(&view)?);
     } else {
         print_out(&view.to_text());
+    }
+    if view.incomplete() {
+        return Ok(ExitCode::UsageOrUnverified);
     }
     Ok(ExitCode::failed_if(args.exit_code && view.needs_action()))
 }

@@ -205,6 +205,15 @@ fn a_missing_state_points_to_rebuild_and_nothing_found_is_a_usage_error() {
         v["plans"][0]["next"][0],
         "planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff"
     );
+    // A state.json that cannot be read (here a folder) is no view: exit 2, as UNVERIFIED.
+    std::fs::create_dir(ws.plan_dir().join("state.json")).expect("a folder");
+    let out = run_ro(ws.root(), &["status"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stdout(&out).contains("  needs action: state.json cannot be read: "),
+        "{}",
+        stdout(&out)
+    );
     let empty = tempfile::tempdir().expect("tmp");
     let out = planseal(empty.path(), &["status"]);
     assert_eq!(out.status.code(), Some(2));

@@ -77,8 +77,12 @@ pub struct PlanView {
     pub plan: String,
     /// The plan folder, relative to where the command runs when it lies below it.
     pub path: String,
-    /// `ok`, `missing` or `unparseable`: whether state.json could be read.
+    /// `ok`, `missing`, `unparseable` or `unreadable` (an I/O error): whether state.json could
+    /// be read.
     pub state: &'static str,
+    /// Why state.json could not be read (the I/O error), when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
     /// The plan status state.json records (`pending`, `in_progress`, `blocked`, `completed`).
     pub status: Option<String>,
     /// How many tasks have each status.
@@ -204,6 +208,12 @@ impl StatusView {
     pub fn needs_action(&self) -> bool {
         self.plans.iter().any(|p| !p.attention.is_empty())
             || self.others.iter().any(|o| !o.attention.is_empty())
+    }
+
+    /// A plan's state.json could not be read (an I/O error, not a missing file): the view is
+    /// incomplete, and the command exits 2 as for UNVERIFIED.
+    pub fn incomplete(&self) -> bool {
+        self.plans.iter().any(|p| p.state == "unreadable")
     }
 
     /// The terminal form: one block per plan and per other system.
@@ -458,6 +468,7 @@ fn plan_view(loc: &PlanLocation, cwd: &Path) -> PlanView {
         plan,
         path: path.clone(),
         state: "ok",
+        unreadable: None,
         status: None,
         counts: Counts::default(),
         current_task: None,
@@ -476,12 +487,21 @@ fn plan_view(loc: &PlanLocation, cwd: &Path) -> PlanView {
         Ok(lock) => view.lock = lock,
         Err(e) => view.attention.push(format!("the lock cannot be read: {e}")),
     }
-    let state_bytes = std::fs::read(layout::state_path(dir)).ok();
+    let state_bytes = match std::fs::read(layout::state_path(dir)) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            view.state = if e.kind() == std::io::ErrorKind::NotFound {
+                "missing"
+            } else {
+                view.unreadable = Some(format!("state.json cannot be read: {e}"));
+                "unreadable"
+            };
+            None
+        }
+    };
     let state = state_bytes.as_deref().and_then(read_state);
-    match (&state_bytes, &state) {
-        (None, _) => view.state = "missing",
-        (Some(_), None) => view.state = "unparseable",
-        _ => {}
+    if state_bytes.is_some() && state.is_none() {
+        view.state = "unparseable";
     }
     if let Some(state) = &state {
         fill_from_state(&mut view, state);
@@ -597,6 +617,11 @@ fn advise(view: &mut PlanView, path: &str, state_rel: &str, state: Option<&State
             attention.push(format!("state.json is {}", view.state));
             next.push(format!("planseal rebuild {path}"));
         }
+        "unreadable" => attention.push(
+            view.unreadable
+                .clone()
+                .unwrap_or_else(|| "state.json cannot be read".into()),
+        ),
         _ => {}
     }
     match view.receipt {
