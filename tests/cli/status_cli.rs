@@ -402,3 +402,55 @@ fn gsd_reversa_and_checkpoint_workspaces_are_shown_too() {
     assert_eq!(v["plans"], serde_json::json!([]));
     assert_eq!(v["others"][0]["next"][0], "planseal gsd status");
 }
+
+#[test]
+fn a_helper_receipt_on_a_tracked_plan_gets_its_file_hashes_from_git() {
+    // B published by the DWP helper (a receipt without per-file hashes), its .dwp/ committed.
+    let case = plans::clean();
+    git(&case.root, &["add", "-f", ".dwp"]);
+    let out = crate::support::gitrepo::git_command(&case.root)
+        .env("GIT_AUTHOR_DATE", "2026-10-12T16:00:00+00:00")
+        .env("GIT_COMMITTER_DATE", "2026-10-12T16:00:00+00:00")
+        .args([
+            "commit",
+            "-q",
+            "--no-gpg-sign",
+            "-m",
+            "chore: keep the plan",
+        ])
+        .output()
+        .expect("git");
+    assert!(out.status.success());
+    let progress = case.plan.join("PROGRESS.md");
+    let text = std::fs::read_to_string(&progress).expect("PROGRESS.md");
+    std::fs::write(&progress, format!("{text}\nEdited after publication.\n")).expect("edit");
+    let out = run_ro(
+        &case.root,
+        &["diff", PLAN_REL, "--since-publication", "--exit-code"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let shown = stdout(&out);
+    assert!(
+        shown.contains("  ~ PROGRESS.md modified (published bytes from git "),
+        "{shown}"
+    );
+    assert!(shown.contains("+Edited after publication.\n"), "{shown}");
+    assert!(!shown.contains("artifacts_sha256"), "{shown}");
+    // Untracked again: the helper's receipt compares the fingerprinted files as one.
+    let case = plans::clean();
+    std::fs::write(case.plan.join("PROGRESS.md"), "edited\n").expect("edit");
+    let out = run_ro(
+        &case.root,
+        &["diff", PLAN_REL, "--since-publication", "--exit-code"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let shown = stdout(&out);
+    assert!(
+        shown.contains("  ~ artifacts_sha256 modified (hashes only)\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("note: the receipt records no per-file hashes"),
+        "{shown}"
+    );
+}

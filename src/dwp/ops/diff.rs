@@ -283,8 +283,9 @@ fn plan_files(plan_dir: &Path) -> Vec<String> {
 /// diff is shown when git holds its published bytes: the file at the receipt's `git.head`, or
 /// else at HEAD, whose hash equals the recorded one. Otherwise (`.dwp/` git-ignored, or the file
 /// changed in git since) only the hashes are compared, and a note says so. A receipt without
-/// per-file maps (the DWP helper's) names state.json and, for the rest, whether the artifact
-/// fingerprint still holds.
+/// per-file maps (the DWP helper's) gets them from HEAD when HEAD holds the published state and
+/// files (their fingerprint is the recorded one); else it names state.json and, for the rest,
+/// whether the artifact fingerprint still holds.
 pub fn since_publication(
     opts: &DiffOptions,
     progress: Option<GitProgress>,
@@ -324,7 +325,7 @@ pub fn since_publication(
         layout::STATE_FILE.to_string(),
         Some(receipt.state_sha256.clone()).filter(|h| !h.is_empty()),
     );
-    let per_file = receipt.files().is_some();
+    let mut per_file = receipt.files().is_some();
     for map in [receipt.files(), receipt.evidence_files()]
         .into_iter()
         .flatten()
@@ -347,6 +348,16 @@ pub fn since_publication(
         .map(|g| g.head.clone())
         .filter(|h| !h.is_empty());
     let rel = git.and_then(|r| r.relative_to_work_tree(&dir).ok());
+    // A receipt without per-file hashes (the DWP helper's): when the plan is tracked and its
+    // files at HEAD give the recorded fingerprint, git holds every published file, and their
+    // hashes are the ones published.
+    if !per_file
+        && let (Some(repo), Some(rel)) = (git, &rel)
+        && let Some(files) = published_at_head(repo, rel, &receipt)
+    {
+        recorded.extend(files);
+        per_file = true;
+    }
     let mut hashes_only: Vec<String> = Vec::new();
     for (name, then) in &recorded {
         let now_bytes = read_optional(&dir.join(name))?;
@@ -423,6 +434,39 @@ pub fn since_publication(
         .filter_map(|p| p.diff.clone())
         .collect();
     Ok(outcome)
+}
+
+/// The plan's files as one revision of git holds them (`rel`: the plan folder, work-tree
+/// relative), for the fingerprint.
+struct PlanAtRevision<'a> {
+    repo: &'a Repo,
+    rev: String,
+    rel: &'a str,
+}
+
+impl fingerprint::ArtifactSource for PlanAtRevision<'_> {
+    fn artifact(&self, name: &str) -> std::io::Result<fingerprint::Artifact<'_>> {
+        match self.repo.file_at(&self.rev, &join_rel(self.rel, name)) {
+            Ok(Some(b)) => Ok(fingerprint::Artifact::Bytes(b.into())),
+            Ok(None) => Ok(fingerprint::Artifact::Absent),
+            Err(e) => Err(std::io::Error::other(e.to_string())),
+        }
+    }
+}
+
+/// The per-file hashes of the fingerprinted files at HEAD, when HEAD holds the published
+/// state.json (its hash is `state_sha256`) and the files its names give the receipt's
+/// `artifacts_sha256`.
+fn published_at_head(repo: &Repo, rel: &str, receipt: &Receipt) -> Option<FileHashes> {
+    let rev = repo.resolve("HEAD").ok()??;
+    let source = PlanAtRevision { repo, rev, rel };
+    let state_then = repo
+        .file_at(&source.rev, &join_rel(rel, layout::STATE_FILE))
+        .ok()?
+        .filter(|b| sha256_hex(b) == receipt.state_sha256)?;
+    let names = fingerprint::artifact_names_of(&parse_json(&state_then).ok()?);
+    let fp = fingerprint::fingerprint(&source, &names, true).ok()?;
+    (fp.hex == receipt.artifacts_sha256).then(|| fp.files_map())
 }
 
 /// The bytes of `path` (work-tree relative) at `head` or else at HEAD whose SHA-256 is `digest`,
