@@ -71,6 +71,17 @@ fn a_plan_in_progress_shows_its_checkpoint_and_the_next_update() {
 Nothing needs action.
 "
     );
+    // A proposal awaiting approval: approval comes first.
+    edit_state(&ws, |v| v["approval"] = "pending".into());
+    let v = json_of(ws.root(), &["status"]);
+    assert_eq!(v["plans"][0]["approval"], "pending");
+    assert!(
+        v["plans"][0]["next"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("get the plan approved")),
+        "{v}"
+    );
+    edit_state(&ws, |v| v["approval"] = "approved".into());
     // Started: the next step is to complete it.
     edit_state(&ws, |v| {
         v["tasks"][1]["status"] = "in_progress".into();

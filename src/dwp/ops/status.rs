@@ -656,6 +656,12 @@ fn advise(view: &mut PlanView, path: &str, state_rel: &str, state: Option<&State
             .iter()
             .all(|t| t.is_completed() || t.status == Some(TaskStatus::Skipped));
         if let Some(t) = &view.current_task {
+            if state.approval == Some(Approval::Pending) {
+                next.push(
+                    "get the plan approved (approval: pending): update refuses to move a task until then"
+                        .to_string(),
+                );
+            }
             match t.status.as_deref() {
                 Some("in_progress") => next.push(format!(
                     "planseal update {state_rel} --task {} --status completed --gate \"COMMAND|0|EVIDENCE\" --commit COMMIT",
