@@ -5,40 +5,44 @@
 # manifest.json, analysis_results/*.md and every task file) — in the same run, and prints the
 # medians and the ratio. Target: status within 1.5x the cat floor (docs/status.md).
 #
-# Uses hyperfine when installed, otherwise a bash loop of RUNS runs (default 25) timed with the
-# monotonic clock. Run through scripts/bench.sh, or directly with PLANSEAL_BIN pointing at a
-# release binary. SIZES="500 5000" measures other sizes.
+# RUNS (default 40) runs of each, interleaved, timed by python3 (wall clock and wait4's CPU time).
+# Run through scripts/bench.sh, or directly with PLANSEAL_BIN pointing at a release binary.
+# SIZES="500 5000" measures other sizes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${PLANSEAL_BIN:-$PWD/target/release/planseal}
 if [ ! -x "$bin" ]; then
   cargo build --release --quiet
 fi
-runs=${RUNS:-25}
+runs=${RUNS:-40}
 sizes=(${SIZES:-500})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# median wall and mean CPU in milliseconds of "$@" over $runs runs (after 3 warm-up runs)
-median_ms() {
-  if command -v hyperfine >/dev/null 2>&1; then
-    rm -f "$work/h.json"
-    hyperfine --warmup 3 --runs "$runs" --style none --export-json "$work/h.json" \
-      --shell=none -- "$(printf '%q ' "$@")" >/dev/null 2>"$work/h.err" || { cat "$work/h.err" >&2; exit 1; }
-    python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]; print("%.2f %.2f" % (r["median"]*1000, (r["user"]+r["system"])*1000))' "$work/h.json"
-  else
-    local i t0 t1 times=()
-    for ((i = 0; i < 3; i++)); do "$@" >/dev/null 2>&1 || true; done
-    for ((i = 0; i < runs; i++)); do
-      t0=$(date +%s%N); "$@" >/dev/null 2>&1 || true; t1=$(date +%s%N)
-      times+=($(( (t1 - t0) / 1000 )))
-    done
-    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.2f -\n", m / 1000}'
-  fi
+# Interleaved runs: status, cat, status, cat, … so both see the same load of a shared machine
+# (timing one after the other lets a neighbour's burst land on one side only). Prints the median
+# wall time and the median CPU time (user + system, from wait4) of each, in milliseconds.
+interleaved_ms() { # interleaved_ms LISTFILE STATUS_ARGS...
+  python3 - "$runs" "$@" <<'PY'
+import os, subprocess, sys, time
+runs, listfile, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+files = open(listfile).read().split("\n")[:-1]
+def once(argv):
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, ru = os.wait4(p.pid, 0)
+    return (time.perf_counter() - t0) * 1000, (ru.ru_utime + ru.ru_stime) * 1000
+for _ in range(3):
+    once(cmd); once(["cat", *files])
+s, c = [], []
+for _ in range(runs):
+    s.append(once(cmd)); c.append(once(["cat", *files]))
+med = lambda xs: sorted(xs)[len(xs) // 2]
+print("%.2f %.2f %.2f %.2f" % (med([w for w, _ in s]), med([w for w, _ in c]), med([u for _, u in s]), med([u for _, u in c])))
+PY
 }
 
-tool=$(command -v hyperfine >/dev/null 2>&1 && echo "hyperfine, $runs runs" || echo "bash loop, $runs runs")
-echo "planseal status on generated published Full plans ($tool; medians in ms)"
+echo "planseal status on generated published Full plans ($runs interleaved runs each; medians in ms)"
 printf '%8s %8s %11s %9s %8s %14s %11s\n' tasks files status_ms cat_ms ratio status_cpu_ms cat_cpu_ms
 worst=0
 for n in "${sizes[@]}"; do
@@ -51,8 +55,8 @@ for n in "${sizes[@]}"; do
   for f in "$dir"/*.task_*.md; do files+=("$f"); done
   out=$("$bin" status "$dir") || { echo "status of the generated $n-task plan failed" >&2; exit 1; }
   grep -q 'receipt: matches' <<<"$out" || { echo "status did not check the receipt:" >&2; echo "$out" >&2; exit 1; }
-  read -r s scpu < <(median_ms "$bin" status "$dir")
-  read -r c ccpu < <(median_ms cat "${files[@]}")
+  printf '%s\n' "${files[@]}" >"$work/files_$n"
+  read -r s c scpu ccpu < <(interleaved_ms "$work/files_$n" "$bin" status "$dir")
   ratio=$(awk -v a="$s" -v b="$c" 'BEGIN {printf "%.2f", a / b}')
   printf '%8s %8s %11s %9s %8sx %13s %11s\n' "$n" "${#files[@]}" "$s" "$c" "$ratio" "$scpu" "$ccpu"
   [ "$n" = 500 ] && worst=$ratio
