@@ -499,8 +499,10 @@ const NOT_A_GIT_DISAGREEMENT: [&str; 3] = ["worktree-dirty", "worktree-clean", "
 /// Finding ids that say what git could not tell; `diff` shows them as notes, not differences.
 pub const GIT_NOTE_IDS: [&str; 2] = ["history-truncated", "git-unreadable"];
 
-/// The git disagreements among `findings` (passes and work-tree findings left out), each once,
-/// in the order given; notes (what history could not tell) go to the second list.
+/// The git disagreements among `findings` (passes and work-tree findings left out), in the order
+/// given, one per id and task: when two checks report the same id for the same task (verify's
+/// and finalize's), the more severe one is kept. Notes (what history could not tell) go to the
+/// second list.
 pub fn git_disagreements(findings: &[Finding]) -> (Vec<GitDisagreement>, Vec<GitDisagreement>) {
     let mut rows: Vec<GitDisagreement> = Vec::new();
     let mut notes: Vec<GitDisagreement> = Vec::new();
@@ -520,8 +522,12 @@ pub fn git_disagreements(findings: &[Finding]) -> (Vec<GitDisagreement>, Vec<Git
         } else {
             &mut rows
         };
-        if !list.contains(&row) {
-            list.push(row);
+        match list.iter_mut().find(|r| {
+            r.id == row.id && r.task == row.task && (r.task.is_some() || r.message == row.message)
+        }) {
+            Some(r) if row.severity > r.severity => *r = row,
+            Some(_) => {}
+            None => list.push(row),
         }
     }
     (rows, notes)
@@ -620,6 +626,32 @@ mod tests {
                 ("field-removed", None),
             ]
         );
+    }
+
+    #[test]
+    fn git_disagreements_keep_the_more_severe_of_one_id_and_task() {
+        let findings = [
+            Finding::advisory("commit-not-ancestor", "a").task(2),
+            Finding::pass("task-commits", "ok"),
+            Finding::fail("worktree-dirty", "dirty"),
+            Finding::fail("commit-not-ancestor", "b").task(2),
+            Finding::advisory("history-truncated", "shallow").task(3),
+            Finding::advisory("commit-names-unknown-task", "c").task(4),
+        ];
+        let (rows, notes) = git_disagreements(&findings);
+        let got: Vec<(&str, Severity, &str)> = rows
+            .iter()
+            .map(|r| (r.id.as_str(), r.severity, r.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("commit-not-ancestor", Severity::Fail, "b"),
+                ("commit-names-unknown-task", Severity::Advisory, "c"),
+            ]
+        );
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].id, "history-truncated");
     }
 
     #[test]

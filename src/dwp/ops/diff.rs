@@ -11,13 +11,13 @@ use crate::dwp::history::diff::{
     Disagreement, FileDiff, GitDisagreement, PublishedFile, StateChange, file_diff,
     git_disagreements, published_change, state_changes, state_vs_markdown as compare,
 };
-use crate::dwp::history::{drift_findings_from, git_cross_checks, task_commits};
+use crate::dwp::history::{drift_findings, git_cross_checks};
 use crate::dwp::layout;
 use crate::dwp::locate::{Git, GitProgress, open_plan};
-use crate::dwp::model::State;
 use crate::dwp::model::fingerprint::{self, FileHashes};
 use crate::dwp::model::parse_json;
 use crate::dwp::model::receipt::Receipt;
+use crate::dwp::model::{PlanStatus, State};
 use crate::recovery::git::Repo;
 use crate::recovery::hash::sha256_hex;
 use crate::report::HintedError;
@@ -113,8 +113,8 @@ pub fn state_vs_markdown(
             outcome.disagreements = compare(state, &inputs.tasks, inputs.plan_status);
             match plan.open_git(progress) {
                 Ok(()) => {
-                    if let Some(repo) = plan.repo.as_ref() {
-                        let (rows, notes) = git_rows(repo, &plan.dir, &opts.plan_dir, state);
+                    if plan.repo.is_some() {
+                        let (rows, notes) = git_rows(&plan.dir, &opts.plan_dir, state);
                         outcome.git = rows;
                         outcome.notes = notes;
                     }
@@ -140,38 +140,27 @@ pub fn state_vs_markdown(
     Ok(outcome)
 }
 
-/// What git and state.json disagree on: `verify`'s drift findings (a commit naming a task the
-/// state does not call completed, a completed task no commit names) and `finalize`'s git
-/// cross-checks (a recorded commit that is gone, unreachable, or names another task), mapped to
-/// rows under the ids those checks report; the work tree's cleanliness is left out. What history
-/// could not tell comes back as notes.
+/// What git and state.json disagree on, mapped to rows under the ids the history checks report:
+/// `verify`'s drift findings (a commit naming a task the state does not call completed, a
+/// completed task no commit names, and whatever else verify checks for a plan in progress) and,
+/// for a completed plan, `finalize`'s git cross-checks (a recorded commit that is gone,
+/// unreachable, or names another task) at their severity; the work tree's cleanliness is left
+/// out. What history could not tell comes back as notes.
 fn git_rows(
-    repo: &Repo,
     plan_dir: &Path,
     shown: &Path,
     state_value: &Value,
 ) -> (Vec<GitDisagreement>, Vec<String>) {
     let state = State::from_value(state_value);
-    let plan = layout::plan_name(plan_dir);
-    let mut findings = match task_commits(repo, &plan) {
-        Ok(commits) => drift_findings_from(shown, &plan, &state, &commits),
-        Err(e) => {
-            return (
-                Vec::new(),
-                vec![format!("git history could not be read, git left out: {e}")],
-            );
-        }
-    };
-    // The cross-checks name the plan folder as opened; show it as the user gave it.
+    let mut findings = drift_findings(plan_dir, &state);
+    if state.status == Some(PlanStatus::Completed) {
+        findings.extend(git_cross_checks(plan_dir, &state, None));
+    }
+    // The checks name the plan folder as opened; show it as the user gave it.
     let (opened, given) = (plan_dir.display().to_string(), shown.display().to_string());
-    findings.extend(
-        git_cross_checks(plan_dir, &state, None)
-            .into_iter()
-            .map(|mut f| {
-                f.hint = f.hint.map(|h| h.replace(&opened, &given));
-                f
-            }),
-    );
+    for f in &mut findings {
+        f.hint = f.hint.take().map(|h| h.replace(&opened, &given));
+    }
     let (rows, notes) = git_disagreements(&findings);
     let mut texts: Vec<String> = Vec::new();
     for n in notes {
