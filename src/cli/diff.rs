@@ -1,4 +1,5 @@
-//! `planseal diff PLAN_DIR`: state.json vs the markdown (default), the plan at a revision vs now
+//! `planseal diff PLAN_DIR`: state.json vs the markdown and git (default), every file vs the
+//! receipt (`--since-publication`), the plan at a revision vs now
 //! (`--against REV`), or a candidate state vs the current one (`--candidate FILE`). Text (coloured
 //! on a terminal), `--json`, or `--format markdown` for a pull-request comment. The arguments and
 //! the printing; the command itself is `planseal::dwp::ops::diff`.
@@ -19,17 +20,21 @@ pub(super) enum Format {
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  planseal diff .dwp/plans/PLAN_x                        state.json against the markdown\n  planseal diff .dwp/plans/PLAN_x --against HEAD~3       the plan's files at a revision against now\n  planseal diff .dwp/plans/PLAN_x --candidate cand.json  what finalize would publish\n  planseal diff .dwp/plans/PLAN_x --format markdown      for a pull-request comment\n\nExit codes: 0 when it ran; with --exit-code, 1 when it found a difference."
+    after_help = "Examples:\n  planseal diff .dwp/plans/PLAN_x                        state.json (and git) against the markdown\n  planseal diff .dwp/plans/PLAN_x --since-publication    every file against the receipt's hashes\n  planseal diff .dwp/plans/PLAN_x --against HEAD~3       the plan's files at a revision against now\n  planseal diff .dwp/plans/PLAN_x --candidate cand.json  what finalize would publish\n  planseal diff .dwp/plans/PLAN_x --format markdown      for a pull-request comment\n\nExit codes: 0 when it ran; with --exit-code, 1 when it found a difference."
 )]
 pub(super) struct Args {
     /// The plan folder (.dwp/plans/PLAN_<name>)
     pub plan_dir: PathBuf,
     /// Compare the plan's files at this revision with now (the plan must be tracked by git)
-    #[arg(long, value_name = "REV", conflicts_with = "candidate")]
+    #[arg(long, value_name = "REV", conflicts_with_all = ["candidate", "since_publication"])]
     pub against: Option<String>,
     /// Compare a candidate state.json with the current one (what finalize would publish)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "since_publication")]
     pub candidate: Option<PathBuf>,
+    /// Compare every file the receipt covers with the hash it recorded at publication (the
+    /// line diff where git holds the published bytes; hashes only when .dwp/ is untracked)
+    #[arg(long)]
+    pub since_publication: bool,
     /// Output format of the text report (`--json` overrides it)
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -44,6 +49,7 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     let mode = match (args.against, args.candidate) {
         (Some(rev), _) => DiffMode::Against(rev),
         (None, Some(file)) => DiffMode::Candidate(file),
+        (None, None) if args.since_publication => DiffMode::SincePublication,
         (None, None) => DiffMode::StateVsMarkdown,
     };
     let opts = DiffOptions {

@@ -12,6 +12,7 @@ mod log;
 mod rebuild;
 mod recover;
 mod reversa;
+mod status;
 mod unlock;
 mod update;
 mod verify;
@@ -83,6 +84,8 @@ enum Command {
     Diff(diff::Args),
     /// The plan's timeline from git: which commit completed which task
     Log(log::Args),
+    /// The resume view: current task, checkpoint, blocker, lock, marker, receipt, next command
+    Status(status::Args),
     /// GSD .planning/STATE.md: statusline, status, check, sync, recover
     #[command(
         subcommand,
@@ -173,6 +176,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Rebuild(a) => rebuild::run(a, &ctx),
         Command::Diff(a) => diff::run(a, &ctx),
         Command::Log(a) => log::run(a, &ctx),
+        Command::Status(a) => status::run(a, &ctx),
         Command::Gsd(c) => gsd::run(c, &ctx),
         Command::Reversa(c) => reversa::run(c, &ctx),
         Command::Checkpoint(c) => checkpoint::run(c, &ctx),

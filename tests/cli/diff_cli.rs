@@ -45,13 +45,7 @@ fn fields(v: &serde_json::Value) -> Vec<(Option<u64>, String, String)> {
 
 #[test]
 fn clean_plans_have_no_differences() {
-    for case in [
-        plans::clean(),
-        plans::clean_a(),
-        plans::renamed_task_numbers(),
-        plans::shallow(),
-        plans::no_git(),
-    ] {
+    for case in [plans::clean(), plans::clean_a(), plans::no_git()] {
         let (code, text) = diff(&case, &["--exit-code"]);
         assert_eq!(code, Some(0), "{text}");
         assert!(
@@ -59,6 +53,36 @@ fn clean_plans_have_no_differences() {
             "{text}"
         );
     }
+    // What a shallow clone cannot tell is a note, never a difference.
+    let case = plans::shallow();
+    let (code, text) = diff(&case, &["--exit-code"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.ends_with("No differences.\n"), "{text}");
+    let v = json(&case, &[]);
+    assert!(v.get("git").is_none(), "{v}");
+    assert!(
+        v["notes"].as_array().is_some_and(|n| n
+            .iter()
+            .all(|n| n.as_str().is_some_and(|s| s.contains("shallow")))),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_commit_naming_a_task_the_plan_lacks_is_a_git_disagreement() {
+    let case = plans::renamed_task_numbers();
+    let (code, text) = diff(&case, &["--exit-code"]);
+    assert_eq!(code, Some(1), "{text}");
+    let v = json(&case, &[]);
+    assert_eq!(v["disagreements"], serde_json::json!([]));
+    let ids: Vec<(&str, Option<u64>)> = v["git"]
+        .as_array()
+        .expect("git rows")
+        .iter()
+        .map(|g| (g["id"].as_str().expect("id"), g["task"].as_u64()))
+        .collect();
+    assert_eq!(ids, [("commit-names-unknown-task", Some(4))], "{v}");
+    assert_eq!(v["git"][0]["severity"], "advisory");
 }
 
 #[test]
@@ -74,7 +98,12 @@ fn stale_state_markdown_ahead_per_task() {
   ! README ticks task 4, state.json says pending [markdown-ahead]
   ! task 4's log says Status: completed, state.json says pending [markdown-ahead]
   ! README says Plan Status: 4/4, state.json has 2/4 completed [markdown-ahead]
-5 difference(s).
+Git:
+  ! commit 9c3786d names task 3, but state.json says it is pending [commit-names-incomplete-task]
+    hint: run `planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff` to see how state.json would be reconciled
+  ! commit 84568ad names task 4, but state.json says it is pending [commit-names-incomplete-task]
+    hint: run `planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff` to see how state.json would be reconciled
+7 difference(s).
 "
     );
     // Without --exit-code a report command exits 0.
@@ -133,6 +162,10 @@ fn markdown_format_for_a_pull_request() {
 | 2 | status | completed | [ ] | state-ahead |
 | 2 | log-status | completed | Status: pending | state-ahead |
 | plan | plan-status | 2/3 | Plan Status: 1/3 | state-ahead |
+
+**Git**
+
+- commit 8ec9422 names task 3, but state.json says it is pending (`commit-names-incomplete-task`)
 
 "
     );
@@ -314,4 +347,55 @@ fn candidate_vs_current_state() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("the candidate is not valid JSON"));
+}
+
+fn git_ids(v: &serde_json::Value) -> Vec<(String, Option<u64>, String)> {
+    v["git"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|g| {
+                    (
+                        g["id"].as_str().expect("id").to_string(),
+                        g["task"].as_u64(),
+                        g["severity"].as_str().expect("severity").to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_completed_task_whose_commit_is_gone_is_a_git_disagreement() {
+    // The branch reset past task 4's commit: it still exists, but HEAD no longer reaches it.
+    let case = plans::clean();
+    support::gitrepo::git(&case.root, &["reset", "-q", "--hard", "HEAD~1"]);
+    let (code, text) = diff(&case, &["--exit-code"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("Git:\n"), "{text}");
+    let rows = git_ids(&json(&case, &[]));
+    assert!(
+        rows.contains(&("commit-not-ancestor".into(), Some(4), "fail".into())),
+        "{rows:?}"
+    );
+    assert!(rows.iter().all(|(_, task, _)| *task == Some(4)), "{rows:?}");
+
+    // A state that records a commit the repository does not have.
+    let case = plans::clean();
+    let path = case.plan.join("state.json");
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("state")).expect("json");
+    v["tasks"][2]["commit"] = "0123456789abcdef0123456789abcdef01234567".into();
+    std::fs::write(&path, serde_json::to_vec_pretty(&v).expect("json")).expect("write");
+    let rows = git_ids(&json(&case, &[]));
+    assert!(
+        rows.contains(&("commit-missing".into(), Some(3), "fail".into())),
+        "{rows:?}"
+    );
+    let (_, text) = diff(&case, &[]);
+    assert!(
+        text.contains("hint: run `planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff`"),
+        "the hint names the plan as given: {text}"
+    );
 }

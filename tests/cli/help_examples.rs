@@ -15,6 +15,7 @@ fn every_command_help_has_examples() {
         &["rebuild"],
         &["diff"],
         &["log"],
+        &["status"],
         &["gsd"],
         &["gsd", "statusline"],
         &["gsd", "status"],

@@ -33,6 +33,7 @@ mod reversa_cli;
 mod secrets_all_cli;
 mod secrets_cli;
 mod snapshots;
+mod status_cli;
 mod verify_cli;
 mod verify_drift;
 mod verify_fixtures;

@@ -145,6 +145,7 @@ help_snapshots! {
     help_rebuild => ["rebuild"],
     help_diff => ["diff"],
     help_log => ["log"],
+    help_status => ["status"],
     help_gsd => ["gsd"],
     help_gsd_statusline => ["gsd", "statusline"],
     help_gsd_status => ["gsd", "status"],

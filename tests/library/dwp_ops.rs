@@ -162,7 +162,14 @@ fn diff_of_a_stale_state_is_the_cli_document_text_and_markdown() {
     let v = json(&outcome);
     assert_eq!(
         keys(&v),
-        ["plan", "mode", "disagreements", "state_changes", "files"]
+        [
+            "plan",
+            "mode",
+            "disagreements",
+            "state_changes",
+            "files",
+            "git"
+        ]
     );
     assert_eq!(v["mode"], "state-vs-markdown");
     assert!(outcome.differs());
@@ -174,7 +181,12 @@ fn diff_of_a_stale_state_is_the_cli_document_text_and_markdown() {
   ! README ticks task 4, state.json says pending [markdown-ahead]
   ! task 4's log says Status: completed, state.json says pending [markdown-ahead]
   ! README says Plan Status: 4/4, state.json has 2/4 completed [markdown-ahead]
-5 difference(s).
+Git:
+  ! commit 9c3786d names task 3, but state.json says it is pending [commit-names-incomplete-task]
+    hint: run `planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff` to see how state.json would be reconciled
+  ! commit 84568ad names task 4, but state.json says it is pending [commit-names-incomplete-task]
+    hint: run `planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff` to see how state.json would be reconciled
+7 difference(s).
 "
     );
     let md = outcome.to_markdown();

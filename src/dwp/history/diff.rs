@@ -12,6 +12,7 @@
 //! ```
 
 use crate::dwp::model::markdown::MarkdownTask;
+use crate::report::{Finding, Severity};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -472,6 +473,97 @@ pub fn file_diff(path: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> Opt
     })
 }
 
+/// One disagreement between git and the plan, as `diff` lists it: a finding of the history
+/// checks (`verify`'s drift advisories and `finalize`'s git cross-checks), under the id those
+/// checks report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GitDisagreement {
+    /// The finding id (`commit-missing`, `commit-names-incomplete-task`, …).
+    pub id: String,
+    /// `fail` or `advisory`, as the check weighs it.
+    pub severity: Severity,
+    /// The task concerned, when one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<u64>,
+    /// The finding's sentence.
+    pub message: String,
+    /// What to do about it, when the check knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// Finding ids of the history checks that are no disagreement between git and the plan: what the
+/// work tree holds (a `diff` is no publication), and what history could not tell (a note).
+const NOT_A_GIT_DISAGREEMENT: [&str; 3] = ["worktree-dirty", "worktree-clean", "dwp-tracked"];
+
+/// Finding ids that say what git could not tell; `diff` shows them as notes, not differences.
+pub const GIT_NOTE_IDS: [&str; 2] = ["history-truncated", "git-unreadable"];
+
+/// The git disagreements among `findings` (passes and work-tree findings left out), in the order
+/// given, one per id and task: when two checks report the same id for the same task (verify's
+/// and finalize's), the more severe one is kept. Notes (what history could not tell) go to the
+/// second list.
+pub fn git_disagreements(findings: &[Finding]) -> (Vec<GitDisagreement>, Vec<GitDisagreement>) {
+    let mut rows: Vec<GitDisagreement> = Vec::new();
+    let mut notes: Vec<GitDisagreement> = Vec::new();
+    for f in findings {
+        if f.severity == Severity::Pass || NOT_A_GIT_DISAGREEMENT.contains(&f.id.as_str()) {
+            continue;
+        }
+        let row = GitDisagreement {
+            id: f.id.clone(),
+            severity: f.severity,
+            task: f.task,
+            message: f.message.clone(),
+            hint: f.hint.clone(),
+        };
+        let list = if GIT_NOTE_IDS.contains(&f.id.as_str()) {
+            &mut notes
+        } else {
+            &mut rows
+        };
+        match list.iter_mut().find(|r| {
+            r.id == row.id && r.task == row.task && (r.task.is_some() || r.message == row.message)
+        }) {
+            Some(r) if row.severity > r.severity => *r = row,
+            Some(_) => {}
+            None => list.push(row),
+        }
+    }
+    (rows, notes)
+}
+
+/// One file of a published plan compared with the hash the receipt recorded for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PublishedFile {
+    /// The plan-relative name.
+    pub path: String,
+    /// `unchanged`, `modified`, `removed` (recorded, gone now) or `added` (recorded absent,
+    /// present now).
+    pub change: &'static str,
+    /// The SHA-256 the receipt recorded (`None`: recorded absent).
+    pub recorded: Option<String>,
+    /// The SHA-256 of the file now (`None`: absent).
+    pub current: Option<String>,
+    /// Where the published bytes were found (`git <short id>`), when the line diff could be
+    /// shown; `None` when only the hashes are compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published_from: Option<String>,
+    /// The line diff from the published bytes to now, when git holds them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<FileDiff>,
+}
+
+/// `change` of a file whose recorded hash is `recorded` and current hash `current`.
+pub fn published_change(recorded: Option<&str>, current: Option<&str>) -> &'static str {
+    match (recorded, current) {
+        (a, b) if a == b => "unchanged",
+        (Some(_), None) => "removed",
+        (None, Some(_)) => "added",
+        _ => "modified",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,6 +626,32 @@ mod tests {
                 ("field-removed", None),
             ]
         );
+    }
+
+    #[test]
+    fn git_disagreements_keep_the_more_severe_of_one_id_and_task() {
+        let findings = [
+            Finding::advisory("commit-not-ancestor", "a").task(2),
+            Finding::pass("task-commits", "ok"),
+            Finding::fail("worktree-dirty", "dirty"),
+            Finding::fail("commit-not-ancestor", "b").task(2),
+            Finding::advisory("history-truncated", "shallow").task(3),
+            Finding::advisory("commit-names-unknown-task", "c").task(4),
+        ];
+        let (rows, notes) = git_disagreements(&findings);
+        let got: Vec<(&str, Severity, &str)> = rows
+            .iter()
+            .map(|r| (r.id.as_str(), r.severity, r.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("commit-not-ancestor", Severity::Fail, "b"),
+                ("commit-names-unknown-task", Severity::Advisory, "c"),
+            ]
+        );
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].id, "history-truncated");
     }
 
     #[test]

@@ -8,12 +8,14 @@
 //! - [`rebuild`]: state.json regenerated from the markdown and git.
 //! - [`diff`]: state.json against the markdown, a revision or a candidate.
 //! - [`log`]: the plan's timeline from git, or one file's versions.
+//! - [`status`]: the resume view of every plan (and GSD, Reversa, checkpoint file) found.
 
 pub mod diff;
 pub mod finalize;
 pub mod log;
 pub mod rebuild;
 pub mod recover;
+pub mod status;
 pub mod update;
 
 use crate::dwp::decide::rebuild::RebuildError;
