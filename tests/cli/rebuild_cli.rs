@@ -59,7 +59,7 @@ fn deleted_state_is_restored_from_markdown_and_git_and_published_through_finaliz
     ));
     assert!(text.contains("task 3 gates: 0 record(s) → 1 record(s) (source: task log)\n"));
     assert!(
-        text.ends_with("nothing written (run with --write to apply; the state is completed, so it is published through the finalization transaction)\n"),
+        text.contains("nothing written (the state is completed, so --write publishes it through the finalization transaction)\n  hint: run `planseal rebuild ") && text.ends_with(" --write` to apply\n"),
         "{text}"
     );
     assert_eq!(plans::snapshot_files(&case.plan), before);
@@ -219,7 +219,8 @@ task 4 started_at: (absent) → 2026-10-12T14:34:00+00:00 (source: commit 84568a
 completed_count: 2 → 4 (source: derived)
 status: in_progress → completed (source: derived)
 checkpoint: {\"task\":3,\"step\":\"start\",\"at\":\"2026-10-12T13:55:01.250000+00:00\",\"note\":\"Task 2 closed. Next: Task 3.\"} → {\"task\":4,\"step\":\"done\",\"at\":\"2026-10-12T15:14:00+00:00\",\"note\":\"Plan completed.\"} (source: derived)
-13 change(s); nothing written (run with --write to apply; the state is completed, so it is published through the finalization transaction)
+13 change(s); nothing written (the state is completed, so --write publishes it through the finalization transaction)
+  hint: run `planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff --write` to apply
 "
     );
     let old = state(&case);
@@ -251,7 +252,8 @@ fn hand_edited_state_ahead_of_the_markdown_is_walked_back() {
 task 2 completed_at: 2026-10-05T09:45:00+00:00 → (absent) (source: README)
 task 2 commit: 0684d9243279d0b1599a7fc80aa427b40a85634e → (absent) (source: README)
 completed_count: 2 → 1 (source: derived)
-4 change(s); nothing written (run with --write to apply)
+4 change(s); nothing written
+  hint: run `planseal rebuild .dwp/plans/PLAN_http_rate_limit --write` to apply
 "
     );
     assert_eq!(run(&case, &["--write"]).status.code(), Some(0));

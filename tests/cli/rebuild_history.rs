@@ -335,7 +335,7 @@ fn a_lost_manifest_is_restored_byte_for_byte_from_git() {
     assert_eq!(
         stdout(&dry),
         format!(
-            "manifest.json: (absent) → {} bytes (source: commit {short})\nwould restore manifest.json from commit {short} (run with --write to apply)\n",
+            "manifest.json: (absent) → {} bytes (source: commit {short})\nwould restore manifest.json from commit {short}\n  hint: run `planseal rebuild .dwp/plans/PLAN_http_rate_limit --manifest --write` to apply\n",
             manifest.len()
         )
     );

@@ -283,7 +283,8 @@ fn rebuild_of_a_deleted_state_is_the_cli_document_and_text() {
             "receipt_sha256",
             "manifest_from",
             "from_ignored",
-            "would_refuse"
+            "would_refuse",
+            "write_command"
         ]
     );
     assert_eq!(v["written"], false);
@@ -294,7 +295,7 @@ fn rebuild_of_a_deleted_state_is_the_cli_document_and_text() {
         "task 2 commit: (absent) → f948e3c372d94fad1baa6e4c9fd9738aedcfef7d (source: commit f948e3c)\n"
     ));
     assert!(
-        text.ends_with("nothing written (run with --write to apply; the state is completed, so it is published through the finalization transaction)\n"),
+        text.contains("nothing written (the state is completed, so --write publishes it through the finalization transaction)\n  hint: run `planseal rebuild ") && text.ends_with(" --write` to apply\n"),
         "{text}"
     );
     assert!(!case.plan.join("state.json").exists());

@@ -44,7 +44,7 @@ pub fn lifecycle_state(fixture: &str, file: &str) -> PathBuf {
     vector_dir(fixture).join("lifecycle/states").join(file)
 }
 
-fn in_vector_repo(fixture: &str, plan: &str, snapshot_name: &str) -> Case {
+pub fn in_vector_repo(fixture: &str, plan: &str, snapshot_name: &str) -> Case {
     let (tmp, root) = vector_repo(fixture, None, Some(&snapshot(fixture, plan, snapshot_name)));
     let plan = root.join(".dwp/plans").join(plan);
     Case { tmp, root, plan }

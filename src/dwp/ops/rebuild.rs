@@ -84,6 +84,21 @@ pub struct RebuildOutcome {
     /// A dry run of a completed state the finalization would refuse: what `--write` would
     /// refuse with (kind, message, hint).
     pub would_refuse: Option<Refusal>,
+    /// A dry run that found changes `--write` would apply: the command that applies them, with
+    /// the plan folder as given.
+    pub write_command: Option<String>,
+}
+
+/// `planseal rebuild PLAN_DIR … --write`, the dry run's own arguments kept.
+fn write_command(opts: &RebuildOptions) -> String {
+    let mut cmd = format!("planseal rebuild {}", opts.plan_dir.display());
+    if let Some(rev) = &opts.from {
+        cmd.push_str(&format!(" --from {rev}"));
+    }
+    if opts.manifest {
+        cmd.push_str(" --manifest");
+    }
+    cmd + " --write"
 }
 
 /// Rebuilds the plan's state (stamped with the clock's time) and, when asked and it differs,
@@ -207,10 +222,11 @@ pub fn rebuild(
         ),
         (None, None) => ("new".to_string(), 0),
     };
+    let changed = rebuilt.changed();
     Ok(RebuildOutcome {
         plan: inputs.plan,
         written,
-        changed: rebuilt.changed(),
+        changed,
         lines: rebuilt.changes.iter().map(Change::line).collect(),
         changes: rebuilt.changes,
         reports: rebuilt.reports,
@@ -223,6 +239,8 @@ pub fn rebuild(
         receipt_sha256,
         manifest_from: None,
         from_ignored: opts.from.is_some() && inputs.old_state.is_some(),
+        write_command: (!opts.write && changed && blocked_publication.is_none())
+            .then(|| write_command(opts)),
         would_refuse: blocked_publication,
     })
 }
@@ -415,6 +433,7 @@ fn restore_manifest(
         manifest_from: Some(copy.commit),
         from_ignored: false,
         would_refuse: None,
+        write_command: (!opts.write).then(|| write_command(opts)),
     })
 }
 
@@ -431,10 +450,9 @@ impl RebuildOutcome {
             out.push_str(&if self.written {
                 format!("restored manifest.json from commit {commit} and noted it in PROGRESS.md\n")
             } else {
-                format!(
-                    "would restore manifest.json from commit {commit} (run with --write to apply)\n"
-                )
+                format!("would restore manifest.json from commit {commit}\n")
             });
+            push_write_hint(&mut out, self.write_command.as_deref());
             return out;
         }
         match self.started_from.as_str() {
@@ -493,16 +511,25 @@ impl RebuildOutcome {
                     out.push_str(&format!("  hint: {h}\n"));
                 }
             }
-            (None, true) => out.push_str(&format!(
-                "{} change(s); nothing written (run with --write to apply{})\n",
-                self.changes.len(),
-                if finalize {
-                    "; the state is completed, so it is published through the finalization transaction"
-                } else {
-                    ""
-                }
-            )),
+            (None, true) => {
+                out.push_str(&format!(
+                    "{} change(s); nothing written{}\n",
+                    self.changes.len(),
+                    if finalize {
+                        " (the state is completed, so --write publishes it through the finalization transaction)"
+                    } else {
+                        ""
+                    }
+                ));
+                push_write_hint(&mut out, self.write_command.as_deref());
+            }
         }
         out
+    }
+}
+
+fn push_write_hint(out: &mut String, command: Option<&str>) {
+    if let Some(cmd) = command {
+        out.push_str(&format!("  hint: run `{cmd}` to apply\n"));
     }
 }
