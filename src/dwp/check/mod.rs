@@ -88,7 +88,20 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
             .bytes(crate::dwp::layout::STATE_FILE)
             .and_then(|b| serde_json::from_slice(b).ok());
         if let Some(state) = state.as_ref().map(crate::dwp::model::State::from_value) {
-            drift::merge_drift(&files.dir, &files.display, &state, &mut section.findings);
+            let receipt = files.bytes(layout::RECEIPT_FILE).map(|b| {
+                crate::dwp::model::receipt::Receipt::read(b)
+                    .ok()
+                    .and_then(|r| r.planseal)
+                    .and_then(|p| p.git)
+                    .map(|g| g.head)
+            });
+            drift::merge_drift(
+                &files.dir,
+                &files.display,
+                &state,
+                receipt.as_ref().map(|h| h.as_deref()),
+                &mut section.findings,
+            );
         }
     }
     for f in &mut section.findings {
