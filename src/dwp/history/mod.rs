@@ -751,6 +751,74 @@ fn worktree_checks(
     Ok(())
 }
 
+/// The path of `file` of the plan folder relative to the work tree, when the repository has a
+/// work tree around the plan.
+fn plan_file_rel(repo: &Repo, plan_dir: &Path, file: &str) -> Result<Option<String>, GitError> {
+    if repo.work_tree().is_none() {
+        return Ok(None);
+    }
+    let plan_rel = repo.relative_to_work_tree(plan_dir)?;
+    Ok(Some(if plan_rel.is_empty() {
+        file.to_string()
+    } else {
+        format!("{plan_rel}/{file}")
+    }))
+}
+
+/// The newest commit that holds (or deleted) `file` of the plan folder, when git ever had it:
+/// how `verify` learns that a missing state.json was once committed. Only asked when the plan
+/// folder still has a tracked file (otherwise no walk is made). `Ok(None)` outside a repository.
+pub fn committed_file(plan_dir: &Path, file: &str) -> Result<Option<CommitInfo>, GitError> {
+    let Some(repo) = Repo::discover(plan_dir)? else {
+        return Ok(None);
+    };
+    let Some(path) = plan_file_rel(&repo, plan_dir, file)? else {
+        return Ok(None);
+    };
+    let plan_rel = repo.relative_to_work_tree(plan_dir)?;
+    if !repo.is_tracked(&path)? && !repo.is_tracked(&plan_rel)? {
+        return Ok(None);
+    }
+    let history = repo.file_versions(
+        &path,
+        &crate::recovery::git::HistoryOptions {
+            limit: Some(1),
+            ..Default::default()
+        },
+    )?;
+    Ok(history.versions.into_iter().next().map(|v| v.commit))
+}
+
+/// The version of a tracked `file` of the plan folder that the commit which added it holds,
+/// with that commit: what `verify` compares manifest.json with. `Ok(None)` when the file is not
+/// tracked (or the plan is not in a repository); the walk reads history only then.
+pub fn first_committed_version(
+    plan_dir: &Path,
+    file: &str,
+) -> Result<Option<(CommitInfo, Vec<u8>)>, GitError> {
+    let Some(repo) = Repo::discover(plan_dir)? else {
+        return Ok(None);
+    };
+    let Some(path) = plan_file_rel(&repo, plan_dir, file)? else {
+        return Ok(None);
+    };
+    if !repo.is_tracked(&path)? {
+        return Ok(None);
+    }
+    let history = repo.file_versions(
+        &path,
+        &crate::recovery::git::HistoryOptions {
+            with_content: true,
+            ..Default::default()
+        },
+    )?;
+    Ok(history
+        .versions
+        .into_iter()
+        .last()
+        .and_then(|v| v.content.map(|c| (v.commit, c))))
+}
+
 fn is_under(path: &str, dir: &str) -> bool {
     dir.is_empty() || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
 }
