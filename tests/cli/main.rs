@@ -35,5 +35,6 @@ mod snapshots;
 mod verify_cli;
 mod verify_drift;
 mod verify_fixtures;
+mod verify_history;
 mod verify_hostile;
 mod verify_vectors;

@@ -335,14 +335,7 @@ fn cross_checks_in(
             rebuild_hint(shown)
         );
         match mode {
-            CheckMode::Finalize => Finding::fail(
-                if why.starts_with("does not") {
-                    "commit-missing"
-                } else {
-                    "commit-not-ancestor"
-                },
-                msg,
-            ),
+            CheckMode::Finalize => Finding::fail("commit-not-ancestor", msg),
             _ => Finding::advisory("commit-rewritten", msg),
         }
         .plan(plan)
@@ -366,10 +359,9 @@ fn cross_checks_in(
             }
             Recorded::Missing => {
                 flagged.insert(n);
-                let carrier = commits.latest(n);
-                if let Some(c) = carrier {
-                    out.push(rewritten(n, text, c, "does not exist in this repository"));
-                } else if shallow {
+                // Its subject is unknown, so nothing can be said to carry it; a commit naming
+                // the task is shown in the hint.
+                if shallow {
                     out.push(truncated_advisory(
                         plan,
                         Some(n),
@@ -383,7 +375,14 @@ fn cross_checks_in(
                         )
                         .plan(plan)
                         .task(n)
-                        .hint(rebuild_hint(shown)),
+                        .hint(match commits.latest(n) {
+                            Some(c) => format!(
+                                "commit {} names task {n}: if it completed the task, record it — {}",
+                                c.short,
+                                rebuild_hint(shown)
+                            ),
+                            None => rebuild_hint(shown),
+                        }),
                     );
                 }
             }
@@ -391,9 +390,7 @@ fn cross_checks_in(
                 by_commit.entry(commit.id.clone()).or_default().push(n);
                 if !reached.contains(&commit.id) {
                     flagged.insert(n);
-                    let carrier = by_subject
-                        .get(commit.subject.trim_end())
-                        .or_else(|| commits.latest(n));
+                    let carrier = by_subject.get(commit.subject.trim_end());
                     if let Some(c) = carrier {
                         out.push(rewritten(n, &commit.short, c, "is not reachable from HEAD"));
                     } else if truncated {
