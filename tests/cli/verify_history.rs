@@ -70,6 +70,8 @@ fn resealed_b() -> Case {
     let case = plans::clean();
     let out = support::planseal(&case.root, &["finalize", &case.plan_rel()]);
     assert_eq!(out.status.code(), Some(0), "{}{}", out.stdout, out.stderr);
+    // finalize re-verifies under its own lock: that lock is no finding of its own.
+    assert!(!out.stdout.contains("state.json.lock"), "{}", out.stdout);
     case
 }
 

@@ -83,13 +83,20 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
         return section;
     }
     section.findings = check_files(files, opts);
-    if files.in_git_work_tree && opts.state_override.is_none() {
+    // finalize and recover re-verify under their own lock (they skip the marker or check a
+    // candidate): what writers left and git's copies of the files are not theirs to report.
+    let own_check = opts.skip_marker || opts.state_override.is_some();
+    if files.in_git_work_tree && !own_check {
         git_file_checks(files, &mut section.findings);
     }
     // What a killed writer left comes first: its lock refuses every command the other hints
     // name until it is removed.
     let marker = files.get(layout::MARKER_FILE).exists();
-    let writers = writers::writer_findings(files, marker);
+    let writers = if own_check {
+        Vec::new()
+    } else {
+        writers::writer_findings(files, marker)
+    };
     if !writers.is_empty() {
         let failed = writers.iter().any(|f| f.severity == Severity::Fail);
         if failed {
