@@ -162,8 +162,9 @@ pub fn git_cross_checks(plan_dir: &Path, state: &State, candidate: Option<&Path>
 }
 
 /// The one implementation of the git cross-checks, shared by `verify` and `finalize`
-/// (`docs/history.md`): one commit walk from HEAD per call, stopping as soon as every recorded
-/// commit, the published head and a commit naming each completed task have been seen. Empty
+/// (`docs/verify.md`): one commit walk from HEAD per call — for a published plan and for
+/// finalize stopping as soon as every recorded commit, the published head and a commit naming
+/// each completed task have been seen; for a plan in progress over the whole history. Empty
 /// when the plan is not in a repository; `git-unreadable` (an advisory) when git cannot be read.
 pub fn cross_checks(req: &CrossCheck<'_>) -> Vec<Finding> {
     let plan = crate::dwp::layout::plan_name(req.plan_dir);
@@ -251,6 +252,10 @@ fn cross_checks_in(
     if let Some(h) = &head {
         want.insert(h.clone());
     }
+    // A plan in progress walks the whole history: a commit naming a task the state does not
+    // call completed yet (a writer killed after the commit) may lie anywhere. A published plan
+    // (and finalize) stops once every recorded commit and the published head were seen.
+    let may_stop = mode != CheckMode::InProgress;
     let mut unnamed: BTreeSet<u64> = completed.clone();
     let mut reached: HashSet<String> = HashSet::new();
     let scan = repo.scan_ids(|id, subject| {
@@ -267,7 +272,7 @@ fn cross_checks_in(
         if !take && !own_ids.contains(id) && subjects.contains(subject.trim_end()) {
             take = true;
         }
-        match (take, want.is_empty() && unnamed.is_empty()) {
+        match (take, may_stop && want.is_empty() && unnamed.is_empty()) {
             (true, true) => Scan::TakeAndStop,
             (true, false) => Scan::Take,
             (false, true) => Scan::Stop,
