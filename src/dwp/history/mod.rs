@@ -17,7 +17,7 @@ use crate::dwp::layout;
 use crate::dwp::model::State;
 use crate::recovery::git::{CommitInfo, GitError, Repo, Scan, StatusEntry};
 use crate::report::Finding;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// The task number and plan name a commit subject names, if it names one.
@@ -217,11 +217,31 @@ fn cross_checks_in(
         .filter(|t| t.is_completed())
         .filter_map(|t| t.id)
         .collect();
+    // A full id is only looked up when the walk does not reach it (its subject comes from the
+    // walk); a prefix is resolved first.
     let mut recorded: Vec<(u64, String, Recorded)> = Vec::new();
+    let mut deferred: HashSet<String> = HashSet::new();
     for task in state.tasks.iter().filter(|t| t.is_completed()) {
         let (Some(n), Some(commit)) = (task.id, task.commit.as_deref()) else {
             continue;
         };
+        let text = commit.trim();
+        if text.len() == 40 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let full = text.to_ascii_lowercase();
+            deferred.insert(full.clone());
+            recorded.push((
+                n,
+                commit.to_string(),
+                Recorded::Found(CommitInfo {
+                    id: full,
+                    short: String::new(),
+                    subject: String::new(),
+                    committer_time: Default::default(),
+                    parents: Vec::new(),
+                }),
+            ));
+            continue;
+        }
         let found = match repo.find_commit(commit) {
             Ok(Some(c)) => Recorded::Found(c),
             Ok(None) => Recorded::Missing,
@@ -232,7 +252,8 @@ fn cross_checks_in(
     }
 
     // 2. One walk: the commits naming the plan's tasks, which wanted commits HEAD reaches, and
-    // the commits carrying a wanted subject (a squash or rebase merge keeps the subject).
+    // the commits carrying a wanted subject (a squash or rebase merge keeps the subject). Only
+    // ids and subjects are kept; a commit a finding shows is looked up afterwards.
     let head = req
         .published_head
         .filter(|_| mode == CheckMode::Published)
@@ -246,7 +267,9 @@ fn cross_checks_in(
         if let Recorded::Found(c) = r {
             want.insert(c.id.clone());
             own_ids.insert(c.id.clone());
-            subjects.insert(c.subject.trim_end().to_string());
+            if !c.subject.is_empty() {
+                subjects.insert(c.subject.trim_end().to_string());
+            }
         }
     }
     if let Some(h) = &head {
@@ -257,44 +280,111 @@ fn cross_checks_in(
     // (and finalize) stops once every recorded commit and the published head were seen.
     let may_stop = mode != CheckMode::InProgress;
     let mut unnamed: BTreeSet<u64> = completed.clone();
-    let mut reached: HashSet<String> = HashSet::new();
+    let mut reached: HashMap<String, String> = HashMap::new();
+    let mut named: BTreeMap<u64, (String, String)> = BTreeMap::new();
+    let mut carriers: BTreeMap<String, String> = BTreeMap::new();
+    let scan_subjects = |subjects: &HashSet<String>,
+                         carriers: &mut BTreeMap<String, String>|
+     -> Result<(), GitError> {
+        repo.scan_ids(|id, subject| {
+            let s = subject.trim_end();
+            if !own_ids.contains(id) && subjects.contains(s) && !carriers.contains_key(s) {
+                carriers.insert(s.to_string(), id.to_string());
+            }
+            Scan::Skip
+        })?;
+        Ok(())
+    };
     let scan = repo.scan_ids(|id, subject| {
-        let mut take = false;
         if let Some((n, p)) = task_named(subject)
             && p == plan
         {
-            take = true;
+            named
+                .entry(n)
+                .or_insert_with(|| (id.to_string(), subject.to_string()));
             unnamed.remove(&n);
         }
         if want.remove(id) {
-            reached.insert(id.to_string());
+            reached.insert(id.to_string(), subject.to_string());
         }
-        if !take && !own_ids.contains(id) && subjects.contains(subject.trim_end()) {
-            take = true;
+        let s = subject.trim_end();
+        if !own_ids.contains(id) && subjects.contains(s) && !carriers.contains_key(s) {
+            carriers.insert(s.to_string(), id.to_string());
         }
-        match (take, may_stop && want.is_empty() && unnamed.is_empty()) {
-            (true, true) => Scan::TakeAndStop,
-            (true, false) => Scan::Take,
-            (false, true) => Scan::Stop,
-            (false, false) => Scan::Skip,
+        if may_stop && want.is_empty() && unnamed.is_empty() {
+            Scan::Stop
+        } else {
+            Scan::Skip
         }
     })?;
     let truncated = scan.truncated;
-    let mut by_task: BTreeMap<u64, Vec<CommitInfo>> = BTreeMap::new();
-    let mut by_subject: BTreeMap<String, CommitInfo> = BTreeMap::new();
-    for commit in scan.commits {
-        by_subject
-            .entry(commit.subject.trim_end().to_string())
-            .or_insert_with(|| commit.clone());
-        if let Some((n, p)) = task_named(&commit.subject)
-            && p == plan
-        {
-            by_task.entry(n).or_default().push(commit);
+    // The deferred full ids: subjects from the walk; the unreached ones looked up now.
+    let mut late_subjects: HashSet<String> = HashSet::new();
+    for (_, _, r) in &mut recorded {
+        let Recorded::Found(c) = r else { continue };
+        if !deferred.contains(&c.id) {
+            continue;
+        }
+        if let Some(subject) = reached.get(&c.id) {
+            c.subject = subject.clone();
+            continue;
+        }
+        match repo.find_commit(&c.id)? {
+            Some(info) => {
+                let s = info.subject.trim_end().to_string();
+                if !subjects.contains(&s) {
+                    late_subjects.insert(s);
+                }
+                *c = info;
+            }
+            None => *r = Recorded::Missing,
         }
     }
-    for commits in by_task.values_mut() {
-        commits.sort_by_key(|c| std::cmp::Reverse(c.committer_time.seconds));
+    if !late_subjects.is_empty() && !truncated {
+        // An unreachable commit whose subject the walk did not know to look for: one more walk
+        // (only in this broken case) for a commit that carries it.
+        scan_subjects(&late_subjects, &mut carriers)?;
     }
+    let info_of = |id: &str| -> Result<Option<CommitInfo>, GitError> { repo.find_commit(id) };
+    // The commits naming tasks, looked up only where a finding may show them: tasks the state
+    // does not call completed (or does not have) and tasks whose recorded commit is missing.
+    let mut by_task: BTreeMap<u64, Vec<CommitInfo>> = BTreeMap::new();
+    for (n, (id, subject)) in &named {
+        let needs_info = !completed.contains(n)
+            || recorded
+                .iter()
+                .any(|(m, _, r)| m == n && matches!(r, Recorded::Missing));
+        let info = if needs_info { info_of(id)? } else { None };
+        by_task
+            .entry(*n)
+            .or_default()
+            .push(info.unwrap_or_else(|| CommitInfo {
+                id: id.clone(),
+                short: id[..id.len().min(7)].to_string(),
+                subject: subject.clone(),
+                committer_time: Default::default(),
+                parents: Vec::new(),
+            }));
+    }
+    let unreached_subjects: HashSet<String> = recorded
+        .iter()
+        .filter_map(|(_, _, r)| match r {
+            Recorded::Found(c) if !reached.contains_key(&c.id) => {
+                Some(c.subject.trim_end().to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    let mut by_subject: BTreeMap<String, CommitInfo> = BTreeMap::new();
+    for (subject, id) in carriers
+        .iter()
+        .filter(|(s, _)| unreached_subjects.contains(*s))
+    {
+        if let Some(info) = info_of(id)? {
+            by_subject.insert(subject.clone(), info);
+        }
+    }
+    let reached: HashSet<String> = reached.into_keys().collect();
     let commits = TaskCommits {
         by_task,
         walked: scan.walked,
@@ -427,6 +517,10 @@ fn cross_checks_in(
                     Some((m, p)) if m == n && p == plan => {}
                     _ => {
                         flagged.insert(n);
+                        let commit = &match repo.find_commit(&commit.id)? {
+                            Some(info) if commit.short.is_empty() => info,
+                            _ => commit.clone(),
+                        };
                         out.push(
                         soft(
                             "commit-subject-mismatch",
