@@ -17,19 +17,20 @@ use std::path::Path;
 /// repeating a failure of the same task is left out.
 /// `display_path` is the plan folder as the hints show it.
 pub(super) fn merge_drift(
+    repo: Option<&Result<Option<crate::recovery::git::Repo>, crate::recovery::git::GitError>>,
     plan_dir: &Path,
     display_path: &str,
     state: &State,
     published: Option<Option<&str>>,
     findings: &mut Vec<Finding>,
 ) {
-    use crate::dwp::history::{CheckMode, CrossCheck, cross_checks};
+    use crate::dwp::history::{CheckMode, CrossCheck, cross_checks, cross_checks_in_repo};
     use crate::report::Severity;
     const STOPPED: [&str; 3] = ["marker-present", "state-unparseable", "unsupported-schema"];
     if findings.iter().any(|f| STOPPED.contains(&f.id.as_str())) {
         return;
     }
-    let mut drift = cross_checks(&CrossCheck {
+    let req = CrossCheck {
         plan_dir,
         shown: Path::new(display_path),
         state,
@@ -40,7 +41,13 @@ pub(super) fn merge_drift(
             CheckMode::InProgress
         },
         published_head: published.flatten(),
-    });
+    };
+    let mut drift = match repo {
+        Some(Ok(Some(repo))) => cross_checks_in_repo(repo, &req),
+        // Not a repository after all, or already reported unreadable.
+        Some(Ok(None)) | Some(Err(_)) => Vec::new(),
+        None => cross_checks(&req),
+    };
     if drift.is_empty() {
         return;
     }

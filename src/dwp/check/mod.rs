@@ -86,8 +86,23 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
     // finalize and recover re-verify under their own lock (they skip the marker or check a
     // candidate): what writers left and git's copies of the files are not theirs to report.
     let own_check = opts.skip_marker || opts.state_override.is_some();
-    if files.in_git_work_tree && !own_check {
-        git_file_checks(files, &mut section.findings);
+    // The repository is opened once for every git check of the plan.
+    let repo = if files.in_git_work_tree && !(own_check && opts.skip_git_drift) {
+        Some(crate::recovery::git::Repo::discover(&files.dir))
+    } else {
+        None
+    };
+    if let Some(opened) = &repo
+        && !own_check
+    {
+        match opened {
+            Ok(Some(repo)) => git_file_checks(repo, files, &mut section.findings),
+            Ok(None) => {}
+            Err(e) => section.findings.push(Finding::advisory(
+                "git-unreadable",
+                format!("git history could not be read, git checks skipped: {e}"),
+            )),
+        }
     }
     // What a killed writer left comes first: its lock refuses every command the other hints
     // name until it is removed.
@@ -120,6 +135,7 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
                     .map(|g| g.head)
             });
             drift::merge_drift(
+                repo.as_ref(),
                 &files.dir,
                 &files.display,
                 &state,
@@ -261,7 +277,11 @@ fn state_missing(files: &PlanFiles, evidence: &str, out: &mut Out) {
 /// committed (`state-missing`), and a tracked manifest.json changed since the commit that added
 /// it without a migration entry in PROGRESS.md (`manifest-altered`). A history that cannot be
 /// read is `git-unreadable`, never a failure.
-fn git_file_checks(files: &PlanFiles, findings: &mut Vec<Finding>) {
+fn git_file_checks(
+    repo: &crate::recovery::git::Repo,
+    files: &PlanFiles,
+    findings: &mut Vec<Finding>,
+) {
     use crate::dwp::history;
     if findings.iter().any(|f| f.id == "marker-present") {
         return;
@@ -276,7 +296,7 @@ fn git_file_checks(files: &PlanFiles, findings: &mut Vec<Finding>) {
         if findings.iter().any(|f| f.id == "state-missing") {
             return;
         }
-        match history::committed_file(&files.dir, layout::STATE_FILE) {
+        match history::committed_file(repo, &files.dir, layout::STATE_FILE) {
             Ok(Some(commit)) => {
                 let mut out = Out::default();
                 state_missing(
@@ -297,15 +317,15 @@ fn git_file_checks(files: &PlanFiles, findings: &mut Vec<Finding>) {
     let Ok(now_value) = serde_json::from_slice::<serde_json::Value>(now) else {
         return;
     };
-    let (commit, first) = match history::first_committed_version(&files.dir, layout::MANIFEST_FILE)
-    {
-        Ok(Some(found)) => found,
-        Ok(None) => return,
-        Err(e) => {
-            findings.push(unreadable(&e));
-            return;
-        }
-    };
+    let (commit, first) =
+        match history::first_committed_version(repo, &files.dir, layout::MANIFEST_FILE) {
+            Ok(Some(found)) => found,
+            Ok(None) => return,
+            Err(e) => {
+                findings.push(unreadable(&e));
+                return;
+            }
+        };
     let Ok(first_value) = serde_json::from_slice::<serde_json::Value>(&first) else {
         return;
     };

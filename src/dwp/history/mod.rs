@@ -179,6 +179,16 @@ pub fn cross_checks(req: &CrossCheck<'_>) -> Vec<Finding> {
     }
 }
 
+/// [`cross_checks`] in a repository already open (`verify` opens it once per plan for every
+/// git check).
+pub fn cross_checks_in_repo(repo: &Repo, req: &CrossCheck<'_>) -> Vec<Finding> {
+    let plan = crate::dwp::layout::plan_name(req.plan_dir);
+    match cross_checks_in(repo, req, &plan) {
+        Ok(findings) => findings,
+        Err(e) => vec![git_unreadable(&plan, &e)],
+    }
+}
+
 fn truncated_advisory(plan: &str, task: Option<u64>, what: String) -> Finding {
     let mut f = Finding::advisory(
         "history-truncated",
@@ -863,12 +873,13 @@ fn plan_file_rel(repo: &Repo, plan_dir: &Path, file: &str) -> Result<Option<Stri
 
 /// The newest commit that holds (or deleted) `file` of the plan folder, when git ever had it:
 /// how `verify` learns that a missing state.json was once committed. Only asked when the plan
-/// folder still has a tracked file (otherwise no walk is made). `Ok(None)` outside a repository.
-pub fn committed_file(plan_dir: &Path, file: &str) -> Result<Option<CommitInfo>, GitError> {
-    let Some(repo) = Repo::discover(plan_dir)? else {
-        return Ok(None);
-    };
-    let Some(path) = plan_file_rel(&repo, plan_dir, file)? else {
+/// folder still has a tracked file (otherwise no walk is made).
+pub fn committed_file(
+    repo: &Repo,
+    plan_dir: &Path,
+    file: &str,
+) -> Result<Option<CommitInfo>, GitError> {
+    let Some(path) = plan_file_rel(repo, plan_dir, file)? else {
         return Ok(None);
     };
     let plan_rel = repo.relative_to_work_tree(plan_dir)?;
@@ -887,15 +898,13 @@ pub fn committed_file(plan_dir: &Path, file: &str) -> Result<Option<CommitInfo>,
 
 /// The version of a tracked `file` of the plan folder that the commit which added it holds,
 /// with that commit: what `verify` compares manifest.json with. `Ok(None)` when the file is not
-/// tracked (or the plan is not in a repository); the walk reads history only then.
+/// tracked; the walk reads history only then.
 pub fn first_committed_version(
+    repo: &Repo,
     plan_dir: &Path,
     file: &str,
 ) -> Result<Option<(CommitInfo, Vec<u8>)>, GitError> {
-    let Some(repo) = Repo::discover(plan_dir)? else {
-        return Ok(None);
-    };
-    let Some(path) = plan_file_rel(&repo, plan_dir, file)? else {
+    let Some(path) = plan_file_rel(repo, plan_dir, file)? else {
         return Ok(None);
     };
     if !repo.is_tracked(&path)? {
