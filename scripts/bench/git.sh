@@ -4,8 +4,12 @@
 # changes one of 400 files in 20 folders), then measures in the same run:
 #   1. the message scan: `planseal log PLAN_DIR`          vs  git log --format='%H %ct %s'
 #   2. a file history:   `planseal log PLAN_DIR --file P` vs  git log --format=%H -- P
-# without a commit-graph (as fast-import leaves it) and again with one. Uses hyperfine when
-# installed, otherwise >= 20 timed runs each; prints medians and ratios (planseal / git).
+# without a commit-graph (as fast-import leaves it) and again with one; then
+#   3. verify's git cost: `planseal verify` of a published 500-task plan whose every task records
+#      its commit here, minus the same verify of a copy outside git, vs `git rev-list --count
+#      HEAD` on the same repository (target <= 1.2x; the script exits 1 when it is not met).
+# Uses hyperfine when installed, otherwise >= 20 timed runs each; prints medians and ratios
+# (planseal / git).
 # Usage: PLANSEAL_BIN=target/release/planseal scripts/bench/git.sh   (scripts/bench.sh sets it)
 set -euo pipefail
 bin=${PLANSEAL_BIN:-$(cd "$(dirname "$0")/../.." && pwd)/target/release/planseal}
@@ -109,3 +113,58 @@ for graph in no yes; do
     "$bin -C $repo log .dwp/plans/PLAN_bench --file $path" \
     "git -C $repo log --format=%H -- $path"
 done
+
+# 3. verify's extra cost in a repository. The generated 500-task plan is renamed PLAN_bench (the
+# name the task commits use), every task records the commit naming it, and it is re-sealed here
+# (the receipt records HEAD). The copy outside git is the same plan: the difference is the git
+# checks (one commit walk from HEAD, the recorded commits looked up, the receipt's head).
+rm -f "$repo/.git/objects/info/commit-graph"; rm -rf "$repo/.git/objects/info/commit-graphs"
+tasks=$((commits / 20))
+gen=$work/gen
+mkdir -p "$gen"
+bash "$(dirname "$0")/../gen-plan.sh" "$tasks" "$gen" >/dev/null
+rm -rf "$plan"
+cp -r "$gen/.dwp/plans/PLAN_bench_$tasks" "$plan"
+grep -rl "PLAN_bench_$tasks" "$plan" | xargs sed -i "s/PLAN_bench_$tasks/PLAN_bench/g"
+git -C "$repo" log --format='%H %s' | python3 -c '
+import json, re, sys
+ids = {}
+for line in sys.stdin:
+    h, s = line.rstrip("\n").split(" ", 1)
+    m = re.search(r"- Task ([0-9]+) of PLAN_bench$", s)
+    if m:
+        ids.setdefault(int(m.group(1)), h)
+path = sys.argv[1]
+state = json.load(open(path))
+for t in state["tasks"]:
+    t["commit"] = ids[t["id"]]
+open(path, "w").write(json.dumps(state, indent=2, ensure_ascii=False) + "\n")
+' "$plan/state.json"
+"$bin" -C "$repo" finalize .dwp/plans/PLAN_bench >/dev/null
+outside=$work/outside/.dwp/plans/PLAN_bench
+mkdir -p "$(dirname "$outside")"
+cp -r "$plan" "$outside"
+code=0; "$bin" -C "$repo" verify .dwp/plans/PLAN_bench >"$work/v.txt" || code=$?
+[ "$code" -eq 0 ] || { cat "$work/v.txt" >&2; echo "verify of the bench plan in the repository exited $code" >&2; exit 1; }
+grep -q "task commit(s) exist" "$work/v.txt" || { echo "verify ran no git cross-check" >&2; exit 1; }
+hf_pair() { # median wall time (ms) of one command, hyperfine or date
+  if command -v hyperfine >/dev/null; then
+    hf=$(hf_median_ms "$1"); echo "${hf%/*}"
+  else
+    median_ms bash -c "$1"
+  fi
+}
+in_repo=$(hf_pair "$bin -C $repo verify .dwp/plans/PLAN_bench")
+no_git=$(hf_pair "$bin -C $work/outside verify .dwp/plans/PLAN_bench")
+revlist=$(hf_pair "git -C $repo rev-list --count HEAD")
+python3 - "$in_repo" "$no_git" "$revlist" "$tasks" "$commits" <<'PY'
+import sys
+a, b, c = (float(x) for x in sys.argv[1:4])
+extra = a - b
+ratio = extra / c
+print(f"verify git cost ({sys.argv[4]} task commits, {sys.argv[5]} commits, no commit-graph): "
+      f"in repo {a:.2f} ms - outside git {b:.2f} ms = {extra:.2f} ms; "
+      f"git rev-list --count HEAD {c:.2f} ms; ratio {ratio:.2f} (target <= 1.2): "
+      f"{'met' if ratio <= 1.2 else 'NOT met'}")
+sys.exit(0 if ratio <= 1.2 else 1)
+PY

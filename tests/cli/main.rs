@@ -37,5 +37,6 @@ mod status_cli;
 mod verify_cli;
 mod verify_drift;
 mod verify_fixtures;
+mod verify_history;
 mod verify_hostile;
 mod verify_vectors;

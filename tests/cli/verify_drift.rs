@@ -7,10 +7,11 @@ use crate::support;
 use crate::support::plans::{self, Case, PLAN_A};
 use crate::support::{planseal, stdout};
 
-const GIT_IDS: [&str; 5] = [
+const GIT_IDS: [&str; 6] = [
     "commit-names-incomplete-task",
     "commit-names-unknown-task",
     "completed-task-without-commit",
+    "completed-task-not-in-history",
     "history-truncated",
     "commit-drift",
 ];
@@ -185,8 +186,9 @@ fn a_shallow_clone_reports_truncated_history_and_never_fails_on_it() {
             f["task"].as_u64().expect("task")
         })
         .collect();
-    // Only task 3's commit is in the clone.
-    assert_eq!(truncated, [1, 2], "{findings:#?}");
+    // Only task 3's commit is in the clone: tasks 1 and 2's commits, then the gate revisions
+    // (fp=) of tasks 1–3, lie beyond the boundary.
+    assert_eq!(truncated, [1, 2, 1, 2, 3], "{findings:#?}");
     assert!(with_id(&findings, "completed-task-without-commit").is_empty());
     assert_eq!((verdict.as_str(), code), ("CONFORMANT", Some(0)));
 
@@ -199,7 +201,7 @@ fn a_shallow_clone_reports_truncated_history_and_never_fails_on_it() {
         "{findings:#?}"
     );
     assert!(with_id(&findings, "completed-task-without-commit").is_empty());
-    assert_eq!(with_id(&findings, "history-truncated").len(), 2);
+    assert_eq!(with_id(&findings, "history-truncated").len(), 5);
     assert_eq!(
         findings.last().expect("findings")["id"],
         "semantic-review-required"

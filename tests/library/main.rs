@@ -27,6 +27,7 @@ mod dwp_ops;
 mod finalize_props;
 mod git_crosschecks;
 mod git_reader;
+mod git_scan_ids;
 mod gsd_props;
 mod hostile_text_props;
 mod receipt_roundtrip_props;

@@ -412,6 +412,44 @@ impl Repo {
         Ok(scan)
     }
 
+    /// One walk from `HEAD` over all parents, newest committer time first, that hands each
+    /// commit's full hex id and subject to `visit` — the walk `verify` makes once per repository
+    /// to learn, together, which commits name a plan's tasks and which recorded commits `HEAD`
+    /// reaches, stopping as soon as it knows enough (`Scan::Stop`). Kept commits are returned
+    /// as in [`Repo::scan_messages`]; no tree is read.
+    pub fn scan_ids(
+        &self,
+        mut visit: impl FnMut(&str, &str) -> Scan,
+    ) -> Result<MessageScan, GitError> {
+        let mut scan = MessageScan::default();
+        let Some(head) = self.head_commit_id()? else {
+            return Ok(scan);
+        };
+        let mut walker = Walker::with_graph(self, "commits", false);
+        walker.push(head)?;
+        let mut hex = [0u8; 40];
+        while let Some(mut node) = walker.next_node() {
+            let parents = std::mem::take(&mut node.parents);
+            let oid = node.id;
+            let id: &str = oid.hex_to_buf(&mut hex);
+            let mut parsed = walker.commit(&mut node)?;
+            let verdict = visit(id, &parsed.subject());
+            if matches!(verdict, Scan::Take | Scan::TakeAndStop) {
+                parsed.parents = parents.clone();
+                scan.commits.push(self.info_from_parsed(&parsed));
+            }
+            if matches!(verdict, Scan::TakeAndStop | Scan::Stop) {
+                scan.stopped_early = true;
+                break;
+            }
+            walker.follow(&node, &parents)?;
+        }
+        walker.finish();
+        scan.walked = walker.walked;
+        scan.truncated = walker.truncated;
+        Ok(scan)
+    }
+
     /// The `n` most recent commits reachable from `HEAD` (what `git log -n N` lists).
     pub fn last_commits(&self, n: usize) -> Result<Vec<CommitInfo>, GitError> {
         let mut taken = 0usize;

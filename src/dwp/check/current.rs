@@ -39,7 +39,10 @@ pub(super) fn check(
                 "manifest.json is missing (required for v2/v5 plans)",
             )
             .file(layout::MANIFEST_FILE)
-            .hint("restore manifest.json from the plan's creation");
+            .hint(format!(
+                "restore manifest.json as it was created: `planseal rebuild {} --manifest` (from git)",
+                files.display
+            ));
             return;
         }
     };

@@ -18,6 +18,7 @@ pub mod receipt;
 mod seed;
 pub mod semantics;
 pub mod shape;
+mod writers;
 
 use crate::dwp::layout;
 use crate::dwp::read::{FileRead, PlanFiles};
@@ -82,13 +83,65 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
         return section;
     }
     section.findings = check_files(files, opts);
+    // finalize and recover re-verify under their own lock (they skip the marker or check a
+    // candidate): what writers left and git's copies of the files are not theirs to report.
+    let own_check = opts.skip_marker || opts.state_override.is_some();
+    // The repository is opened once for every git check of the plan.
+    let repo = if files.in_git_work_tree && !(own_check && opts.skip_git_drift) {
+        Some(crate::recovery::git::Repo::discover(&files.dir))
+    } else {
+        None
+    };
+    if let Some(opened) = &repo
+        && !own_check
+    {
+        match opened {
+            Ok(Some(repo)) => git_file_checks(repo, files, &mut section.findings),
+            Ok(None) => {}
+            Err(e) => section.findings.push(Finding::advisory(
+                "git-unreadable",
+                format!("git history could not be read, git checks skipped: {e}"),
+            )),
+        }
+    }
+    // What a killed writer left comes first: its lock refuses every command the other hints
+    // name until it is removed.
+    let marker = files.get(layout::MARKER_FILE).exists();
+    let writers = if own_check {
+        Vec::new()
+    } else {
+        writers::writer_findings(files, marker)
+    };
+    if !writers.is_empty() {
+        let failed = writers.iter().any(|f| f.severity == Severity::Fail);
+        if failed {
+            section
+                .findings
+                .retain(|f| f.id != "semantic-review-required");
+        }
+        section.findings.splice(0..0, writers);
+    }
     // Drift against the git log: only for a plan in a work tree, on state.json itself.
     if files.in_git_work_tree && !opts.skip_git_drift && opts.state_override.is_none() {
         let state = files
             .bytes(crate::dwp::layout::STATE_FILE)
             .and_then(|b| serde_json::from_slice(b).ok());
         if let Some(state) = state.as_ref().map(crate::dwp::model::State::from_value) {
-            drift::merge_drift(&files.dir, &files.display, &state, &mut section.findings);
+            let receipt = files.bytes(layout::RECEIPT_FILE).map(|b| {
+                crate::dwp::model::receipt::Receipt::read(b)
+                    .ok()
+                    .and_then(|r| r.planseal)
+                    .and_then(|p| p.git)
+                    .map(|g| g.head)
+            });
+            drift::merge_drift(
+                repo.as_ref(),
+                &files.dir,
+                &files.display,
+                &state,
+                receipt.as_ref().map(|h| h.as_deref()),
+                &mut section.findings,
+            );
         }
     }
     for f in &mut section.findings {
@@ -124,7 +177,13 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
         }
     }
     match files.get(layout::STATE_FILE) {
-        FileRead::Missing => legacy::check(files, None, opts, &mut out),
+        FileRead::Missing => {
+            if let Some(evidence) = state_layer_evidence(files) {
+                state_missing(files, &evidence, &mut out);
+                return out.done();
+            }
+            legacy::check(files, None, opts, &mut out)
+        }
         FileRead::Bytes(bytes) => {
             let state = match shape::parse_strict(bytes) {
                 Ok(v) => v,
@@ -161,6 +220,188 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
         _ => {}
     }
     out.done()
+}
+
+/// What shows that a plan without state.json had a state layer: a v2/v5 manifest, a receipt
+/// or a state journal (git's memory of a committed state.json is asked in [`git_file_checks`]).
+fn state_layer_evidence(files: &PlanFiles) -> Option<String> {
+    let manifest_era = files
+        .bytes(layout::MANIFEST_FILE)
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
+        .and_then(|v| {
+            v.get("schema")
+                .and_then(|s| s.as_str())
+                .and_then(crate::dwp::model::Era::from_manifest_url)
+        });
+    if let Some(era) = manifest_era
+        && era != shape::Era::V1
+    {
+        return Some(format!("manifest.json is a {} manifest", era_label(era)));
+    }
+    if files.get(layout::RECEIPT_FILE).exists() {
+        return Some(format!(
+            "a publication receipt ({}) is present",
+            layout::RECEIPT_FILE
+        ));
+    }
+    if files.dir.join(layout::JOURNAL_FILE).exists() {
+        return Some(format!(
+            "the state journal ({}) is present",
+            layout::JOURNAL_FILE
+        ));
+    }
+    None
+}
+
+fn era_label(era: shape::Era) -> &'static str {
+    match era {
+        shape::Era::V1 => "v1",
+        shape::Era::V2 => "v2",
+        _ => "v5",
+    }
+}
+
+fn state_missing(files: &PlanFiles, evidence: &str, out: &mut Out) {
+    out.fail(
+        "state-missing",
+        format!("state.json is missing, but the plan had a state layer: {evidence}"),
+    )
+    .file(layout::STATE_FILE)
+    .hint(format!(
+        "rebuild it from the markdown, git and the journal: `planseal rebuild {}` to see it, `planseal rebuild {} --write` to write it",
+        files.display, files.display
+    ));
+}
+
+/// The checks that need git's memory of the plan's own files: a missing state.json that was
+/// committed (`state-missing`), and a tracked manifest.json changed since the commit that added
+/// it without a migration entry in PROGRESS.md (`manifest-altered`). A history that cannot be
+/// read is `git-unreadable`, never a failure.
+fn git_file_checks(
+    repo: &crate::recovery::git::Repo,
+    files: &PlanFiles,
+    findings: &mut Vec<Finding>,
+) {
+    use crate::dwp::history;
+    if findings.iter().any(|f| f.id == "marker-present") {
+        return;
+    }
+    let unreadable = |e: &dyn std::fmt::Display| {
+        Finding::advisory(
+            "git-unreadable",
+            format!("git history could not be read, git checks skipped: {e}"),
+        )
+    };
+    if !files.get(layout::STATE_FILE).exists() {
+        if findings.iter().any(|f| f.id == "state-missing") {
+            return;
+        }
+        match history::committed_file(repo, &files.dir, layout::STATE_FILE) {
+            Ok(Some(commit)) => {
+                let mut out = Out::default();
+                state_missing(
+                    files,
+                    &format!("git holds a committed state.json (commit {})", commit.short),
+                    &mut out,
+                );
+                *findings = out.done();
+            }
+            Ok(None) => {}
+            Err(e) => findings.push(unreadable(&e)),
+        }
+        return;
+    }
+    let Some(now) = files.bytes(layout::MANIFEST_FILE) else {
+        return;
+    };
+    let Ok(now_value) = serde_json::from_slice::<serde_json::Value>(now) else {
+        return;
+    };
+    let (commit, first) =
+        match history::first_committed_version(repo, &files.dir, layout::MANIFEST_FILE) {
+            Ok(Some(found)) => found,
+            Ok(None) => return,
+            Err(e) => {
+                findings.push(unreadable(&e));
+                return;
+            }
+        };
+    let Ok(first_value) = serde_json::from_slice::<serde_json::Value>(&first) else {
+        return;
+    };
+    let changed = changed_fields(&first_value, &now_value);
+    let new = if changed.is_empty() {
+        Finding::pass(
+            "manifest-unaltered",
+            format!(
+                "manifest.json equals the version commit {} added",
+                commit.short
+            ),
+        )
+    } else if files
+        .text(layout::PROGRESS_FILE)
+        .is_some_and(|t| has_migration_entry(&t))
+    {
+        Finding::advisory(
+            "manifest-migrated",
+            format!(
+                "manifest.json differs from the version commit {} added ({}); PROGRESS.md records a migration",
+                commit.short,
+                changed.join(", ")
+            ),
+        )
+        .file(layout::MANIFEST_FILE)
+    } else {
+        Finding::fail(
+            "manifest-altered",
+            format!(
+                "manifest.json was changed after the plan was materialised (commit {} added it): {} changed, and PROGRESS.md records no migration",
+                commit.short,
+                changed.join(", ")
+            ),
+        )
+        .file(layout::MANIFEST_FILE)
+        .hint(format!(
+            "restore the manifest as it was created (`planseal rebuild {} --manifest --from {}`), or record the migration in PROGRESS.md (a dated entry naming the manifest migration)",
+            files.display, commit.short
+        ))
+    };
+    if new.severity == Severity::Fail {
+        findings.retain(|f| f.id != "semantic-review-required");
+    }
+    let at = match findings.last() {
+        Some(last) if last.id == "semantic-review-required" => findings.len() - 1,
+        _ => findings.len(),
+    };
+    findings.insert(at, new);
+}
+
+/// The top-level fields whose values differ between two JSON objects (added and removed ones
+/// included), sorted.
+fn changed_fields(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return if a == b {
+            Vec::new()
+        } else {
+            vec!["(the whole document)".into()]
+        };
+    };
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(|k| k.to_string())
+        .collect()
+}
+
+/// A PROGRESS.md line that records a migration of the manifest: it says `migration` (or
+/// `migrated`, any case) and names the manifest.
+fn has_migration_entry(progress: &str) -> bool {
+    progress.lines().any(|l| {
+        let l = l.to_ascii_lowercase();
+        l.contains("migrat") && l.contains("manifest")
+    })
 }
 
 pub(crate) const SEMANTIC_REVIEW: &str = "semantic review required: whether each acceptance criterion is really satisfied, affected-test coverage and the actual security review are beyond a file check";

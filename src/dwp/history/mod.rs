@@ -17,7 +17,7 @@ use crate::dwp::layout;
 use crate::dwp::model::State;
 use crate::recovery::git::{CommitInfo, GitError, Repo, Scan, StatusEntry};
 use crate::report::Finding;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// The task number and plan name a commit subject names, if it names one.
@@ -102,35 +102,599 @@ fn git_unreadable(plan: &str, e: &GitError) -> Finding {
     .plan(plan)
 }
 
-/// Drift between the git log and state.json, as `verify` reports it: advisories with a hint to
-/// `rebuild`. Empty when the plan is not in a repository.
-pub fn drift_findings(plan_dir: &Path, state: &State) -> Vec<Finding> {
-    drift_shown_as(plan_dir, plan_dir, state)
+/// How the git cross-checks judge what they find: the same checks, ids and hints for every
+/// caller, only the severities differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckMode {
+    /// `finalize`: every disagreement is a failure, and the work tree must be clean.
+    Finalize,
+    /// `verify` of a published plan (a receipt is present): every disagreement is a failure.
+    Published,
+    /// `verify` of a plan in progress: a missing commit is a failure, the rest advisories.
+    InProgress,
 }
 
-/// [`drift_findings`] with `shown` as the plan folder in the hints.
-pub(crate) fn drift_shown_as(plan_dir: &Path, shown: &Path, state: &State) -> Vec<Finding> {
-    let plan = crate::dwp::layout::plan_name(plan_dir);
-    let repo = match Repo::discover(plan_dir) {
+/// What the cross-checks look at.
+#[derive(Debug, Clone, Copy)]
+pub struct CrossCheck<'a> {
+    /// The plan folder.
+    pub plan_dir: &'a Path,
+    /// The plan folder as the hints show it.
+    pub shown: &'a Path,
+    /// The state whose recorded commits are checked.
+    pub state: &'a State,
+    /// The finalization candidate (left out of the work-tree check).
+    pub candidate: Option<&'a Path>,
+    /// Who asks, and so how severe each disagreement is.
+    pub mode: CheckMode,
+    /// The receipt's `git.head` (what HEAD was at publication), for [`CheckMode::Published`].
+    pub published_head: Option<&'a str>,
+}
+
+/// Drift between the git log and state.json, as `verify` reports it for a plan in progress:
+/// the cross-checks of [`cross_checks`] in [`CheckMode::InProgress`] plus the commits that name
+/// tasks the state does not call completed. Empty when the plan is not in a repository.
+pub fn drift_findings(plan_dir: &Path, state: &State) -> Vec<Finding> {
+    cross_checks(&CrossCheck {
+        plan_dir,
+        shown: plan_dir,
+        state,
+        candidate: None,
+        mode: CheckMode::InProgress,
+        published_head: None,
+    })
+}
+
+/// The git cross-checks that `finalize` requires ([`cross_checks`] in [`CheckMode::Finalize`]):
+/// each completed task's `commit` exists, is an ancestor of HEAD and names the task; no two
+/// tasks share a commit; `fp=` revisions exist; the work tree is clean apart from ignored
+/// paths, the plan's own folder and `candidate`. A tracked `.dwp/` is an advisory. Beyond a
+/// shallow boundary, advisories. Empty when the plan is not in a repository.
+pub fn git_cross_checks(plan_dir: &Path, state: &State, candidate: Option<&Path>) -> Vec<Finding> {
+    cross_checks(&CrossCheck {
+        plan_dir,
+        shown: plan_dir,
+        state,
+        candidate,
+        mode: CheckMode::Finalize,
+        published_head: None,
+    })
+}
+
+/// The one implementation of the git cross-checks, shared by `verify` and `finalize`
+/// (`docs/verify.md`): one commit walk from HEAD per call — for a published plan and for
+/// finalize stopping as soon as every recorded commit, the published head and a commit naming
+/// each completed task have been seen; for a plan in progress over the whole history. Empty
+/// when the plan is not in a repository; `git-unreadable` (an advisory) when git cannot be read.
+pub fn cross_checks(req: &CrossCheck<'_>) -> Vec<Finding> {
+    let plan = crate::dwp::layout::plan_name(req.plan_dir);
+    let repo = match Repo::discover(req.plan_dir) {
         Ok(Some(repo)) => repo,
         Ok(None) => return Vec::new(),
         Err(e) => return vec![git_unreadable(&plan, &e)],
     };
-    match task_commits(&repo, &plan) {
-        Ok(commits) => drift_findings_from(shown, &plan, state, &commits),
+    match cross_checks_in(&repo, req, &plan) {
+        Ok(findings) => findings,
         Err(e) => vec![git_unreadable(&plan, &e)],
     }
 }
 
-/// [`drift_findings`] over task commits already collected.
-pub fn drift_findings_from(
-    plan_dir: &Path,
+/// [`cross_checks`] in a repository already open (`verify` opens it once per plan for every
+/// git check).
+pub fn cross_checks_in_repo(repo: &Repo, req: &CrossCheck<'_>) -> Vec<Finding> {
+    let plan = crate::dwp::layout::plan_name(req.plan_dir);
+    match cross_checks_in(repo, req, &plan) {
+        Ok(findings) => findings,
+        Err(e) => vec![git_unreadable(&plan, &e)],
+    }
+}
+
+fn truncated_advisory(plan: &str, task: Option<u64>, what: String) -> Finding {
+    let mut f = Finding::advisory(
+        "history-truncated",
+        format!("{what}; history truncated (shallow clone)"),
+    )
+    .plan(plan)
+    .hint("fetch more history (`git fetch --unshallow`) to check it");
+    f.task = task;
+    f
+}
+
+/// A recorded commit as the repository knows it.
+enum Recorded {
+    Found(CommitInfo),
+    Missing,
+    Ambiguous,
+}
+
+fn cross_checks_in(
+    repo: &Repo,
+    req: &CrossCheck<'_>,
+    plan: &str,
+) -> Result<Vec<Finding>, GitError> {
+    let (state, mode, shown) = (req.state, req.mode, req.shown);
+    let soft = |id: &str, msg: String| match mode {
+        CheckMode::InProgress => Finding::advisory(id, msg),
+        _ => Finding::fail(id, msg),
+    };
+    let mut out = Vec::new();
+    let shallow = repo.is_shallow();
+
+    // 1. The recorded commits of the completed tasks, looked up by id (no walk).
+    let completed: BTreeSet<u64> = state
+        .tasks
+        .iter()
+        .filter(|t| t.is_completed())
+        .filter_map(|t| t.id)
+        .collect();
+    // A full id is only looked up when the walk does not reach it (its subject comes from the
+    // walk); a prefix is resolved first.
+    let mut recorded: Vec<(u64, String, Recorded)> = Vec::new();
+    let mut deferred: HashSet<String> = HashSet::new();
+    for task in state.tasks.iter().filter(|t| t.is_completed()) {
+        let (Some(n), Some(commit)) = (task.id, task.commit.as_deref()) else {
+            continue;
+        };
+        let text = commit.trim();
+        if text.len() == 40 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let full = text.to_ascii_lowercase();
+            deferred.insert(full.clone());
+            recorded.push((
+                n,
+                commit.to_string(),
+                Recorded::Found(CommitInfo {
+                    id: full,
+                    short: String::new(),
+                    subject: String::new(),
+                    committer_time: Default::default(),
+                    parents: Vec::new(),
+                }),
+            ));
+            continue;
+        }
+        let found = match repo.find_commit(commit) {
+            Ok(Some(c)) => Recorded::Found(c),
+            Ok(None) => Recorded::Missing,
+            Err(GitError::AmbiguousPrefix { .. }) => Recorded::Ambiguous,
+            Err(e) => return Err(e),
+        };
+        recorded.push((n, commit.to_string(), found));
+    }
+
+    // 2. One walk: the commits naming the plan's tasks, which wanted commits HEAD reaches, and
+    // the commits carrying a wanted subject (a squash or rebase merge keeps the subject). Only
+    // ids and subjects are kept; a commit a finding shows is looked up afterwards.
+    let head = req
+        .published_head
+        .filter(|_| mode == CheckMode::Published)
+        .map(str::trim)
+        .filter(|h| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_ascii_lowercase);
+    let mut want: HashSet<String> = HashSet::new();
+    let mut own_ids: HashSet<String> = HashSet::new();
+    let mut subjects: HashSet<String> = HashSet::new();
+    for (_, _, r) in &recorded {
+        if let Recorded::Found(c) = r {
+            want.insert(c.id.clone());
+            own_ids.insert(c.id.clone());
+            if !c.subject.is_empty() {
+                subjects.insert(c.subject.trim_end().to_string());
+            }
+        }
+    }
+    if let Some(h) = &head {
+        want.insert(h.clone());
+    }
+    // A plan in progress walks the whole history: a commit naming a task the state does not
+    // call completed yet (a writer killed after the commit) may lie anywhere. A published plan
+    // (and finalize) stops once every recorded commit and the published head were seen.
+    let may_stop = mode != CheckMode::InProgress;
+    let mut unnamed: BTreeSet<u64> = completed.clone();
+    let mut reached: HashMap<String, String> = HashMap::new();
+    let mut named: BTreeMap<u64, (String, String)> = BTreeMap::new();
+    let mut carriers: BTreeMap<String, String> = BTreeMap::new();
+    let scan_subjects = |subjects: &HashSet<String>,
+                         carriers: &mut BTreeMap<String, String>|
+     -> Result<(), GitError> {
+        repo.scan_ids(|id, subject| {
+            let s = subject.trim_end();
+            if !own_ids.contains(id) && subjects.contains(s) && !carriers.contains_key(s) {
+                carriers.insert(s.to_string(), id.to_string());
+            }
+            Scan::Skip
+        })?;
+        Ok(())
+    };
+    let scan = repo.scan_ids(|id, subject| {
+        if let Some((n, p)) = task_named(subject)
+            && p == plan
+        {
+            named
+                .entry(n)
+                .or_insert_with(|| (id.to_string(), subject.to_string()));
+            unnamed.remove(&n);
+        }
+        if want.remove(id) {
+            reached.insert(id.to_string(), subject.to_string());
+        }
+        let s = subject.trim_end();
+        if !own_ids.contains(id) && subjects.contains(s) && !carriers.contains_key(s) {
+            carriers.insert(s.to_string(), id.to_string());
+        }
+        if may_stop && want.is_empty() && unnamed.is_empty() {
+            Scan::Stop
+        } else {
+            Scan::Skip
+        }
+    })?;
+    let truncated = scan.truncated;
+    // The deferred full ids: subjects from the walk; the unreached ones looked up now.
+    let mut late_subjects: HashSet<String> = HashSet::new();
+    for (_, _, r) in &mut recorded {
+        let Recorded::Found(c) = r else { continue };
+        if !deferred.contains(&c.id) {
+            continue;
+        }
+        if let Some(subject) = reached.get(&c.id) {
+            c.subject = subject.clone();
+            continue;
+        }
+        match repo.find_commit(&c.id)? {
+            Some(info) => {
+                let s = info.subject.trim_end().to_string();
+                if !subjects.contains(&s) {
+                    late_subjects.insert(s);
+                }
+                *c = info;
+            }
+            None => *r = Recorded::Missing,
+        }
+    }
+    if !late_subjects.is_empty() && !truncated {
+        // An unreachable commit whose subject the walk did not know to look for: one more walk
+        // (only in this broken case) for a commit that carries it.
+        scan_subjects(&late_subjects, &mut carriers)?;
+    }
+    let info_of = |id: &str| -> Result<Option<CommitInfo>, GitError> { repo.find_commit(id) };
+    // The commits naming tasks, looked up only where a finding may show them: tasks the state
+    // does not call completed (or does not have) and tasks whose recorded commit is missing.
+    let mut by_task: BTreeMap<u64, Vec<CommitInfo>> = BTreeMap::new();
+    for (n, (id, subject)) in &named {
+        let needs_info = !completed.contains(n)
+            || recorded
+                .iter()
+                .any(|(m, _, r)| m == n && matches!(r, Recorded::Missing));
+        let info = if needs_info { info_of(id)? } else { None };
+        by_task
+            .entry(*n)
+            .or_default()
+            .push(info.unwrap_or_else(|| CommitInfo {
+                id: id.clone(),
+                short: id[..id.len().min(7)].to_string(),
+                subject: subject.clone(),
+                committer_time: Default::default(),
+                parents: Vec::new(),
+            }));
+    }
+    let unreached_subjects: HashSet<String> = recorded
+        .iter()
+        .filter_map(|(_, _, r)| match r {
+            Recorded::Found(c) if !reached.contains_key(&c.id) => {
+                Some(c.subject.trim_end().to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    let mut by_subject: BTreeMap<String, CommitInfo> = BTreeMap::new();
+    for (subject, id) in carriers
+        .iter()
+        .filter(|(s, _)| unreached_subjects.contains(*s))
+    {
+        if let Some(info) = info_of(id)? {
+            by_subject.insert(subject.clone(), info);
+        }
+    }
+    let reached: HashSet<String> = reached.into_keys().collect();
+    let commits = TaskCommits {
+        by_task,
+        walked: scan.walked,
+        truncated,
+    };
+
+    // A plan none of whose recorded commits this repository has, and none of whose tasks any
+    // commit names, was not made here (a copied plan, a fixture inside another project): one
+    // advisory says so instead of a failure per task. finalize stays strict.
+    let foreign = mode != CheckMode::Finalize
+        && !recorded.is_empty()
+        && recorded
+            .iter()
+            .all(|(_, _, r)| matches!(r, Recorded::Missing))
+        && commits.by_task.is_empty()
+        && !shallow;
+    if foreign {
+        let mut f = Finding::advisory(
+            "plan-not-from-this-repository",
+            format!(
+                "none of the {} commit(s) state.json records is in this repository and no commit names a task of {plan}: git checks skipped",
+                recorded.len()
+            ),
+        )
+        .plan(plan)
+        .hint("run verify in the repository the plan was made in");
+        f.task = None;
+        return Ok(vec![f]);
+    }
+
+    // 3. Each recorded commit.
+    let mut by_commit: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut flagged: BTreeSet<u64> = BTreeSet::new();
+    let rewritten = |n: u64, recorded: &str, carrier: &CommitInfo, why: &str| -> Finding {
+        let msg = format!(
+            "task {n}: commit {recorded} {why}, but commit {} on HEAD's history carries the task now (a squash or rebase merge): \"{}\"",
+            carrier.short,
+            carrier.subject.trim_end()
+        );
+        let hint = format!(
+            "record commit {} for task {n}: {}",
+            carrier.short,
+            rebuild_hint(shown)
+        );
+        match mode {
+            CheckMode::Finalize => Finding::fail("commit-not-ancestor", msg),
+            _ => Finding::advisory("commit-rewritten", msg),
+        }
+        .plan(plan)
+        .task(n)
+        .hint(hint)
+    };
+    for (n, text, r) in &recorded {
+        let n = *n;
+        match r {
+            Recorded::Ambiguous => {
+                flagged.insert(n);
+                out.push(
+                    Finding::fail(
+                        "commit-missing",
+                        format!("task {n}: commit {text} is ambiguous in this repository"),
+                    )
+                    .plan(plan)
+                    .task(n)
+                    .hint("record more hex digits of the commit in state.json"),
+                );
+            }
+            Recorded::Missing => {
+                flagged.insert(n);
+                // Its subject is unknown, so nothing can be said to carry it; a commit naming
+                // the task is shown in the hint.
+                if shallow {
+                    out.push(truncated_advisory(
+                        plan,
+                        Some(n),
+                        format!("task {n}: commit {text} is not in this shallow clone"),
+                    ));
+                } else {
+                    out.push(
+                        Finding::fail(
+                            "commit-missing",
+                            format!("task {n}: commit {text} does not exist in this repository"),
+                        )
+                        .plan(plan)
+                        .task(n)
+                        .hint(match commits.latest(n) {
+                            Some(c) => format!(
+                                "commit {} names task {n}: if it completed the task, record it — {}",
+                                c.short,
+                                rebuild_hint(shown)
+                            ),
+                            None => rebuild_hint(shown),
+                        }),
+                    );
+                }
+            }
+            Recorded::Found(commit) => {
+                by_commit.entry(commit.id.clone()).or_default().push(n);
+                if !reached.contains(&commit.id) {
+                    flagged.insert(n);
+                    let carrier = by_subject.get(commit.subject.trim_end());
+                    if let Some(c) = carrier {
+                        out.push(rewritten(n, &commit.short, c, "is not reachable from HEAD"));
+                    } else if truncated {
+                        out.push(truncated_advisory(
+                            plan,
+                            Some(n),
+                            format!(
+                                "task {n}: cannot tell whether commit {} is an ancestor of HEAD",
+                                commit.short
+                            ),
+                        ));
+                    } else {
+                        out.push(
+                            soft(
+                                "commit-not-ancestor",
+                                format!(
+                                    "task {n}: commit {} is not reachable from HEAD (was the branch reset or rebased?)",
+                                    commit.short
+                                ),
+                            )
+                            .plan(plan)
+                            .task(n)
+                            .hint(rebuild_hint(shown)),
+                        );
+                    }
+                    continue;
+                }
+                match task_named(&commit.subject) {
+                    Some((m, p)) if m == n && p == plan => {}
+                    _ => {
+                        flagged.insert(n);
+                        let commit = &match repo.find_commit(&commit.id)? {
+                            Some(info) if commit.short.is_empty() => info,
+                            _ => commit.clone(),
+                        };
+                        out.push(
+                        soft(
+                            "commit-subject-mismatch",
+                            format!(
+                                "task {n}: the subject of commit {} does not name `Task {n} of {plan}`: \"{}\"",
+                                commit.short,
+                                commit.subject.trim_end()
+                            ),
+                        )
+                        .plan(plan)
+                        .task(n)
+                        .hint(format!(
+                            "record the commit whose subject ends in `- Task {n} of {plan}` (see `planseal log {}`)",
+                            shown.display()
+                        )),
+                    )
+                    }
+                }
+            }
+        }
+    }
+    for (id, tasks) in &by_commit {
+        if tasks.len() > 1 {
+            let list: Vec<String> = tasks.iter().map(u64::to_string).collect();
+            out.push(
+                soft(
+                    "commit-shared",
+                    format!(
+                        "tasks {} record the same commit {}",
+                        list.join(", "),
+                        &id[..id.len().min(12)]
+                    ),
+                )
+                .plan(plan)
+                .task(tasks[0])
+                .hint("each task records the commit that completed it"),
+            );
+        }
+    }
+    let checked = recorded.len();
+    if checked > 0
+        && !out
+            .iter()
+            .any(|f| f.severity != crate::report::Severity::Pass)
+    {
+        out.push(
+            Finding::pass(
+                "task-commits",
+                format!(
+                    "{checked} task commit(s) exist, are ancestors of HEAD and name their tasks"
+                ),
+            )
+            .plan(plan),
+        );
+    }
+
+    // 4. The head the plan was published at.
+    if let Some(h) = &head {
+        let short = &h[..12];
+        if reached.contains(h) {
+            out.push(
+                Finding::pass(
+                    "published-head-contained",
+                    format!("HEAD contains the commit {short} the plan was published at"),
+                )
+                .plan(plan),
+            );
+        } else if truncated {
+            out.push(truncated_advisory(
+                plan,
+                None,
+                format!(
+                    "cannot tell whether HEAD contains the commit {short} the plan was published at"
+                ),
+            ));
+        } else {
+            out.push(
+                Finding::fail(
+                    "published-head-not-contained",
+                    format!(
+                        "HEAD no longer contains the commit {short} the plan was published at (was the branch reset or rebased?)"
+                    ),
+                )
+                .plan(plan)
+                .hint(format!(
+                    "check out a branch that contains {short}, or, if the new history is meant, re-seal the plan with `planseal finalize {}`",
+                    shown.display()
+                )),
+            );
+        }
+    }
+
+    // 5. fp= revisions in gate evidence.
+    let mut fp_seen = BTreeSet::new();
+    let mut fp_ok = 0usize;
+    for task in &state.tasks {
+        let n = task.id.unwrap_or_default();
+        for gate in &task.gates {
+            for rev in fp_revisions(gate.evidence_text()) {
+                if !fp_seen.insert((n, rev.to_string())) {
+                    continue;
+                }
+                let exists = match repo.commit_exists(rev) {
+                    Ok(b) => b,
+                    // An ambiguous prefix names something that exists.
+                    Err(GitError::AmbiguousPrefix { .. }) => true,
+                    Err(e) => return Err(e),
+                };
+                if exists {
+                    fp_ok += 1;
+                } else if shallow {
+                    out.push(truncated_advisory(
+                        plan,
+                        Some(n),
+                        format!("task {n}: gate revision fp={rev} is not in this shallow clone"),
+                    ));
+                } else {
+                    out.push(
+                        soft(
+                            "fp-revision-missing",
+                            format!(
+                                "task {n}: gate evidence cites fp={rev}, which is no commit of this repository"
+                            ),
+                        )
+                        .plan(plan)
+                        .task(n)
+                        .group("fp-revision-missing")
+                        .hint("re-run the gate at an existing revision and record it"),
+                    );
+                }
+            }
+        }
+    }
+    if fp_ok > 0 && !out.iter().any(|f| f.id == "fp-revision-missing") {
+        out.push(
+            Finding::pass(
+                "fp-revisions",
+                format!("{fp_ok} gate revision(s) (fp=) exist"),
+            )
+            .plan(plan),
+        );
+    }
+
+    if mode == CheckMode::Finalize {
+        worktree_checks(repo, req.plan_dir, plan, req.candidate, &mut out)?;
+    } else {
+        drift_into(shown, plan, state, &commits, &flagged, &mut out);
+    }
+    Ok(out)
+}
+
+/// The drift advisories of `verify`: commits naming tasks the state does not call completed (or
+/// does not have), and completed tasks no walked commit names (left out for a task whose
+/// recorded commit a cross-check already reported).
+fn drift_into(
+    shown: &Path,
     plan: &str,
     state: &State,
     commits: &TaskCommits,
-) -> Vec<Finding> {
-    let hint = rebuild_hint(plan_dir);
-    let mut out = Vec::new();
+    flagged: &BTreeSet<u64>,
+    out: &mut Vec<Finding>,
+) {
+    let hint = rebuild_hint(shown);
+    let mark = out.len();
     let ids: BTreeSet<u64> = state.tasks.iter().filter_map(|t| t.id).collect();
     for (n, list) in &commits.by_task {
         let Some(latest) = list.first() else { continue };
@@ -173,25 +737,19 @@ pub fn drift_findings_from(
     if makes_commits {
         for task in state.tasks.iter().filter(|t| t.is_completed()) {
             let Some(n) = task.id else { continue };
-            if commits.by_task.contains_key(&n) {
+            if commits.by_task.contains_key(&n) || flagged.contains(&n) {
                 continue;
             }
             if commits.truncated {
-                out.push(
-                    Finding::advisory(
-                        "history-truncated",
-                        format!(
-                            "no commit naming task {n} before the shallow-clone boundary; history truncated"
-                        ),
-                    )
-                    .plan(plan)
-                    .task(n)
-                    .hint("fetch more history (`git fetch --unshallow`) to check it"),
-                );
+                out.push(truncated_advisory(
+                    plan,
+                    Some(n),
+                    format!("no commit naming task {n} before the shallow-clone boundary"),
+                ));
             } else {
                 out.push(
                     Finding::advisory(
-                        "completed-task-without-commit",
+                        "completed-task-not-in-history",
                         format!(
                             "task {n} is completed in state.json but no commit reachable from HEAD names it"
                         ),
@@ -203,7 +761,12 @@ pub fn drift_findings_from(
             }
         }
     }
-    if out.is_empty() && !commits.by_task.is_empty() {
+    if out.len() == mark
+        && !commits.by_task.is_empty()
+        && !out
+            .iter()
+            .any(|f| f.severity != crate::report::Severity::Pass)
+    {
         out.push(
             Finding::pass(
                 "commit-drift",
@@ -215,7 +778,6 @@ pub fn drift_findings_from(
             .plan(plan),
         );
     }
-    out
 }
 
 /// `fp=` revisions cited in gate evidence (`fp=6037c9f+clean` → `6037c9f`).
@@ -236,213 +798,14 @@ pub fn fp_revisions(evidence: &str) -> Vec<&str> {
     out
 }
 
-/// The git cross-checks that `finalize` requires: each completed task's `commit`
-/// exists, is an ancestor of HEAD and names the task; no two tasks share a commit; `fp=`
-/// revisions exist; the work tree is clean apart from ignored paths, the plan's own folder and
-/// `candidate`. A tracked `.dwp/` is an advisory. Beyond a shallow boundary, advisories. Empty
-/// when the plan is not in a repository.
-pub fn git_cross_checks(plan_dir: &Path, state: &State, candidate: Option<&Path>) -> Vec<Finding> {
-    let plan = crate::dwp::layout::plan_name(plan_dir);
-    let repo = match Repo::discover(plan_dir) {
-        Ok(Some(repo)) => repo,
-        Ok(None) => return Vec::new(),
-        Err(e) => return vec![git_unreadable(&plan, &e)],
-    };
-    match cross_checks_in(&repo, plan_dir, &plan, state, candidate) {
-        Ok(findings) => findings,
-        Err(e) => vec![git_unreadable(&plan, &e)],
-    }
-}
-
-fn truncated_advisory(plan: &str, task: u64, what: String) -> Finding {
-    Finding::advisory(
-        "history-truncated",
-        format!("{what}; history truncated (shallow clone)"),
-    )
-    .plan(plan)
-    .task(task)
-    .hint("fetch more history (`git fetch --unshallow`) to check it")
-}
-
-fn cross_checks_in(
+/// Work tree cleanliness and a tracked `.dwp/`: what only `finalize` asks.
+fn worktree_checks(
     repo: &Repo,
     plan_dir: &Path,
     plan: &str,
-    state: &State,
     candidate: Option<&Path>,
-) -> Result<Vec<Finding>, GitError> {
-    let mut out = Vec::new();
-    let shallow = repo.is_shallow();
-    let mut by_commit: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    let mut checked = 0usize;
-    for task in state.tasks.iter().filter(|t| t.is_completed()) {
-        let (Some(n), Some(recorded)) = (task.id, task.commit.as_deref()) else {
-            continue;
-        };
-        checked += 1;
-        let found = match repo.find_commit(recorded) {
-            Ok(found) => found,
-            Err(GitError::AmbiguousPrefix { .. }) => {
-                out.push(
-                    Finding::fail(
-                        "commit-missing",
-                        format!("task {n}: commit {recorded} is ambiguous in this repository"),
-                    )
-                    .plan(plan)
-                    .task(n)
-                    .hint("record more hex digits of the commit in state.json"),
-                );
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        let Some(commit) = found else {
-            if shallow {
-                out.push(truncated_advisory(
-                    plan,
-                    n,
-                    format!("task {n}: commit {recorded} is not in this shallow clone"),
-                ));
-            } else {
-                out.push(
-                    Finding::fail(
-                        "commit-missing",
-                        format!("task {n}: commit {recorded} does not exist in this repository"),
-                    )
-                    .plan(plan)
-                    .task(n)
-                    .hint(rebuild_hint(plan_dir)),
-                );
-            }
-            continue;
-        };
-        by_commit.entry(commit.id.clone()).or_default().push(n);
-        match repo.is_ancestor(&commit.id, "HEAD")? {
-            Some(true) => {}
-            Some(false) => out.push(
-                Finding::fail(
-                    "commit-not-ancestor",
-                    format!(
-                        "task {n}: commit {} is not reachable from HEAD (was the branch reset or rebased?)",
-                        commit.short
-                    ),
-                )
-                .plan(plan)
-                .task(n)
-                .hint(rebuild_hint(plan_dir)),
-            ),
-            None => out.push(truncated_advisory(
-                plan,
-                n,
-                format!("task {n}: cannot tell whether commit {} is an ancestor of HEAD", commit.short),
-            )),
-        }
-        match task_named(&commit.subject) {
-            Some((m, p)) if m == n && p == plan => {}
-            _ => out.push(
-                Finding::fail(
-                    "commit-subject-mismatch",
-                    format!(
-                        "task {n}: the subject of commit {} does not name `Task {n} of {plan}`: \"{}\"",
-                        commit.short,
-                        commit.subject.trim_end()
-                    ),
-                )
-                .plan(plan)
-                .task(n)
-                .hint(format!(
-                    "record the commit whose subject ends in `- Task {n} of {plan}` (see `planseal log {}`)",
-                    plan_dir.display()
-                )),
-            ),
-        }
-    }
-    for (id, tasks) in &by_commit {
-        if tasks.len() > 1 {
-            let list: Vec<String> = tasks.iter().map(u64::to_string).collect();
-            out.push(
-                Finding::fail(
-                    "commit-shared",
-                    format!(
-                        "tasks {} record the same commit {}",
-                        list.join(", "),
-                        &id[..id.len().min(12)]
-                    ),
-                )
-                .plan(plan)
-                .task(tasks[0])
-                .hint("each task records the commit that completed it"),
-            );
-        }
-    }
-    if checked > 0
-        && !out
-            .iter()
-            .any(|f| f.severity != crate::report::Severity::Pass)
-    {
-        out.push(
-            Finding::pass(
-                "task-commits",
-                format!(
-                    "{checked} task commit(s) exist, are ancestors of HEAD and name their tasks"
-                ),
-            )
-            .plan(plan),
-        );
-    }
-
-    // fp= revisions in gate evidence.
-    let mut fp_seen = BTreeSet::new();
-    let mut fp_ok = 0usize;
-    for task in &state.tasks {
-        let n = task.id.unwrap_or_default();
-        for gate in &task.gates {
-            for rev in fp_revisions(gate.evidence_text()) {
-                if !fp_seen.insert((n, rev.to_string())) {
-                    continue;
-                }
-                let exists = match repo.commit_exists(rev) {
-                    Ok(b) => b,
-                    // An ambiguous prefix names something that exists.
-                    Err(GitError::AmbiguousPrefix { .. }) => true,
-                    Err(e) => return Err(e),
-                };
-                if exists {
-                    fp_ok += 1;
-                } else if shallow {
-                    out.push(truncated_advisory(
-                        plan,
-                        n,
-                        format!("task {n}: gate revision fp={rev} is not in this shallow clone"),
-                    ));
-                } else {
-                    out.push(
-                        Finding::fail(
-                            "fp-revision-missing",
-                            format!(
-                                "task {n}: gate evidence cites fp={rev}, which is no commit of this repository"
-                            ),
-                        )
-                        .plan(plan)
-                        .task(n)
-                        .group("fp-revision-missing")
-                        .hint("re-run the gate at an existing revision and record it"),
-                    );
-                }
-            }
-        }
-    }
-    if fp_ok > 0 && !out.iter().any(|f| f.id == "fp-revision-missing") {
-        out.push(
-            Finding::pass(
-                "fp-revisions",
-                format!("{fp_ok} gate revision(s) (fp=) exist"),
-            )
-            .plan(plan),
-        );
-    }
-
-    // Work tree cleanliness.
+    out: &mut Vec<Finding>,
+) -> Result<(), GitError> {
     if repo.work_tree().is_some() {
         let plan_rel = repo.relative_to_work_tree(plan_dir)?;
         let candidate_rel = match candidate {
@@ -491,7 +854,74 @@ fn cross_checks_in(
             );
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// The path of `file` of the plan folder relative to the work tree, when the repository has a
+/// work tree around the plan.
+fn plan_file_rel(repo: &Repo, plan_dir: &Path, file: &str) -> Result<Option<String>, GitError> {
+    if repo.work_tree().is_none() {
+        return Ok(None);
+    }
+    let plan_rel = repo.relative_to_work_tree(plan_dir)?;
+    Ok(Some(if plan_rel.is_empty() {
+        file.to_string()
+    } else {
+        format!("{plan_rel}/{file}")
+    }))
+}
+
+/// The newest commit that holds (or deleted) `file` of the plan folder, when git ever had it:
+/// how `verify` learns that a missing state.json was once committed. Only asked when the plan
+/// folder still has a tracked file (otherwise no walk is made).
+pub fn committed_file(
+    repo: &Repo,
+    plan_dir: &Path,
+    file: &str,
+) -> Result<Option<CommitInfo>, GitError> {
+    let Some(path) = plan_file_rel(repo, plan_dir, file)? else {
+        return Ok(None);
+    };
+    let plan_rel = repo.relative_to_work_tree(plan_dir)?;
+    if !repo.is_tracked(&path)? && !repo.is_tracked(&plan_rel)? {
+        return Ok(None);
+    }
+    let history = repo.file_versions(
+        &path,
+        &crate::recovery::git::HistoryOptions {
+            limit: Some(1),
+            ..Default::default()
+        },
+    )?;
+    Ok(history.versions.into_iter().next().map(|v| v.commit))
+}
+
+/// The version of a tracked `file` of the plan folder that the commit which added it holds,
+/// with that commit: what `verify` compares manifest.json with. `Ok(None)` when the file is not
+/// tracked; the walk reads history only then.
+pub fn first_committed_version(
+    repo: &Repo,
+    plan_dir: &Path,
+    file: &str,
+) -> Result<Option<(CommitInfo, Vec<u8>)>, GitError> {
+    let Some(path) = plan_file_rel(repo, plan_dir, file)? else {
+        return Ok(None);
+    };
+    if !repo.is_tracked(&path)? {
+        return Ok(None);
+    }
+    let history = repo.file_versions(
+        &path,
+        &crate::recovery::git::HistoryOptions {
+            with_content: true,
+            ..Default::default()
+        },
+    )?;
+    Ok(history
+        .versions
+        .into_iter()
+        .last()
+        .and_then(|v| v.content.map(|c| (v.commit, c))))
 }
 
 fn is_under(path: &str, dir: &str) -> bool {
