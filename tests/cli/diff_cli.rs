@@ -395,7 +395,8 @@ fn a_completed_task_whose_commit_is_gone_is_a_git_disagreement() {
     );
     let (_, text) = diff(&case, &[]);
     assert!(
-        text.contains("hint: ") && text.contains("`planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff`"),
+        text.contains("hint: ")
+            && text.contains("`planseal rebuild .dwp/plans/PLAN_webhook_retry_backoff`"),
         "the hint names the plan as given: {text}"
     );
 }

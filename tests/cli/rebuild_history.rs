@@ -416,7 +416,7 @@ fn readme_closed_the_last_task_while_state_did_not_reaches_conformant_inside_and
         let (code, text) = verify(&case);
         assert_eq!(code, Some(1), "{text}");
         assert!(text.contains("README ticks task 3 but state.json says in_progress"));
-        assert!(text.contains("run `planseal rebuild`"), "{text}");
+        assert!(text.contains("run `planseal rebuild "), "{text}");
         let dry = dry_run(&case);
         assert!(dry.contains("task 3 status: in_progress → completed (source: README)\n"));
         // The dry run already says whether --write would publish it.

@@ -187,3 +187,23 @@ pub fn walk(root: &Path, limit: usize, env: &[(String, String)]) -> Walk {
         }
     }
 }
+
+/// Leaves in `plan_dir` the lock of a planseal writer killed before its marker: an owner record
+/// whose pid is gone, on this host.
+pub fn dead_writers_lock(plan_dir: &Path) {
+    let mut child = super::run::hermetic("true").spawn().expect("spawn");
+    let pid = child.id();
+    child.wait().expect("wait");
+    let lock = plan_dir.join("state.json.lock");
+    std::fs::create_dir(&lock).expect("lock");
+    let owner = serde_json::json!({
+        "pid": pid,
+        "host": planseal::recovery::store::process::host_name(),
+        "process_start": null,
+        "operation": "update task 3 → completed",
+        "token": "c0ffee",
+        "tool": "planseal 0.1.0",
+        "acquired_at": "2026-10-12T15:10:00+00:00",
+    });
+    std::fs::write(lock.join("owner.json"), owner.to_string()).expect("owner");
+}

@@ -102,7 +102,7 @@ pub(super) fn check(
             .fail("state-shape-error", format!("state.json {}: {}", e.path, e.problem))
             .file(layout::STATE_FILE)
             .group(e.group_key())
-            .hint("fix the field in state.json as the message says, or rebuild the state with `planseal rebuild --write`");
+            .hint(format!("fix the field in state.json as the message says, or rebuild the state with `planseal rebuild {} --write`", files.display));
         if let Some(t) = e.task() {
             f.task(t);
         }
@@ -288,7 +288,7 @@ pub(super) fn check(
                 out.fail("readme-checkbox-disagrees", msg)
                     .task(id)
                     .file(layout::README_FILE)
-                    .hint("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild` to see how the state should read");
+                    .hint(format!("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild {}` to see how the state should read", files.display));
             }
             Some(_) => {}
         }

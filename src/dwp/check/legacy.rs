@@ -326,7 +326,7 @@ pub(super) fn check(
                     "the plan has no state.json and does not live in a git work tree: without git the state layer is required",
                 )
                 .file(layout::STATE_FILE)
-                .hint("create state.json for the plan (`planseal rebuild --write`), or keep the plan in a git repository");
+                .hint(format!("create state.json for the plan (`planseal rebuild {} --write`), or keep the plan in a git repository", files.display));
             }
             let completed = !index.is_empty() && index.iter().all(|e| e.checked);
             if completed {
@@ -388,7 +388,10 @@ fn state_cross_checks(
             ),
         )
         .file(layout::STATE_FILE)
-        .hint("the markdown wins: run `planseal rebuild` to see how the state should read");
+        .hint(format!(
+            "the markdown wins: run `planseal rebuild {}` to see how the state should read",
+            files.display
+        ));
     }
     let task_count = state.get("task_count").and_then(Value::as_u64);
     if task_count != Some(task_files.len() as u64) {
@@ -440,7 +443,7 @@ fn state_cross_checks(
             )
             .task(id)
             .file(layout::README_FILE)
-            .hint("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild`");
+            .hint(format!("the markdown wins: finish the task's close-out (or untick it), then run `planseal rebuild {}`", files.display));
         }
         gate_checks(files, typed_task(&typed, t, i).as_ref(), id, out);
     }

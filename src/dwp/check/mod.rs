@@ -190,7 +190,7 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
                 Err(why) => {
                     out.fail("state-unparseable", format!("state.json does not parse: {why}"))
                         .file(layout::STATE_FILE)
-                        .hint("repair the JSON, or regenerate it from the markdown with `planseal rebuild --write`");
+                        .hint(format!("repair the JSON, or regenerate it from every record with `planseal rebuild {} --write` (the unparseable file is kept as a copy)", files.display));
                     return out.done();
                 }
             };

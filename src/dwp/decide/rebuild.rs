@@ -33,7 +33,7 @@ use crate::dwp::model::markdown::{
 use crate::dwp::model::{Era, parse_json};
 use crate::recovery::git::{CommitTime, GitError, Repo};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Where a rebuilt value came from. In JSON: `{"kind": "readme"}`, `{"kind": "commit",
@@ -177,6 +177,10 @@ pub struct Inputs {
     pub git: Option<BTreeMap<u64, GitTask>>,
     /// The git walk hit a shallow boundary.
     pub truncated: bool,
+    /// Commits the state records for a task that are no commit of the repository (never
+    /// filled in a shallow clone, where a missing commit may lie beyond the boundary): git's
+    /// commit naming the task replaces them.
+    pub missing_commits: BTreeSet<String>,
     /// The README's `Plan Status: X/N` count, when it has one.
     pub plan_status: Option<(u64, u64)>,
     /// When the on-disk state.json is missing or does not parse: the copy the rebuild starts
@@ -385,6 +389,23 @@ pub fn gather_with(
         }
         None => (None, false),
     };
+    let mut missing_commits = BTreeSet::new();
+    if let Some(repo) = repo.filter(|r| !r.is_shallow()) {
+        let recorded = old_state
+            .as_ref()
+            .or(base.as_ref().map(|b| &b.state))
+            .and_then(|s| s["tasks"].as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["commit"].as_str())
+            .filter(|c| !c.is_empty());
+        for commit in recorded {
+            // An ambiguous prefix names something that exists.
+            if let Ok(false) = repo.commit_exists(commit) {
+                missing_commits.insert(commit.to_string());
+            }
+        }
+    }
     Ok(Inputs {
         plan,
         tasks,
@@ -397,6 +418,7 @@ pub fn gather_with(
         base,
         git,
         truncated,
+        missing_commits,
         plan_status: match readme.plan_status().map(|p| &p.status) {
             Some(PlanStatus::Count { completed, total }) => {
                 Some((*completed as u64, *total as u64))
@@ -1068,6 +1090,24 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
         } else {
             // commit
             match (non_empty(t.get("commit")).and_then(Value::as_str), git) {
+                (Some(recorded), Some(g)) if inputs.missing_commits.contains(recorded) => {
+                    rec.set(
+                        &mut t,
+                        task,
+                        "commit",
+                        Some(g.id.clone().into()),
+                        Source::Commit(g.short.clone()),
+                    );
+                }
+                (Some(recorded), None) if inputs.missing_commits.contains(recorded) => {
+                    rec.report(
+                        task,
+                        "commit",
+                        Some(recorded.into()),
+                        Source::OldState,
+                        "the recorded commit is no commit of this repository, and no commit reachable from HEAD names the task: kept, but unproven".into(),
+                    );
+                }
                 (Some(recorded), Some(g)) => {
                     if !g.id.starts_with(recorded) && !recorded.starts_with(&g.id) {
                         rec.report(

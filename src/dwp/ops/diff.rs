@@ -130,11 +130,15 @@ pub fn state_vs_markdown(
             state: None,
             markdown: Some(format!("{} task(s) in the README", inputs.tasks.len())),
             direction: "markdown-ahead",
-            message: if inputs.old_bytes.is_some() {
-                "state.json does not parse; `planseal rebuild` regenerates it".into()
-            } else {
-                "state.json is missing; `planseal rebuild` regenerates it".into()
-            },
+            message: format!(
+                "state.json {}; `planseal rebuild {}` regenerates it",
+                if inputs.old_bytes.is_some() {
+                    "does not parse"
+                } else {
+                    "is missing"
+                },
+                opts.plan_dir.display()
+            ),
         }),
     }
     Ok(outcome)

@@ -107,7 +107,8 @@ pub fn plan(
     let state_bytes = std::fs::read(&state_path)
         .map_err(|e| HintedError::usage(format!("{}: cannot read: {e}", state_path.display())))?;
     let facts = read_plan_facts(&plan_dir, &state_bytes, request.task);
-    let transition = plan_transition(&state_bytes, &request, &facts, &mut clock)?;
+    let transition = plan_transition(&state_bytes, &request, &facts, &mut clock)
+        .map_err(|r| name_the_plan(r, &plan_dir))?;
     Ok(PlannedUpdate {
         request,
         transition,
@@ -213,4 +214,14 @@ pub fn read_plan_facts(plan_dir: &Path, state_bytes: &[u8], task: i64) -> PlanFa
         readme_approval,
         amendment_dates,
     }
+}
+
+/// The transition's refusals point at `planseal rebuild` without knowing where the plan is:
+/// name the folder, so the hint is a command that runs as printed.
+fn name_the_plan(mut refusal: Refusal, plan_dir: &Path) -> Refusal {
+    if let Some(hint) = &refusal.hint {
+        let command = format!("`planseal rebuild {}`", plan_dir.display());
+        refusal.hint = Some(hint.replace("`planseal rebuild`", &command));
+    }
+    refusal
 }

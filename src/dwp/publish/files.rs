@@ -47,7 +47,10 @@ pub(crate) fn read_state(state_path: &Path) -> Result<Vec<u8>, FinalizeError> {
                 RefusalKind::StateMissing,
                 format!("{}: state.json not found", state_path.display()),
             )
-            .hint("create the state layer first, or run `planseal rebuild --write`")
+            .hint(format!(
+                "create the state layer first, or run `planseal rebuild {} --write`",
+                state_path.parent().unwrap_or(Path::new(".")).display()
+            ))
             .into()
         } else {
             FinalizeError::io(state_path, e)
