@@ -117,6 +117,22 @@ fn history_cases_reach_conformant_by_the_hints() {
             std::fs::remove_file(case.plan.join("manifest.json")).unwrap();
             case
         }),
+        ("manifest edited and committed mid-plan", {
+            let (mut repo, case) = tracked_repo();
+            let path = case.plan.join("manifest.json");
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(
+                &path,
+                text.replace("\"task_count\": 3", "\"task_count\": 4"),
+            )
+            .unwrap();
+            repo.commit("chore: widen the plan");
+            plans::Case {
+                tmp: repo.dir,
+                root: case.root,
+                plan: case.plan,
+            }
+        }),
         ("state.json corrupted, the plan tracked", {
             let case = tracked_plan();
             std::fs::write(case.plan.join("state.json"), "{\"schema\": ").unwrap();
@@ -131,6 +147,17 @@ fn history_cases_reach_conformant_by_the_hints() {
     let mut failed = Vec::new();
     for (name, case) in &cases {
         let walked = walk(&case.root, 8, &[]);
+        // The altered manifest goes back to the version of the commit that added it.
+        if name.starts_with("manifest edited") && walked.conformant {
+            assert!(
+                walked
+                    .actions()
+                    .iter()
+                    .any(|a| a.contains("--manifest --from") && a.ends_with("--write")),
+                "{}",
+                walked.trail()
+            );
+        }
         if !walked.conformant {
             failed.push(format!(
                 "{name}:\n{}\n{}",
@@ -144,6 +171,19 @@ fn history_cases_reach_conformant_by_the_hints() {
 
 /// A's plan after task 1 committed with the repository (`.dwp/` tracked), pinned dates.
 fn tracked_plan() -> crate::support::plans::Case {
+    let (repo, case) = tracked_repo();
+    crate::support::plans::Case {
+        tmp: repo.dir,
+        ..case
+    }
+}
+
+/// [`tracked_plan`] with the repository kept, to commit more (the case's own temp dir is an
+/// unused placeholder until the repository's takes its place).
+fn tracked_repo() -> (
+    crate::support::gitrepo::FixtureRepo,
+    crate::support::plans::Case,
+) {
     use crate::support::plans;
     let mut r = crate::support::gitrepo::FixtureRepo::new();
     r.write("src/lib.py", "base\n");
@@ -155,9 +195,6 @@ fn tracked_plan() -> crate::support::plans::Case {
     );
     r.commit("docs: materialise PLAN_http_rate_limit");
     let root = r.path().to_path_buf();
-    plans::Case {
-        tmp: r.dir,
-        root,
-        plan,
-    }
+    let tmp = tempfile::tempdir().unwrap();
+    (r, plans::Case { tmp, root, plan })
 }

@@ -1799,6 +1799,7 @@ pub fn write_manifest(
     plan_dir: &Path,
     inputs: &Inputs,
     copy: &ManifestCopy,
+    current: Option<&[u8]>,
     now: &str,
 ) -> Result<Vec<String>, crate::write::WriteError> {
     use crate::recovery::hash::sha256_hex;
@@ -1807,7 +1808,12 @@ pub fn write_manifest(
     let progress_path = plan_dir.join(layout::PROGRESS_FILE);
     let progress_before = std::fs::read(&progress_path).ok();
     let lines = vec![format!(
-        "manifest.json: (absent) → restored byte for byte (source: commit {}, sha256 {})",
+        "manifest.json: {} → restored byte for byte (source: commit {}, sha256 {})",
+        if current.is_some() {
+            "(altered)"
+        } else {
+            "(absent)"
+        },
         copy.commit,
         &sha256_hex(&copy.bytes)[..12]
     )];
@@ -1825,7 +1831,7 @@ pub fn write_manifest(
     );
     let target = layout::state_target(plan_dir);
     let tx = Writer::from_env().begin(&target, "rebuild --manifest", now)?;
-    tx.expect_unchanged(&manifest_path, None)?;
+    tx.expect_unchanged(&manifest_path, current)?;
     tx.expect_unchanged(&progress_path, progress_before.as_deref())?;
     target.check_writable(&[])?;
     tx.replace(&manifest_path, &copy.bytes)?;

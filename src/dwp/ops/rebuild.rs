@@ -92,11 +92,11 @@ pub struct RebuildOutcome {
 /// `planseal rebuild PLAN_DIR … --write`, the dry run's own arguments kept.
 fn write_command(opts: &RebuildOptions) -> String {
     let mut cmd = format!("planseal rebuild {}", opts.plan_dir.display());
-    if let Some(rev) = &opts.from {
-        cmd.push_str(&format!(" --from {rev}"));
-    }
     if opts.manifest {
         cmd.push_str(" --manifest");
+    }
+    if let Some(rev) = &opts.from {
+        cmd.push_str(&format!(" --from {rev}"));
     }
     cmd + " --write"
 }
@@ -370,15 +370,26 @@ fn restore_manifest(
     now: &str,
 ) -> Result<RebuildOutcome, OpError> {
     let manifest_path = plan_dir.join(layout::MANIFEST_FILE);
-    if manifest_path.exists() {
+    let current = std::fs::read(&manifest_path).ok();
+    // An altered manifest goes back to the version of `--from REV` only when git also holds
+    // the altered bytes (HEAD's copy): nothing is lost, the alteration stays in history.
+    let altered_but_committed = match (&current, repo, &opts.from) {
+        (Some(bytes), Some(repo), Some(_)) => repo
+            .relative_to_work_tree(&manifest_path)
+            .ok()
+            .and_then(|rel| repo.file_at("HEAD", &rel).ok().flatten())
+            .is_some_and(|head| head == *bytes),
+        _ => false,
+    };
+    if current.is_some() && !altered_but_committed {
         return Err(Refusal::new(
             RefusalKind::UsageError,
             format!(
-                "{}: manifest.json exists; `rebuild --manifest` only restores a lost one",
+                "{}: manifest.json exists; `rebuild --manifest` restores a lost one, or an altered one from `--from REV` when HEAD holds the altered bytes",
                 plan_dir.display()
             ),
         )
-        .hint("a manifest is never rewritten; a deliberate change is a migration recorded in PROGRESS.md")
+        .hint("commit the manifest as it is first (so the change stays in history), then `planseal rebuild PLAN_DIR --manifest --from REV`; or record a deliberate change as a migration in PROGRESS.md")
         .into());
     }
     let copy = match repo {
@@ -407,19 +418,24 @@ fn restore_manifest(
         .into());
     };
     let line = format!(
-        "manifest.json: (absent) → {} bytes (source: commit {})",
+        "manifest.json: {} → {} bytes (source: commit {})",
+        if current.is_some() {
+            "(altered)"
+        } else {
+            "(absent)"
+        },
         copy.bytes.len(),
         copy.commit
     );
     let mut lines = vec![line];
-    let written = opts.write;
-    if opts.write {
-        lines = write_manifest(plan_dir, inputs, &copy, now)?;
+    let written = opts.write && current.as_deref() != Some(&copy.bytes[..]);
+    if written {
+        lines = write_manifest(plan_dir, inputs, &copy, current.as_deref(), now)?;
     }
     Ok(RebuildOutcome {
         plan: inputs.plan.clone(),
         written,
-        changed: true,
+        changed: current.as_deref() != Some(&copy.bytes[..]),
         changes: Vec::new(),
         reports: Vec::new(),
         lines,
@@ -433,7 +449,8 @@ fn restore_manifest(
         manifest_from: Some(copy.commit),
         from_ignored: false,
         would_refuse: None,
-        write_command: (!opts.write).then(|| write_command(opts)),
+        write_command: (!opts.write && current.as_deref() != Some(&copy.bytes[..]))
+            .then(|| write_command(opts)),
     })
 }
 
@@ -447,7 +464,11 @@ impl RebuildOutcome {
                 out.push_str(l);
                 out.push('\n');
             }
-            out.push_str(&if self.written {
+            out.push_str(&if !self.changed {
+                format!(
+                    "manifest.json already equals the copy of commit {commit}; nothing to change\n"
+                )
+            } else if self.written {
                 format!("restored manifest.json from commit {commit} and noted it in PROGRESS.md\n")
             } else {
                 format!("would restore manifest.json from commit {commit}\n")
