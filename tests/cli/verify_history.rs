@@ -108,17 +108,14 @@ fn published_plan_then_reset_hard_fails_and_says_head_no_longer_contains_the_pub
     assert_eq!(
         head["hint"],
         format!(
-            "check out a branch that contains 84568addaaf6, or, if the new history is meant, re-seal the plan with `planseal finalize {}`",
+            "if a reset dropped it by mistake, fast-forward back to it: `git merge --ff-only 84568addaaf6`; if the new history is meant, re-seal the plan with `planseal finalize {}`",
             case.plan_rel()
         )
     );
     let task = &with_id(&findings, "commit-not-ancestor")[0];
     assert_eq!(
         task["hint"],
-        format!(
-            "run `planseal rebuild {}` to see how state.json would be reconciled",
-            case.plan_rel()
-        )
+        "if a reset dropped it by mistake, fast-forward back to it: `git merge --ff-only 84568ad`"
     );
     // The text form.
     let text = support::stdout(&support::planseal(

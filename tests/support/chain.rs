@@ -53,7 +53,8 @@ impl Walk {
     }
 }
 
-/// Every backticked `planseal …` command in `text`, in order of appearance on `hint:` lines.
+/// Every backticked `planseal …` or `git …` command in `text`, in order of appearance on
+/// `hint:` lines (a hint may tell the user to run git, e.g. to undo a reset).
 pub fn hinted_commands(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in text.lines() {
@@ -65,7 +66,7 @@ pub fn hinted_commands(text: &str) -> Vec<String> {
             let after = &rest[start + 1..];
             let Some(end) = after.find('`') else { break };
             let quoted = &after[..end];
-            if quoted.starts_with("planseal ") {
+            if quoted.starts_with("planseal ") || quoted.starts_with("git ") {
                 out.push(quoted.to_string());
             }
             rest = &after[end + 1..];
@@ -104,6 +105,7 @@ pub fn arguments(command: &str) -> Vec<String> {
     if args.first().map(String::as_str) == Some("planseal") {
         args.remove(0);
     }
+    // `git …` stays whole: run() tells the two apart.
     args.into_iter()
         .map(|a| match a.as_str() {
             "…" | "..." | "TEXT" | "REASON" | "<reason>" => {
@@ -115,6 +117,18 @@ pub fn arguments(command: &str) -> Vec<String> {
 }
 
 fn run(root: &Path, args: &[String], env: &[(String, String)]) -> Run {
+    if args.first().map(String::as_str) == Some("git") {
+        let out = super::gitrepo::git_command(root)
+            .args(&args[1..])
+            .output()
+            .expect("git runs");
+        return Run {
+            code: out.status.code().unwrap_or(-1),
+            status: out.status,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+    }
     let mut cmd = Planseal::new().cwd(root).args(args);
     for (k, v) in env {
         cmd = cmd.env(k, v);

@@ -198,3 +198,19 @@ fn tracked_repo() -> (
     let tmp = tempfile::tempdir().unwrap();
     (r, plans::Case { tmp, root, plan })
 }
+
+/// A published plan whose last task commit was dropped by `git reset --hard HEAD~1`: the hints
+/// bring the published history back (a fast-forward to the commit the receipt names).
+#[test]
+fn published_plan_then_reset_hard_reaches_conformant_by_the_hints() {
+    let case = crate::support::plans::clean();
+    assert_eq!(run_in(&case.root, &["finalize", &case.plan_rel()]).code, 0);
+    crate::support::gitrepo::git(&case.root, &["reset", "-q", "--hard", "HEAD~1"]);
+    let walked = walk(&case.root, 6, &[]);
+    walked.assert_conformant();
+    assert!(
+        walked.actions()[0].starts_with("git merge --ff-only "),
+        "{}",
+        walked.trail()
+    );
+}

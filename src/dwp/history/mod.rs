@@ -189,6 +189,18 @@ pub fn cross_checks_in_repo(repo: &Repo, req: &CrossCheck<'_>) -> Vec<Finding> {
     }
 }
 
+/// When `commit` descends from HEAD (a reset moved the branch back past it), the command that
+/// brings it back without touching anything else: a fast-forward.
+fn restore_history_hint(
+    repo: &Repo,
+    commit: &str,
+    short: &str,
+) -> Result<Option<String>, GitError> {
+    Ok((repo.is_ancestor("HEAD", commit)? == Some(true)).then(|| {
+        format!("if a reset dropped it by mistake, fast-forward back to it: `git merge --ff-only {short}`")
+    }))
+}
+
 fn truncated_advisory(plan: &str, task: Option<u64>, what: String) -> Finding {
     let mut f = Finding::advisory(
         "history-truncated",
@@ -508,6 +520,13 @@ fn cross_checks_in(
                             ),
                         ));
                     } else {
+                        let hint = restore_history_hint(repo, &commit.id, &commit.short)?
+                            .unwrap_or_else(|| {
+                                format!(
+                                    "bring the commit back onto this branch (`git merge {}`), or reopen task {n} if its work is meant to be gone (an amendment in its log, then `planseal update … --task {n} --status in_progress --reopen-reason …`)",
+                                    commit.short
+                                )
+                            });
                         out.push(
                             soft(
                                 "commit-not-ancestor",
@@ -518,7 +537,7 @@ fn cross_checks_in(
                             )
                             .plan(plan)
                             .task(n)
-                            .hint(rebuild_hint(shown)),
+                            .hint(hint),
                         );
                     }
                     continue;
@@ -615,10 +634,16 @@ fn cross_checks_in(
                     ),
                 )
                 .plan(plan)
-                .hint(format!(
-                    "check out a branch that contains {short}, or, if the new history is meant, re-seal the plan with `planseal finalize {}`",
-                    shown.display()
-                )),
+                .hint(match restore_history_hint(repo, h, short)? {
+                    Some(ff) => format!(
+                        "{ff}; if the new history is meant, re-seal the plan with `planseal finalize {}`",
+                        shown.display()
+                    ),
+                    None => format!(
+                        "check out a branch that contains {short}, or, if the new history is meant, re-seal the plan with `planseal finalize {}`",
+                        shown.display()
+                    ),
+                }),
             );
         }
     }
