@@ -74,8 +74,12 @@ pub enum UnlockError {
 /// The file a PATH argument is about, as a write target (a lock file is GSD's pid file).
 pub fn target_of(path: &Path) -> Target {
     let mut file = path.to_path_buf();
+    // A plan folder names its state.json even when that file is lost: its lock is what a
+    // writer killed while restoring it leaves.
     if path.is_dir()
-        && path.join(layout::STATE_FILE).is_file()
+        && (path.join(layout::STATE_FILE).is_file()
+            || path.join(layout::MANIFEST_FILE).is_file()
+            || path.join(format!("{}.lock", layout::STATE_FILE)).is_dir())
         && path.extension().is_none_or(|e| e != "lock")
     {
         file = layout::state_path(path);

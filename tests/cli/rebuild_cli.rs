@@ -122,8 +122,9 @@ fn deleted_state_is_restored_from_markdown_and_git_and_published_through_finaliz
         progress.contains("## Reconciliation — 2026-11-30\n\n- state.json rebuilt by planseal")
     );
     assert!(progress.contains("- task 4 commit: (absent) → 84568addaaf667b18d41a68fef7060463b97343c (source: commit 84568ad)\n"));
-    // The journal has the rebuild's line (the state restored, its content) and the
-    // publication's.
+    // The journal has the rebuild's line (the reconciliation, state.json not yet written) and
+    // the publication's, which carries the state restored: state.json is written only inside
+    // the finalization transaction, with its receipt.
     let journal = std::fs::read_to_string(case.plan.join("analysis_results/STATE_JOURNAL.ndjson"))
         .expect("journal");
     let lines: Vec<serde_json::Value> = journal
@@ -134,9 +135,16 @@ fn deleted_state_is_restored_from_markdown_and_git_and_published_through_finaliz
         .collect();
     assert_eq!(lines[1]["operation"], "rebuild");
     assert_eq!(lines[1]["before_sha256"], serde_json::Value::Null);
-    assert_eq!(lines[1]["applied"]["version"], 2);
-    assert_eq!(lines[0]["operation"], "rebuild");
-    assert_eq!(lines[0]["before_sha256"], lines[1]["after_sha256"]);
+    assert_eq!(lines[1]["after_sha256"], serde_json::Value::Null);
+    assert!(lines[1].get("applied").is_none(), "{}", lines[1]);
+    assert_eq!(lines[0]["operation"], "rebuild+finalize");
+    assert_eq!(lines[0]["before_sha256"], serde_json::Value::Null);
+    assert_eq!(lines[0]["applied"]["version"], 2);
+    assert_eq!(lines[0]["applied"]["replaced"], s);
+    assert_eq!(
+        lines[0]["after_sha256"],
+        crate::support::fs::sha256(&std::fs::read(case.plan.join("state.json")).unwrap())
+    );
 
     // The publication went through the finalization: the receipt matches, verify passes, and a
     // finalize afterwards is a no-op re-seal.

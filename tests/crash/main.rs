@@ -17,4 +17,5 @@ mod support;
 
 mod concurrency_update;
 mod crash_finalize;
+mod crash_rebuild;
 mod crash_update;

@@ -227,3 +227,25 @@ fn a_removal_whose_journal_line_fails_says_the_lock_is_gone() {
     );
     assert!(!s.plan_dir().join("state.json.lock").exists());
 }
+
+/// Regression: `unlock PLAN_DIR` on a plan whose state.json is lost (a writer killed while
+/// restoring it) looked for `PLAN_DIR.lock`, said "not locked" and left the plan's lock.
+#[test]
+fn unlock_of_a_plan_folder_whose_state_json_is_lost_removes_its_lock() {
+    let s = a_initial();
+    std::fs::remove_file(s.plan_dir().join("state.json")).unwrap();
+    let mut owner = LockOwner::for_this_process("rebuild", "planseal test");
+    owner.pid = dead_pid();
+    write_owner(&s, &owner);
+    let out = planseal()
+        .args(["unlock", ".dwp/plans/PLAN_http_rate_limit"])
+        .cwd(s.root())
+        .output();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("owner is dead"), "{}", stdout(&out));
+    assert!(!s.plan_dir().join("state.json.lock").exists());
+    assert!(
+        !s.plan_dir().join("state.json").exists(),
+        "nothing else written"
+    );
+}

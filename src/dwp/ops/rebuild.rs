@@ -163,17 +163,21 @@ pub fn rebuild(
     };
     if opts.write && rebuilt.changed() {
         let new_bytes = state_bytes(&inputs, &rebuilt);
-        // A state.json that parses and is not completed takes the rebuilt state as the
-        // finalization's candidate (checked above, so a refusal writes nothing).
-        let as_candidate = completed
-            && inputs
-                .old_state
-                .as_ref()
-                .is_some_and(|s| s["status"] != "completed");
+        // A completed state is the finalization's candidate (checked above, so a refusal
+        // writes nothing): state.json is replaced only inside that transaction, with its
+        // receipt. When the state before is lost, does not parse or reads completed, the
+        // finalization is told it restores the state.
+        let as_candidate = completed;
+        let restores_state = inputs
+            .old_state
+            .as_ref()
+            .is_none_or(|s| s["status"] == "completed");
         let finalize_request = |candidate: Candidate| {
             let mut req = FinalizeRequest::new(plan.dir.clone(), candidate);
             req.operation = "rebuild".into();
             req.clock = clock.clone();
+            req.restores_state = restores_state;
+            req.expected_sha256 = inputs.old_bytes.as_deref().map(sha256_hex);
             req.journal_entry = Some(crate::dwp::decide::rebuild::journal_line(
                 &now,
                 "rebuild+finalize",
@@ -198,14 +202,7 @@ pub fn rebuild(
         state_sha256 = w.after_sha256;
         written = true;
         if completed {
-            let req = if as_candidate {
-                finalize_request(candidate())
-            } else {
-                // state.json now holds the completed state: the finalization re-seals it.
-                let mut req = finalize_request(Candidate::Current);
-                req.journal_entry = None;
-                req
-            };
+            let req = finalize_request(candidate());
             let published = publish::finalize(&req, &mut |_| {})?;
             state_sha256 = Some(published.state_sha256.clone());
             receipt_sha256 = Some(sha256_hex(&published.receipt_bytes));

@@ -58,6 +58,18 @@ pub(crate) fn read_state(state_path: &Path) -> Result<Vec<u8>, FinalizeError> {
     })
 }
 
+/// [`read_state`], except that with `missing_is_empty` a missing state.json reads as no bytes:
+/// the "before" of a publication that restores a lost state (`rebuild`).
+pub(crate) fn read_state_before(
+    state_path: &Path,
+    missing_is_empty: bool,
+) -> Result<Vec<u8>, FinalizeError> {
+    match std::fs::read(state_path) {
+        Err(e) if missing_is_empty && e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        _ => read_state(state_path),
+    }
+}
+
 pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, FinalizeError> {
     match std::fs::read(path) {
         Ok(b) => Ok(Some(b)),

@@ -120,6 +120,11 @@ pub struct FinalizeRequest {
     /// Where the marker's `started_at`, the lock record and the journal line take their time
     /// (the caller's clock, so a fixed test clock reaches every timestamp written).
     pub clock: Clock,
+    /// The candidate restores a state.json that is lost, does not parse, or reads completed but
+    /// is rebuilt (`rebuild --write`): the on-disk bytes are only the state before, so a
+    /// missing or unparseable file is no refusal and a completed one may be replaced. The
+    /// candidate itself passes every check as always.
+    pub restores_state: bool,
 }
 
 impl FinalizeRequest {
@@ -136,6 +141,7 @@ impl FinalizeRequest {
             operation: "finalize".into(),
             journal_entry: None,
             clock: Clock::system(),
+            restores_state: false,
         }
     }
 }
@@ -237,7 +243,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     let mut clock = req.clock.clone();
 
     // 1. state bytes and the caller's snapshot
-    let state_bytes = store::read_state(&state_path)?;
+    let state_bytes = store::read_state_before(&state_path, req.restores_state)?;
     let state_sha = sha256_hex(&state_bytes);
     if let Some(expected) = &req.expected_sha256
         && !expected.eq_ignore_ascii_case(&state_sha)
@@ -281,6 +287,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         &candidate_bytes,
         &candidate_origin,
         &req.candidate,
+        req.restores_state,
     )?;
 
     if req.dry_run {
@@ -301,7 +308,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     reach(Step::AfterLock, hook);
 
     // 4. under the lock: unchanged, then every check
-    let under_lock = store::read_state(&state_path)?;
+    let under_lock = store::read_state_before(&state_path, req.restores_state)?;
     if under_lock != state_bytes {
         tx.finish()?;
         return Err(state_changed(&state_path));
@@ -342,7 +349,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     reach(Step::AfterMarker, hook);
 
     // 7. nothing moved while we validated
-    let again = store::read_state(&state_path)?;
+    let again = store::read_state_before(&state_path, req.restores_state)?;
     let fp_again = validate::fingerprint(&plan_dir, &candidate_bytes)?;
     if again != state_bytes || fp_again.hex != validation.artifacts_sha256 {
         tx.remove(&marker_path)?;
@@ -395,7 +402,7 @@ pub(crate) fn publish_from_marker(
 ) -> Result<(), FinalizeError> {
     let state_path = tx.target().path().to_path_buf();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
-    let before = store::read_state(&state_path)?;
+    let before = store::read_state_before(&state_path, req.restores_state)?;
     if before != candidate_bytes {
         tx.replace(&state_path, candidate_bytes)?;
     }
@@ -577,6 +584,7 @@ fn precheck_candidate(
     candidate_bytes: &[u8],
     origin: &str,
     source: &Candidate,
+    restores_state: bool,
 ) -> Result<(), FinalizeError> {
     let candidate: serde_json::Value = serde_json::from_slice(candidate_bytes).map_err(|e| {
         Refusal::new(
@@ -589,6 +597,19 @@ fn precheck_candidate(
         )
         .hint("pass the complete state file the plan should be published with")
     })?;
+    if restores_state && matches!(source, Candidate::Bytes { .. }) {
+        // The state before is being replaced whatever it holds; the candidate is what is
+        // checked, and it must be completed.
+        if candidate.get("status").and_then(|s| s.as_str()) != Some("completed") {
+            return Err(Refusal::new(
+                RefusalKind::CandidateNotCompleted,
+                format!("{origin}: the candidate is not completed"),
+            )
+            .hint("only a completed state is published through the finalization")
+            .into());
+        }
+        return Ok(());
+    }
     let state: serde_json::Value = serde_json::from_slice(state_bytes).map_err(|e| {
         Refusal::new(
             RefusalKind::StateUnparseable,

@@ -139,6 +139,8 @@ fn relation_of(marker: &Marker, state_sha: Option<&str>) -> StateRelation {
     match (state_sha, &marker.planseal) {
         (Some(s), _) if s == marker.candidate_sha256 => StateRelation::IsCandidate,
         (Some(s), Some(ext)) if s == ext.state_sha256_before => StateRelation::IsBefore,
+        // A publication that restores a lost state.json (`rebuild`) started from no bytes.
+        (None, Some(ext)) if ext.state_sha256_before == sha256_hex(b"") => StateRelation::IsBefore,
         (_, None) => StateRelation::PresumedBefore,
         _ => StateRelation::Neither,
     }
@@ -342,7 +344,12 @@ fn roll_forward(
     req.operation = "recover".into();
     // The line of the publication this recovery completes: when the rename had already
     // happened, the state before is known only by the hash the marker recorded.
-    let before = store::read_state(state_path)?;
+    let restores = marker
+        .planseal
+        .as_ref()
+        .is_some_and(|ext| ext.state_sha256_before == sha256_hex(b""));
+    let before = store::read_state_before(state_path, restores)?;
+    req.restores_state = restores;
     let mut entry = finalize::publication_entry(plan_dir, "recover", &before, candidate, clock);
     if let Some(ext) = &marker.planseal {
         entry.before_sha256 = Some(ext.state_sha256_before.clone());
