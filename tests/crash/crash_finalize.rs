@@ -1,9 +1,10 @@
 //! Crash tests of the finalization transaction (`docs/finalize.md`): the process is
 //! ended like `kill -9` at every step of the transaction and at every hit of the store's crash
 //! points, then the documented recovery path is followed:
-//! - before the marker: `verify` reports only the stale state (README ticks the last task,
-//!   state.json does not), `recover` says there is no interrupted publication, `unlock` clears
-//!   the dead owner's lock, and running the same publication again publishes;
+//! - before the marker: `verify` reports the dead owner's lock (`stale-lock`, first) and the
+//!   stale state (README ticks the last task, state.json does not), `recover` says there is no
+//!   interrupted publication, `unlock` clears the lock, and running the same publication again
+//!   publishes;
 //! - from the marker on: `recover`, then `verify`, ends CONFORMANT with a valid receipt.
 //!
 //! After every crash: state.json is never `completed` without a receipt or a marker.
@@ -95,8 +96,17 @@ fn recover_and_verify(ws: &Workspace, close: Close, stale_ids: &[String], what: 
         let out = ws.run(&["recover", &ws.plan_rel()]);
         assert_ok(&out);
     } else if state["status"] == "completed" {
-        // published and sealed; only the dead owner's lock is left
-        assert!(failing_ids(ws).is_empty(), "{what}: a sealed plan verifies");
+        // published and sealed; only the dead owner's lock is left, and verify names it
+        let left: Vec<String> = if ws.exists("state.json.lock") {
+            vec!["stale-lock".into()]
+        } else {
+            Vec::new()
+        };
+        assert_eq!(
+            failing_ids(ws),
+            left,
+            "{what}: a sealed plan verifies but for the lock"
+        );
         let out = ws.run(&["recover", &ws.plan_rel()]);
         assert!(
             stdout(&out).contains("no interrupted publication"),
@@ -105,11 +115,17 @@ fn recover_and_verify(ws: &Workspace, close: Close, stale_ids: &[String], what: 
         let state_rel = format!("{}/state.json", ws.plan_rel());
         assert_ok(&ws.run(&["unlock", &state_rel]));
     } else {
-        // before the marker: only the stale state, and nothing to recover
+        // before the marker: the dead writer's lock (named first) and the stale state, and
+        // nothing to recover
+        let mut expected: Vec<String> = Vec::new();
+        if ws.exists("state.json.lock") {
+            expected.push("stale-lock".into());
+        }
+        expected.extend(stale_ids.iter().cloned());
         assert_eq!(
             failing_ids(ws),
-            stale_ids,
-            "{what}: verify sees only the stale state"
+            expected,
+            "{what}: verify sees the dead writer's lock and the stale state"
         );
         let out = ws.run(&["recover", &ws.plan_rel()]);
         assert_ok(&out);
