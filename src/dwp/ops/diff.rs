@@ -11,13 +11,13 @@ use crate::dwp::history::diff::{
     Disagreement, FileDiff, GitDisagreement, PublishedFile, StateChange, file_diff,
     git_disagreements, published_change, state_changes, state_vs_markdown as compare,
 };
-use crate::dwp::history::{drift_findings, git_cross_checks};
+use crate::dwp::history::{CheckMode, CrossCheck, cross_checks};
 use crate::dwp::layout;
 use crate::dwp::locate::{Git, GitProgress, open_plan};
+use crate::dwp::model::State;
 use crate::dwp::model::fingerprint::{self, FileHashes};
 use crate::dwp::model::parse_json;
 use crate::dwp::model::receipt::Receipt;
-use crate::dwp::model::{PlanStatus, State};
 use crate::recovery::git::Repo;
 use crate::recovery::hash::sha256_hex;
 use crate::report::HintedError;
@@ -144,27 +144,38 @@ pub fn state_vs_markdown(
     Ok(outcome)
 }
 
-/// What git and state.json disagree on, mapped to rows under the ids the history checks report:
-/// `verify`'s drift findings (a commit naming a task the state does not call completed, a
-/// completed task no commit names, and whatever else verify checks for a plan in progress) and,
-/// for a completed plan, `finalize`'s git cross-checks (a recorded commit that is gone,
-/// unreachable, or names another task) at their severity; the work tree's cleanliness is left
-/// out. What history could not tell comes back as notes.
+/// What git and state.json disagree on, mapped to rows under the ids the history checks report,
+/// judged as `verify` judges them: failures for a published plan (a receipt is present; its
+/// `git.head` is checked too), advisories but for a missing commit otherwise. The work tree's
+/// cleanliness is left out (that is finalize's). What history could not tell comes back as
+/// notes.
 fn git_rows(
     plan_dir: &Path,
     shown: &Path,
     state_value: &Value,
 ) -> (Vec<GitDisagreement>, Vec<String>) {
     let state = State::from_value(state_value);
-    let mut findings = drift_findings(plan_dir, &state);
-    if state.status == Some(PlanStatus::Completed) {
-        findings.extend(git_cross_checks(plan_dir, &state, None));
-    }
-    // The checks name the plan folder as opened; show it as the user gave it.
-    let (opened, given) = (plan_dir.display().to_string(), shown.display().to_string());
-    for f in &mut findings {
-        f.hint = f.hint.take().map(|h| h.replace(&opened, &given));
-    }
+    let receipt = std::fs::read(plan_dir.join(layout::RECEIPT_FILE))
+        .ok()
+        .map(|b| Receipt::read(&b).ok());
+    let published_head = receipt
+        .as_ref()
+        .and_then(|r| r.as_ref())
+        .and_then(|r| r.planseal.as_ref())
+        .and_then(|p| p.git.as_ref())
+        .map(|g| g.head.clone());
+    let findings = cross_checks(&CrossCheck {
+        plan_dir,
+        shown,
+        state: &state,
+        candidate: None,
+        mode: if receipt.is_some() {
+            CheckMode::Published
+        } else {
+            CheckMode::InProgress
+        },
+        published_head: published_head.as_deref(),
+    });
     let (rows, notes) = git_disagreements(&findings);
     let mut texts: Vec<String> = Vec::new();
     for n in notes {
