@@ -216,6 +216,19 @@ impl Repo {
         Ok(history)
     }
 
+    /// Whether `HEAD`'s tree holds `path` as a file or folder (`false` on an unborn branch). A
+    /// few tree reads, whatever the size of the repository — unlike loading the index.
+    pub fn in_head_tree(&self, path: &str) -> Result<bool, GitError> {
+        let Some(commit) = self.head_commit_id()? else {
+            return Ok(false);
+        };
+        let mut buf = Vec::new();
+        let raw = self.read_commit_raw(commit, &mut buf)?;
+        let tree = ParsedCommit::parse(commit, raw)?.tree;
+        let mut lookup = PathLookup::new(self, path.trim_end_matches('/'));
+        Ok(lookup.entry_in(tree)?.is_some())
+    }
+
     /// The bytes of `path` at revision `rev`; `Ok(None)` when the file does not exist there.
     pub fn file_at(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         let commit = self.resolve_commit(rev)?;

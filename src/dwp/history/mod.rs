@@ -922,8 +922,8 @@ pub fn committed_file(
 }
 
 /// The version of a tracked `file` of the plan folder that the commit which added it holds,
-/// with that commit: what `verify` compares manifest.json with. `Ok(None)` when the file is not
-/// tracked; the walk reads history only then.
+/// with that commit: what `verify` compares manifest.json with. `Ok(None)` when HEAD does not
+/// hold the file; the walk reads history only then.
 pub fn first_committed_version(
     repo: &Repo,
     plan_dir: &Path,
@@ -932,7 +932,9 @@ pub fn first_committed_version(
     let Some(path) = plan_file_rel(repo, plan_dir, file)? else {
         return Ok(None);
     };
-    if !repo.is_tracked(&path)? {
+    // Committed at HEAD, looked up in HEAD's tree: loading the index of a large repository
+    // would cost more than the whole check.
+    if !repo.in_head_tree(&path)? {
         return Ok(None);
     }
     let history = repo.file_versions(
