@@ -66,8 +66,15 @@ pub fn verify(opts: &VerifyOptions) -> Result<Report, VerifyError> {
         dwp_dir: opts.dwp_dir.clone(),
     })?;
     let mut report = Report::default();
+    // The plans of one repository share it: one open, one commit walk.
+    let shared = CheckOptions {
+        repositories: Some(std::rc::Rc::new(check::Repositories::default())),
+        ..CheckOptions::default()
+    };
     for plan in &plans {
-        report.sections.push(check_location(plan, &opts.cwd));
+        report
+            .sections
+            .push(check_location_with(plan, &opts.cwd, &shared));
     }
     // The other systems: when the whole workspace is verified (no plan, path or .dwp selected).
     let whole_workspace = opts.path.is_none() && opts.plan.is_none() && opts.dwp_dir.is_none();
@@ -101,18 +108,20 @@ pub fn verify(opts: &VerifyOptions) -> Result<Report, VerifyError> {
 
 /// One plan's section, named `PLAN_x` (or `repo:PLAN_x` for an orchestrator-hub child).
 pub fn check_location(plan: &PlanLocation, cwd: &Path) -> crate::report::Section {
+    check_location_with(plan, cwd, &CheckOptions::default())
+}
+
+fn check_location_with(
+    plan: &PlanLocation,
+    cwd: &Path,
+    opts: &CheckOptions,
+) -> crate::report::Section {
     let display_name = match &plan.hub_repository {
         Some(repo) => format!("{}:{}", repo.trim_start_matches("repositories/"), plan.name),
         None => plan.name.clone(),
     };
     let display_path = relative_display(&plan.dir, cwd);
-    check::check_plan(
-        &plan.dir,
-        &plan.name,
-        &display_name,
-        &display_path,
-        &CheckOptions::default(),
-    )
+    check::check_plan(&plan.dir, &plan.name, &display_name, &display_path, opts)
 }
 
 /// `path` relative to `cwd` when it lies below it, else as given.

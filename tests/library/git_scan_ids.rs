@@ -60,3 +60,44 @@ fn scan_ids_stops_where_the_caller_says() {
     assert_eq!(scan.commits[0].id, target);
     assert_eq!(scan.commits[0].subject, "feat: step 3 - Task 3 of PLAN_x");
 }
+
+/// A complete walk is kept and the next one from the same HEAD replays it (several plans in one
+/// repository cost one walk): the same ids, subjects, counts and stops; a new HEAD walks again.
+#[test]
+fn a_second_scan_replays_the_first_complete_walk_and_a_new_head_walks_again() {
+    let (mut r, _) = five_commits();
+    let repo = Repo::discover(r.path()).expect("read").expect("repo");
+    let collect = |repo: &Repo, stop_at: Option<usize>| {
+        let mut seen = Vec::new();
+        let scan = repo
+            .scan_ids(|id, subject| {
+                seen.push((id.to_string(), subject.to_string()));
+                if Some(seen.len()) == stop_at {
+                    Scan::TakeAndStop
+                } else {
+                    Scan::Skip
+                }
+            })
+            .expect("walk");
+        (seen, scan)
+    };
+    let (first, scan1) = collect(&repo, None);
+    let (again, scan2) = collect(&repo, None);
+    assert_eq!(first, again);
+    assert_eq!(
+        (scan1.walked, scan1.truncated),
+        (scan2.walked, scan2.truncated)
+    );
+    // A stop in the replay stops it, and what is taken is read as on a real walk.
+    let (part, scan3) = collect(&repo, Some(2));
+    assert_eq!(part, first[..2]);
+    assert!(scan3.stopped_early);
+    assert_eq!(scan3.commits.len(), 1);
+    assert_eq!(scan3.commits[0].id, first[1].0);
+    // A commit made since: HEAD moved, so the walk is made again and sees it.
+    r.write("f.txt", "6\n");
+    let newest = r.commit("feat: step 6 - Task 6 of PLAN_x");
+    let (after, _) = collect(&repo, None);
+    assert_eq!(after.len(), 6);
+    assert_eq!(after[0].0, newest);
+}

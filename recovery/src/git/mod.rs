@@ -161,6 +161,9 @@ pub struct Repo {
     git_dir: PathBuf,
     shallow: HashSet<ObjectId>,
     progress: Option<ProgressFn>,
+    /// The last complete walk of [`Repo::scan_ids`], replayed by the next one: several plans in
+    /// one repository cost one walk.
+    walk_memo: std::cell::RefCell<Option<walk::WalkMemo>>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -212,6 +215,7 @@ impl Repo {
             git_dir,
             shallow,
             progress: None,
+            walk_memo: std::cell::RefCell::new(None),
         }))
     }
 

@@ -34,6 +34,20 @@ pub struct MessageScan {
     pub stopped_early: bool,
 }
 
+/// Walks longer than this are not kept for replay (their memo would cost more memory than a
+/// second walk costs time).
+const WALK_MEMO_LIMIT: usize = 250_000;
+
+/// What one complete walk of [`Repo::scan_ids`] saw, in walk order, for the next walk from the
+/// same HEAD to replay.
+#[derive(Debug)]
+pub(crate) struct WalkMemo {
+    head: ObjectId,
+    commits: Vec<(ObjectId, String)>,
+    /// How many commits had been walked when the walk first met a shallow boundary.
+    truncated_after: Option<usize>,
+}
+
 /// A commit's header fields, decoded from its raw bytes.
 pub(crate) struct ParsedCommit<'a> {
     pub tree: ObjectId,
@@ -421,6 +435,9 @@ impl Repo {
         &self,
         mut visit: impl FnMut(&str, &str) -> Scan,
     ) -> Result<MessageScan, GitError> {
+        if let Some(scan) = self.replay_ids(&mut visit)? {
+            return Ok(scan);
+        }
         let mut scan = MessageScan::default();
         let Some(head) = self.head_commit_id()? else {
             return Ok(scan);
@@ -428,12 +445,25 @@ impl Repo {
         let mut walker = Walker::with_graph(self, "commits", false);
         walker.push(head)?;
         let mut hex = [0u8; 40];
+        let mut memo = Some(WalkMemo {
+            head,
+            commits: Vec::new(),
+            truncated_after: None,
+        });
         while let Some(mut node) = walker.next_node() {
             let parents = std::mem::take(&mut node.parents);
             let oid = node.id;
             let id: &str = oid.hex_to_buf(&mut hex);
             let mut parsed = walker.commit(&mut node)?;
-            let verdict = visit(id, &parsed.subject());
+            let subject = parsed.subject();
+            let verdict = visit(id, &subject);
+            if let Some(m) = &mut memo {
+                if m.commits.len() < WALK_MEMO_LIMIT {
+                    m.commits.push((oid, subject.to_string()));
+                } else {
+                    memo = None;
+                }
+            }
             if matches!(verdict, Scan::Take | Scan::TakeAndStop) {
                 parsed.parents = parents.clone();
                 scan.commits.push(self.info_from_parsed(&parsed));
@@ -443,11 +473,56 @@ impl Repo {
                 break;
             }
             walker.follow(&node, &parents)?;
+            if let Some(m) = &mut memo
+                && walker.truncated
+                && m.truncated_after.is_none()
+            {
+                m.truncated_after = Some(m.commits.len());
+            }
         }
         walker.finish();
         scan.walked = walker.walked;
         scan.truncated = walker.truncated;
+        // Only a walk that ran to the end of history can answer every later question.
+        if !scan.stopped_early {
+            *self.walk_memo.borrow_mut() = memo;
+        }
         Ok(scan)
+    }
+
+    /// [`Repo::scan_ids`] from the memo of an earlier complete walk from the same HEAD, or
+    /// `None` when there is none.
+    fn replay_ids(
+        &self,
+        visit: &mut impl FnMut(&str, &str) -> Scan,
+    ) -> Result<Option<MessageScan>, GitError> {
+        let memo = self.walk_memo.borrow();
+        let Some(memo) = memo.as_ref() else {
+            return Ok(None);
+        };
+        if self.head_commit_id()? != Some(memo.head) {
+            return Ok(None);
+        }
+        let mut scan = MessageScan::default();
+        let mut hex = [0u8; 40];
+        for (oid, subject) in &memo.commits {
+            scan.walked += 1;
+            let id: &str = oid.hex_to_buf(&mut hex);
+            let verdict = visit(id, subject);
+            if matches!(verdict, Scan::Take | Scan::TakeAndStop)
+                && let Some(info) = self.find_commit(id)?
+            {
+                scan.commits.push(info);
+            }
+            if matches!(verdict, Scan::TakeAndStop | Scan::Stop) {
+                scan.stopped_early = true;
+                break;
+            }
+        }
+        scan.truncated = memo
+            .truncated_after
+            .is_some_and(|n| scan.walked as usize >= n);
+        Ok(Some(scan))
     }
 
     /// The `n` most recent commits reachable from `HEAD` (what `git log -n N` lists).

@@ -22,8 +22,12 @@ mod writers;
 
 use crate::dwp::layout;
 use crate::dwp::read::{FileRead, PlanFiles};
+use crate::recovery::git::{GitError, Repo};
 use crate::report::{Finding, Section, Severity, System};
+use std::cell::RefCell;
 use std::path::Path;
+use std::path::PathBuf;
+use std::rc::Rc;
 
 /// Which checks to leave out: finalize and recover re-verify a plan without the marker they are
 /// resolving and the receipt they are about to write: the receipt is what a publication
@@ -39,6 +43,40 @@ pub struct CheckOptions {
     pub state_override: Option<Vec<u8>>,
     /// Leave out the git drift advisories (finalize and recover run their own git cross-checks).
     pub skip_git_drift: bool,
+    /// The repositories already opened by this run (`verify` of several plans): each is opened
+    /// once, and its commit walk is made once. `None`: the plan opens its own.
+    pub repositories: Option<Rc<Repositories>>,
+}
+
+/// The repositories one `verify` run has opened, by the folder that holds `.git`: the plans of
+/// one repository share its [`Repo`], whose complete commit walk is replayed from memory.
+#[derive(Debug, Default)]
+pub struct Repositories {
+    opened: RefCell<Vec<(PathBuf, Opened)>>,
+}
+
+/// A repository as opening it turned out: open, not a repository after all, or unreadable.
+pub type Opened = Rc<Result<Option<Repo>, GitError>>;
+
+impl Repositories {
+    /// The repository `dir` lies in, opened on first use.
+    pub fn open(&self, dir: &Path) -> Opened {
+        let start = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let root = start
+            .ancestors()
+            .find(|d| d.join(".git").exists())
+            .map(Path::to_path_buf);
+        if let Some(root) = &root
+            && let Some((_, repo)) = self.opened.borrow().iter().find(|(r, _)| r == root)
+        {
+            return repo.clone();
+        }
+        let repo = Rc::new(Repo::discover(dir));
+        if let Some(root) = root {
+            self.opened.borrow_mut().push((root, repo.clone()));
+        }
+        repo
+    }
 }
 
 /// Reads and checks one plan folder. `display_name` heads the section (`PLAN_x`, or
@@ -88,11 +126,14 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
     let own_check = opts.skip_marker || opts.state_override.is_some();
     // The repository is opened once for every git check of the plan.
     let repo = if files.in_git_work_tree && !(own_check && opts.skip_git_drift) {
-        Some(crate::recovery::git::Repo::discover(&files.dir))
+        Some(match &opts.repositories {
+            Some(shared) => shared.open(&files.dir),
+            None => Rc::new(Repo::discover(&files.dir)),
+        })
     } else {
         None
     };
-    if let Some(opened) = &repo
+    if let Some(opened) = repo.as_deref()
         && !own_check
     {
         match opened {
@@ -135,7 +176,7 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
                     .map(|g| g.head)
             });
             drift::merge_drift(
-                repo.as_ref(),
+                repo.as_deref(),
                 &files.dir,
                 &files.display,
                 &state,

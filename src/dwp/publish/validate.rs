@@ -253,6 +253,7 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
             skip_receipt: true,
             state_override: Some(input.candidate.to_vec()),
             skip_git_drift: true,
+            repositories: None,
         },
     );
     if let Some(why) = &section.unverified {
