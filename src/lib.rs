@@ -22,6 +22,7 @@
 pub mod checkpoint;
 pub mod clock;
 pub mod demo;
+pub mod dotenv;
 pub mod dwp;
 pub mod gsd;
 pub mod jsonfmt;

@@ -18,33 +18,10 @@ pub struct GitSummary {
     pub modified: usize,
 }
 
-/// The keys of a `.env` file: lines trimmed, comments and blanks skipped, `export ` stripped,
-/// duplicates removed (first position kept). The value part of a line is never kept.
+/// The keys of a `.env` file, each once, in the order of their first assignment
+/// ([`crate::dotenv::keys`]). The value part of a line is never kept.
 pub fn env_keys(bytes: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(bytes);
-    let mut keys: Vec<String> = Vec::new();
-    for line in text.lines() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        let t = t.strip_prefix("export ").map(str::trim_start).unwrap_or(t);
-        let Some((key, _value)) = t.split_once('=') else {
-            continue;
-        };
-        let key = key.trim();
-        let valid = key
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-        if valid && !keys.iter().any(|k| k == key) {
-            keys.push(key.to_string());
-        }
-    }
-    keys
+    crate::dotenv::keys(bytes)
 }
 
 /// The body of `## Git Recente` (no blank line after the heading), `\n` line ends.

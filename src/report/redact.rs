@@ -16,24 +16,15 @@ pub struct EnvRedactor {
 }
 
 impl EnvRedactor {
-    /// The redactor for the text of one `.env` file (`None`: no file, nothing hidden). Comment
-    /// lines are skipped; each value counts as written and without its quotes.
+    /// The redactor for the text of one `.env` file (`None`: no file, nothing hidden), read as
+    /// a dotenv loader reads it ([`crate::dotenv`]): each value as a program gets it (an inline
+    /// comment cut, quotes removed, escapes applied) and as written in the file.
     pub fn from_env_bytes(env: Option<&[u8]>) -> Self {
         let mut values: Vec<String> = Vec::new();
-        if let Some(bytes) = env {
-            for line in String::from_utf8_lossy(bytes).lines() {
-                let t = line.trim();
-                if t.starts_with('#') {
-                    continue;
-                }
-                if let Some((_, v)) = t.split_once('=') {
-                    let v = v.trim();
-                    for candidate in [v, v.trim_matches(|c| c == '"' || c == '\'')] {
-                        if candidate.chars().count() >= 4 && !values.iter().any(|x| x == candidate)
-                        {
-                            values.push(candidate.to_string());
-                        }
-                    }
+        for entry in env.map(crate::dotenv::entries).unwrap_or_default() {
+            for candidate in std::iter::once(entry.value).chain(entry.written) {
+                if candidate.chars().count() >= 4 && !values.contains(&candidate) {
+                    values.push(candidate);
                 }
             }
         }

@@ -140,3 +140,30 @@ fn no_output_of_any_command_holds_a_secret_value() {
         std::fs::read_to_string(fresh.path().join("docs/PROJECT-CHECKPOINT.md")).expect("file");
     assert_clean("the initialised checkpoint", &written);
 }
+
+/// Regression: a `.env` line `KEY=value # comment` was read as the value `value # comment`, so
+/// the real value (what a program gets) was never hidden. The checkpoint that leaked it is
+/// reported without it.
+#[test]
+fn a_env_value_before_an_inline_comment_is_redacted() {
+    let mut repo = gitrepo::FixtureRepo::new();
+    let root = repo.path().to_path_buf();
+    let secret = "sk-PLANTED-inline-9b1d";
+    repo.write(".env", &format!("API_TOKEN={secret} # rotated monthly\n"));
+    repo.write(
+        "docs/PROJECT-CHECKPOINT.md",
+        &format!("# Project Checkpoint\n\n## Contexto Ativo\n\nx\n\n## Ambiente Detectado\n\nAPI_TOKEN={secret}\n"),
+    );
+    repo.commit("docs: checkpoint");
+    // refresh shows the diff of the generated section, whose old text holds the leaked line.
+    for args in [
+        vec!["checkpoint", "refresh"],
+        vec!["--json", "checkpoint", "refresh"],
+        vec!["checkpoint", "status"],
+    ] {
+        let (_, all) = run(&root, &args);
+        assert!(!all.contains(secret), "{args:?} printed the value:\n{all}");
+    }
+    let (_, diff) = run(&root, &["checkpoint", "refresh"]);
+    assert!(diff.contains("-API_TOKEN=[redacted .env value]"), "{diff}");
+}

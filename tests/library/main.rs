@@ -13,6 +13,7 @@ mod support;
 
 mod architecture;
 mod checkpoint_ops;
+mod dotenv_syntax;
 mod dwp_markdown_fixtures;
 mod dwp_markdown_props;
 mod dwp_markdown_rules;
