@@ -102,11 +102,7 @@ pub fn gather(target: &Target, prefix_flag: Option<&str>) -> Result<Gathered, Ga
     };
     let stories = stories::read_stories(&target.stories).map_err(io(&target.stories))?;
     let env_path = target.env_file();
-    let env = match std::fs::read(&env_path) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io(&env_path)(e)),
-    };
+    let env = crate::report::redact::read_env_file(&env_path).map_err(io(&env_path))?;
     let configured_prefix = match prefix_flag {
         Some(p) => Some(PrefixSource::Flag(p.to_string())),
         None => project_yaml_prefix(&target.project_dir).map(PrefixSource::ProjectYaml),

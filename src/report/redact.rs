@@ -5,6 +5,51 @@
 use super::Finding;
 use std::path::Path;
 
+/// The largest `.env` planseal reads (a larger one is not a dotenv file anyone writes by hand).
+pub const ENV_MAX_BYTES: u64 = 1 << 20;
+
+/// The bytes of a `.env` that is a regular file (through a symlink too) of at most
+/// [`ENV_MAX_BYTES`]: `Ok(None)` when there is none, an error naming what it is otherwise (a
+/// FIFO, a device, a folder, a file too large). Opened without blocking and checked again on the
+/// open descriptor, so a file swapped for a FIFO between the two looks is not waited on either.
+pub fn read_env_file(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::{Error, ErrorKind, Read};
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_regular = || {
+        Error::new(
+            ErrorKind::InvalidInput,
+            "not a regular file (FIFO, socket, device or folder); it is never opened",
+        )
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    if meta.len() > ENV_MAX_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "{} bytes, more than the {ENV_MAX_BYTES} planseal reads of a .env",
+                meta.len()
+            ),
+        ));
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    let mut bytes = Vec::new();
+    file.take(ENV_MAX_BYTES).read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
+}
+
 /// What a hidden value is replaced with.
 pub const REDACTED: &str = "[redacted .env value]";
 
@@ -48,25 +93,34 @@ impl EnvRedactor {
     }
 
     /// The redactor for a path planseal works on: the `.env` of every folder from the path up to
-    /// the root of the git work tree around it (the first folder with a `.git`), or up to the
-    /// filesystem root when there is none. A missing `.env` costs one failed open per folder.
+    /// the root of the git work tree around it (the first folder with a `.git`). Outside a
+    /// repository only the path's own folder is read: a `.env` above the project belongs to
+    /// someone else. A missing `.env` costs one failed look-up per folder.
     pub fn for_target(path: &Path) -> Self {
+        let start = if path.is_file() {
+            path.parent().unwrap_or(path)
+        } else {
+            path
+        };
+        let in_repository = start.ancestors().any(|f| f.join(".git").exists());
         let mut redactor = Self::default();
-        for folder in path.ancestors() {
+        for folder in start.ancestors() {
             let found = Self::for_folder(folder);
             if !found.is_empty() {
                 redactor = redactor.merge(found);
             }
-            if folder.join(".git").exists() {
+            if !in_repository || folder.join(".git").exists() {
                 break;
             }
         }
         redactor
     }
 
-    /// The redactor for the `.env` in `dir` (empty when there is no readable `.env`).
+    /// The redactor for the `.env` in `dir` (empty when there is no readable `.env`). Only a
+    /// regular file of at most [`ENV_MAX_BYTES`] is read; a FIFO, a device or a folder there is
+    /// never opened, so nothing can make a command wait on it.
     pub fn for_folder(dir: &Path) -> Self {
-        Self::from_env_bytes(std::fs::read(dir.join(".env")).ok().as_deref())
+        Self::from_env_bytes(read_env_file(&dir.join(".env")).ok().flatten().as_deref())
     }
 
     /// Whether there is no value to hide (no `.env`, or none with a value of 4 characters or more).

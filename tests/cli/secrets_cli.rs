@@ -167,3 +167,49 @@ fn a_env_value_before_an_inline_comment_is_redacted() {
     let (_, diff) = run(&root, &["checkpoint", "refresh"]);
     assert!(diff.contains("-API_TOKEN=[redacted .env value]"), "{diff}");
 }
+
+/// Regression: a FIFO in place of `.env` made every command wait forever on it (the redactor
+/// and the checkpoint's key list opened it for reading). Now it is never opened: verify and
+/// checkpoint status end at once, and the checkpoint names the file.
+#[test]
+fn a_fifo_in_place_of_env_never_hangs_a_command() {
+    let mut repo = gitrepo::FixtureRepo::new();
+    let root = repo.path().to_path_buf();
+    repo.write(
+        "docs/PROJECT-CHECKPOINT.md",
+        "# Project Checkpoint\n\n## Contexto Ativo\n\nx\n",
+    );
+    repo.commit("docs: checkpoint");
+    let made = std::process::Command::new("mkfifo")
+        .arg(root.join(".env"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    for args in [vec!["verify"], vec!["checkpoint", "status"]] {
+        let run = Planseal::new()
+            .cwd(&root)
+            .args(&args)
+            .spawn()
+            .wait_at_most(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|| panic!("{args:?} waited on the FIFO"));
+        assert_ne!(run.code, -1, "{args:?}");
+        if args[0] == "checkpoint" {
+            assert!(run.stderr.contains(".env"), "{}", run.stderr);
+            assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+        }
+    }
+}
+
+/// Regression: outside a repository, `.env` was read from every folder up to `/`: a `.env`
+/// above the project (someone else's) was read. Now only the target's own folder is.
+#[test]
+fn outside_a_repository_only_the_targets_own_env_is_read() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::write(tmp.path().join(".env"), "OUTER=outer-PLANTED-value\n").expect("env");
+    let inner = tmp.path().join("project");
+    std::fs::create_dir(&inner).expect("dir");
+    let here = planseal::report::redact::EnvRedactor::for_target(&inner);
+    assert!(here.is_empty(), "the outer .env was read");
+    let outer = planseal::report::redact::EnvRedactor::for_target(tmp.path());
+    assert_eq!(outer.clean("outer-PLANTED-value"), "[redacted .env value]");
+}

@@ -225,6 +225,25 @@ pub struct Spawned {
 }
 
 impl Spawned {
+    /// [`Spawned::wait`], but at most `limit`: `None` (the process killed) when it had not ended
+    /// by then — the check of "never hangs".
+    pub fn wait_at_most(mut self, limit: std::time::Duration) -> Option<Run> {
+        let start = std::time::Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => return Some(self.wait()),
+                Ok(None) if start.elapsed() < limit => {
+                    std::thread::sleep(std::time::Duration::from_millis(20))
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return None;
+                }
+            }
+        }
+    }
+
     pub fn wait(self) -> Run {
         let out = self
             .child
