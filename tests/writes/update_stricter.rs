@@ -286,3 +286,47 @@ fn lock_of_the_python_helper_excludes_planseal() {
         stderr(&out)
     );
 }
+
+/// Regression: a gate citing `log=state.json` made the receipt seal the hash from before the
+/// publication (verify failed right after "published and verified"), and a folder was accepted
+/// as a gate log and silently left out of the receipt. Both are refused at `update` time.
+#[test]
+fn a_gate_log_that_is_a_publication_file_or_a_folder_is_refused() {
+    for (log, kind) in [
+        ("state.json", "log-pointer-publication-file"),
+        (
+            "./analysis_results/FINALIZATION.json",
+            "log-pointer-publication-file",
+        ),
+        (
+            "analysis_results/STATE_JOURNAL.ndjson",
+            "log-pointer-publication-file",
+        ),
+        ("analysis_results", "log-pointer-not-a-file"),
+    ] {
+        let s = base("A_lite_v2", "fixture");
+        let before = std::fs::read(s.plan_dir().join("state.json")).unwrap();
+        let out = update(
+            &s,
+            &[
+                "--task",
+                "1",
+                "--status",
+                "in_progress",
+                "--gate",
+                &format!("python3 -m unittest|0|ran=3/3; log={log}"),
+            ],
+        );
+        refused(&out, kind);
+        assert!(
+            stderr(&out).contains(log.trim_start_matches("./")),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(
+            std::fs::read(s.plan_dir().join("state.json")).unwrap(),
+            before,
+            "{log}: nothing written"
+        );
+    }
+}

@@ -188,7 +188,20 @@ pub enum LogPointerProblem {
     OutsidePlan(PathError),
     /// Inside the plan, but the file does not exist (or cannot be reached).
     Missing(Option<String>),
+    /// A folder (or another non-file) — nothing a receipt could hash as the log.
+    NotAFile,
+    /// A file the publication itself writes (state.json, the marker, the receipt, the journal):
+    /// its hash changes when the plan is published, so it cannot be the evidence of a gate.
+    WrittenByPublication,
 }
+
+/// The files a publication writes, which no `log=` may name.
+const PUBLICATION_FILES: [&str; 4] = [
+    crate::dwp::layout::STATE_FILE,
+    crate::dwp::layout::MARKER_FILE,
+    crate::dwp::layout::RECEIPT_FILE,
+    crate::dwp::layout::JOURNAL_FILE,
+];
 
 impl LogPointerProblem {
     /// The finding id that reports this problem: `log-pointer-outside-plan` or
@@ -197,6 +210,8 @@ impl LogPointerProblem {
         match self {
             LogPointerProblem::OutsidePlan(_) => "log-pointer-outside-plan",
             LogPointerProblem::Missing(_) => "log-pointer-missing",
+            LogPointerProblem::NotAFile => "log-pointer-not-a-file",
+            LogPointerProblem::WrittenByPublication => "log-pointer-publication-file",
         }
     }
 }
@@ -208,7 +223,16 @@ pub fn check_log_pointer(plan_dir: &Path, rel: &str) -> Result<(), LogPointerPro
 }
 
 fn check_pointer_in(plan: &PlanDir, rel: &str) -> Result<(), LogPointerProblem> {
+    let normal: Vec<String> = Path::new(rel)
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if PUBLICATION_FILES.contains(&normal.join("/").as_str()) {
+        return Err(LogPointerProblem::WrittenByPublication);
+    }
     match plan.resolve(rel) {
+        Ok(Resolved::Inside(path)) if !path.is_file() => Err(LogPointerProblem::NotAFile),
         Ok(Resolved::Inside(_)) => Ok(()),
         Ok(Resolved::Missing) => Err(LogPointerProblem::Missing(None)),
         Err(PathError::Io(e)) => Err(LogPointerProblem::Missing(Some(e))),
@@ -387,6 +411,12 @@ fn task_findings_in(task: &Task, plan: Option<&PlanDir>) -> Vec<Finding> {
                     ),
                     LogPointerProblem::Missing(_) => format!(
                         "task {id}: gate {name} cites log `{rel}`, which is missing — evidence must stay recoverable"
+                    ),
+                    LogPointerProblem::NotAFile => format!(
+                        "task {id}: gate {name} cites log `{rel}`, which is not a file — a receipt can only seal a file"
+                    ),
+                    LogPointerProblem::WrittenByPublication => format!(
+                        "task {id}: gate {name} cites log `{rel}`, a file the publication itself rewrites — its sealed hash would not hold"
                     ),
                 };
                 out.push(
