@@ -117,10 +117,14 @@ fn live_owner_is_refused_and_a_reused_pid_counts_as_dead() {
     // Same pid, another start time: the pid was reused, the owner is gone.
     std::fs::remove_dir_all(s.plan_dir().join("state.json.lock")).unwrap();
     let mut reused = owner.clone();
-    reused.process_start = Some(format!(
-        "{}-earlier",
-        process::process_start_time(owner.pid).unwrap()
-    ));
+    let now = process::process_start_time(owner.pid).unwrap();
+    let (boot, ticks) = now.rsplit_once(':').unwrap_or(("", &now));
+    let earlier = ticks.parse::<u64>().unwrap().saturating_sub(1);
+    reused.process_start = Some(if boot.is_empty() {
+        earlier.to_string()
+    } else {
+        format!("{boot}:{earlier}")
+    });
     write_owner(&s, &reused);
     let out = unlock(&s, &["--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -154,6 +154,12 @@ impl fmt::Display for OwnerStatus {
     }
 }
 
+/// The form [`process_start_time`] writes: clock ticks, after an optional `boot-id:`.
+fn is_start_time(recorded: &str) -> bool {
+    let ticks = recorded.rsplit_once(':').map_or(recorded, |(_, t)| t);
+    !ticks.is_empty() && ticks.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Decides whether a holder is alive, dead or unknown. Dead needs proof: recorded on this host,
 /// and the pid is not running or its process start time differs from the recorded one.
 pub fn owner_status(holder: &LockHolder) -> OwnerStatus {
@@ -170,6 +176,11 @@ pub fn owner_status(holder: &LockHolder) -> OwnerStatus {
                 return OwnerStatus::Dead(format!("pid {} is not running", o.pid));
             }
             match (&o.process_start, process_start_time(o.pid)) {
+                // A start time that is not one this code writes proves nothing: the pid runs.
+                (Some(recorded), _) if !is_start_time(recorded) => OwnerStatus::Unknown(format!(
+                    "pid {} is running, and the owner record's process start `{recorded}` cannot be compared with it",
+                    o.pid
+                )),
                 (Some(recorded), Some(now)) if *recorded != now => OwnerStatus::Dead(format!(
                     "pid {} now belongs to another process (started {now}, owner started {recorded})",
                     o.pid
@@ -772,6 +783,29 @@ mod tests {
         assert!(matches!(
             owner_status(&LockHolder::Owner(owner)),
             OwnerStatus::Unknown(_)
+        ));
+    }
+
+    /// Regression: an owner record whose process start time does not parse was judged dead
+    /// (it differs from any real start time) although its pid is alive. An unprovable owner is
+    /// never dead.
+    #[test]
+    fn an_unparseable_start_time_with_a_live_pid_is_unknown_not_dead() {
+        let mut owner = LockOwner::for_this_process("update", "t");
+        for garbage in ["", "yesterday", "boot:abc", "12:34:x"] {
+            owner.process_start = Some(garbage.to_string());
+            assert!(
+                matches!(
+                    owner_status(&LockHolder::Owner(owner.clone())),
+                    OwnerStatus::Unknown(_)
+                ),
+                "{garbage:?}"
+            );
+        }
+        owner.process_start = process_start_time(owner.pid);
+        assert!(matches!(
+            owner_status(&LockHolder::Owner(owner)),
+            OwnerStatus::Alive
         ));
     }
 
