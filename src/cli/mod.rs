@@ -246,6 +246,10 @@ fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
 /// and, with `--json`, a JSON document on stdout, so scripts can tell it from a refusal without
 /// parsing prose.
 fn report_usage_error(e: &clap::Error, json: bool) -> ExitCode {
+    // The values a usage error echoes may be a `.env` value pasted on the command line.
+    if let Ok(cwd) = std::env::current_dir() {
+        crate::redact_output_for(&cwd);
+    }
     let rendered = e.render().to_string();
     let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
     print_err(&format!("usage-error: {body}"));

@@ -213,3 +213,26 @@ fn outside_a_repository_only_the_targets_own_env_is_read() {
     let outer = planseal::report::redact::EnvRedactor::for_target(tmp.path());
     assert_eq!(outer.clean("outer-PLANTED-value"), "[redacted .env value]");
 }
+
+/// Regression: a usage error echoed the offending argument without the `.env` redactor, so a
+/// secret pasted into the wrong option was printed back.
+#[test]
+fn a_usage_error_never_echoes_a_env_value() {
+    let repo = gitrepo::FixtureRepo::new();
+    let root = repo.path().to_path_buf();
+    let secret = "sk-PLANTED-usage-51c0";
+    repo.write(".env", &format!("API_TOKEN={secret}\n"));
+    for json in [false, true] {
+        let mut args = vec!["update", "state.json", "--task", secret, "--status", "done"];
+        if json {
+            args.push("--json");
+        }
+        let (code, all) = run(&root, &args);
+        assert_eq!(code, 2, "{all}");
+        assert!(all.contains("usage-error"), "{all}");
+        assert!(
+            !all.contains(secret),
+            "the usage error printed the value:\n{all}"
+        );
+    }
+}
