@@ -23,18 +23,9 @@ use crate::write::{Target, lock_owner_state};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// What to show.
-#[derive(Debug, Clone, Default)]
-pub struct StatusOptions {
-    /// The directory the command runs in (`-C` applied).
-    pub cwd: PathBuf,
-    /// `planseal status PATH`: a plan folder, a `.dwp` folder or a repository root.
-    pub path: Option<PathBuf>,
-    /// `--plan NAME`.
-    pub plan: Option<String>,
-    /// `--dwp-dir DIR` / `DWP_DIR`.
-    pub dwp_dir: Option<PathBuf>,
-}
+/// What to show: the same selection as `verify` (cwd, PATH, `--plan`, `--dwp-dir`), found the
+/// same way.
+pub type StatusOptions = DiscoverOptions;
 
 /// Why status could not produce a view (a usage error: exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -369,12 +360,7 @@ fn push_next(out: &mut String, next: &[String]) {
 
 /// The resume view of what `opts` selects; read-only.
 pub fn status(opts: &StatusOptions) -> Result<StatusView, StatusError> {
-    let plans = locate::discover(&DiscoverOptions {
-        cwd: opts.cwd.clone(),
-        path: opts.path.clone(),
-        plan: opts.plan.clone(),
-        dwp_dir: opts.dwp_dir.clone(),
-    })?;
+    let plans = locate::discover(opts)?;
     let mut view = StatusView {
         plans: plans.iter().map(|p| plan_view(p, &opts.cwd)).collect(),
         others: Vec::new(),
