@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The `.env` values hidden from everything this process prints (added by the command once it
 /// knows which project it works on).
@@ -40,11 +41,53 @@ fn redacted(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Set once a writer's change is in place: from then on the run ends with 0 or 4, never 3.
+static APPLIED: AtomicBool = AtomicBool::new(false);
+
+/// Why stdout could not be written (`planseal verify > /dev/full`): the report was not
+/// delivered, so the run does not end with 0.
+static STDOUT_FAILED: Mutex<Option<std::io::Error>> = Mutex::new(None);
+
 fn main() -> ExitCode {
-    cli::main().into()
+    delivered(cli::main()).into()
 }
 
-/// Writes to stdout; a closed pipe (`planseal verify | head`) ends the process quietly.
+/// Marks the run as one whose change is in place (a writer's outcome is about to be printed).
+pub fn mark_applied() {
+    APPLIED.store(true, Ordering::SeqCst);
+}
+
+/// The exit code once the report is out: when stdout could not be written, stderr says so and
+/// the run ends with 3 — nothing was applied — or, for a writer whose change is in place, 4: the
+/// change is applied, only its report was not delivered.
+fn delivered(code: planseal::report::ExitCode) -> planseal::report::ExitCode {
+    use planseal::report::ExitCode as Code;
+    let failed = STDOUT_FAILED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    let Some(e) = failed else {
+        return code;
+    };
+    let applied = APPLIED.load(Ordering::SeqCst);
+    let what = if applied {
+        "the change was applied; only its report was not delivered (do not run the command again)"
+    } else {
+        "nothing was changed"
+    };
+    print_err(&format!(
+        "planseal: error: writing the report to stdout failed: {e}\n  {what}\n"
+    ));
+    if applied {
+        Code::AppliedUnconfirmed
+    } else {
+        Code::Io
+    }
+}
+
+/// Writes to stdout. A closed pipe (`planseal verify | head`) is a normal end: a read-only command
+/// ends quietly with 0, a writer whose change is in place goes on to its own exit code. Any other
+/// failure is kept for [`delivered`], and nothing more is written.
 pub fn print_out(text: &str) {
     write_stdout(&redacted(text));
 }
@@ -64,12 +107,20 @@ pub fn print_json(value: serde_json::Value) {
 }
 
 fn write_stdout(text: &str) {
+    let mut failed = STDOUT_FAILED.lock().unwrap_or_else(|e| e.into_inner());
+    if failed.is_some() {
+        return;
+    }
     let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout
+    let Err(e) = stdout
         .write_all(text.as_bytes())
         .and_then(|_| stdout.flush())
-        && e.kind() == std::io::ErrorKind::BrokenPipe
-    {
+    else {
+        return;
+    };
+    if e.kind() != std::io::ErrorKind::BrokenPipe {
+        *failed = Some(e);
+    } else if !APPLIED.load(Ordering::SeqCst) {
         std::process::exit(0);
     }
 }

@@ -8,7 +8,7 @@
 use super::Context;
 use crate::{print_err, print_json, print_out};
 use planseal::checkpoint::locate;
-use planseal::checkpoint::ops::{self, CheckpointError, Place, Written};
+use planseal::checkpoint::ops::{self, CheckpointError, Place};
 use planseal::clock::Clock;
 use planseal::report::ExitCode;
 use planseal::report::text::Style;
@@ -118,9 +118,9 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 &mut Clock::from_env()?,
                 &mut warnings,
             );
-            let o = finish(done, &warnings, |o| o.written.as_ref())?;
-            print(ctx, &o, ops::InitOutcome::to_text)?;
-            Ok(ExitCode::Ok)
+            let o = finish(done, &warnings)?;
+            let applied = o.written.as_ref().map(|w| &w.committed.confirmation);
+            super::outcome::deliver(ctx, &o, &o.to_text(), applied)
         }
         Command::Refresh(a) => {
             let opts = ops::RefreshOptions {
@@ -135,9 +135,9 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 &mut Clock::from_env()?,
                 &mut warnings,
             );
-            let o = finish(done, &warnings, |o| o.written.as_ref())?;
-            print(ctx, &o, ops::RefreshOutcome::to_text)?;
-            Ok(ExitCode::Ok)
+            let o = finish(done, &warnings)?;
+            let applied = o.written.as_ref().map(|w| &w.committed.confirmation);
+            super::outcome::deliver(ctx, &o, &o.to_text(), applied)
         }
         Command::Diff(a) => {
             let o = ops::diff(&place(a.target), &a.against).map_err(lift)?;
@@ -147,21 +147,12 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Reports on stderr what a write went on without (whether or not it then stopped), and a
-/// journal line that could not be appended.
-fn finish<T>(
-    done: Result<T, CheckpointError>,
-    warnings: &[String],
-    written: impl Fn(&T) -> Option<&Written>,
-) -> anyhow::Result<T> {
+/// Reports on stderr what a write went on without (whether or not it then stopped).
+fn finish<T>(done: Result<T, CheckpointError>, warnings: &[String]) -> anyhow::Result<T> {
     for w in warnings {
         print_err(&format!("planseal: warning: {w}\n"));
     }
-    let o = done.map_err(lift)?;
-    if let Some(w) = written(&o) {
-        super::warn_if_unjournaled(&w.path.display().to_string(), &w.committed);
-    }
-    Ok(o)
+    done.map_err(lift)
 }
 
 /// The outcome as one JSON document with `--json`, else as its text.

@@ -5,7 +5,7 @@
 
 use super::Context;
 use super::dwp::error;
-use crate::{print_err, print_json, print_out};
+use crate::print_err;
 use planseal::clock::Clock;
 use planseal::dwp::ops::finalize::{self, FinalizeOptions};
 use planseal::report::ExitCode;
@@ -54,12 +54,12 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         clock: Clock::from_env()?,
     };
     let outcome = finalize::finalize(opts).map_err(error)?;
-    if ctx.json {
-        print_json(serde_json::to_value(&outcome)?);
-    } else {
-        print_out(&outcome.to_text());
+    let p = &outcome.published;
+    let applied = (!p.dry_run).then_some(&p.confirmation);
+    let code = super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)?;
+    if !ctx.json {
         // Advisories are diagnostics: stderr, so stdout stays the one result line.
         print_err(&outcome.advisories_text());
     }
-    Ok(ExitCode::Ok)
+    Ok(code)
 }

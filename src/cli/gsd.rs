@@ -157,9 +157,13 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 lock_wait: Duration::from_secs(args.lock_wait),
             };
             let outcome = ops::sync(&opts, &mut clock).map_err(error)?;
-            warn_if_unjournaled(&opts.state, outcome.committed.as_ref());
-            print(ctx, &outcome, || outcome.to_text())?;
-            Ok(ExitCode::Ok)
+            let applied = outcome.committed.as_ref().map(|c| &c.confirmation);
+            let text = if ctx.json {
+                String::new()
+            } else {
+                outcome.to_text()
+            };
+            super::outcome::deliver(ctx, &outcome, &text, applied)
         }
         Command::Recover(args) => {
             // Only a restoration reads the clock: a listing never fails on PLANSEAL_FAKE_NOW.
@@ -183,9 +187,16 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 exit_code: args.exit_code,
             };
             let outcome = ops::recover(&opts, &mut clock).map_err(error)?;
-            warn_if_unjournaled(&opts.state, outcome.committed.as_ref());
-            print(ctx, &outcome, || outcome.to_text())?;
-            Ok(outcome.exit_code)
+            let applied = outcome.committed.as_ref().map(|c| &c.confirmation);
+            let text = if ctx.json {
+                String::new()
+            } else {
+                outcome.to_text()
+            };
+            match super::outcome::deliver(ctx, &outcome, &text, applied)? {
+                ExitCode::Ok => Ok(outcome.exit_code),
+                unconfirmed => Ok(unconfirmed),
+            }
         }
     }
 }
@@ -220,12 +231,6 @@ fn print<T: serde::Serialize>(
         print_out(&text());
     }
     Ok(())
-}
-
-fn warn_if_unjournaled(state: &StateFile, committed: Option<&planseal::write::Committed>) {
-    if let Some(c) = committed {
-        super::warn_if_unjournaled(&state.path.display().to_string(), c);
-    }
 }
 
 /// The error as its own type, so the one error mapping prints it (a refusal as a refusal, a

@@ -1,5 +1,6 @@
 //! Command-line definitions: the global flags, one module per command, and the one place where
-//! errors become exit codes (0 success, 1 refused / NOT CONFORMANT, 2 usage error / UNVERIFIED).
+//! errors become exit codes (0 success, 1 refused / NOT CONFORMANT, 2 usage error / UNVERIFIED,
+//! 3 a writer's I/O error before its commit point, 4 applied but not confirmed).
 
 mod abbrev;
 mod checkpoint;
@@ -9,6 +10,7 @@ mod dwp;
 mod finalize;
 mod gsd;
 mod log;
+mod outcome;
 mod rebuild;
 mod recover;
 mod reversa;
@@ -34,7 +36,8 @@ use std::path::PathBuf;
     long_about = "planseal checks and guards the state files that AI coding agents keep: Deep Work \
 Plan (.dwp/plans), GSD (.planning/STATE.md), Reversa (.reversa/state.json) and the checkpoint \
 protocol (PROJECT-CHECKPOINT.md).\n\nExit codes: 0 success / CONFORMANT, 1 refused / NOT \
-CONFORMANT (nothing was written), 2 usage error / UNVERIFIED.",
+CONFORMANT (nothing was written), 2 usage error / UNVERIFIED, 3 I/O error before the \
+commit point (nothing was applied), 4 applied but not confirmed.",
     after_help = "Examples:\n  planseal verify                      check every plan in this repository\n  planseal verify --json               the same as one JSON document\n  planseal update .dwp/plans/PLAN_x/state.json --task 1 --status in_progress\n  planseal demo                        walk a plan's whole life cycle in a scratch repository"
 )]
 struct Cli {
@@ -206,7 +209,8 @@ fn refusal_ref(err: &anyhow::Error) -> Option<&Refusal> {
 
 /// The one mapping from errors to output and exit codes: a [`Refusal`] is exit 1 with its kind
 /// leading the stderr message (and a JSON document on stdout with `--json`); anything else is an
-/// error the command could not get past, exit 2 — its hint, when it has one, on its own line.
+/// error the command could not get past, exit 2 (3 for a writer's I/O error before its commit
+/// point) — its hint, when it has one, on its own line.
 fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
     if let Some(refusal) = refusal_ref(err) {
         print_err(&render_refusal(refusal));
@@ -216,14 +220,7 @@ fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
         }
         return ExitCode::Failed;
     }
-    let (hint, code) = match err.downcast_ref::<HintedError>() {
-        Some(h) => (h.hint.clone(), h.code),
-        None if err.downcast_ref::<WriteError>().is_some() => (
-            Some("check the folder's permissions and free space, then retry".to_string()),
-            ExitCode::UsageOrUnverified,
-        ),
-        None => (None, ExitCode::UsageOrUnverified),
-    };
+    let (hint, code) = outcome::error_code(err);
     let mut text = format!("planseal: error: {err}\n");
     for cause in err.chain().skip(1) {
         text.push_str(&format!("  caused by: {cause}\n"));
@@ -272,16 +269,6 @@ pub(crate) fn shown(path: &std::path::Path, ctx: &Context) -> String {
         .unwrap_or(path)
         .display()
         .to_string()
-}
-
-/// A write that happened although its journal line could not be appended: the change stays (a
-/// retry would apply it twice), so the missing line is only reported, on stderr.
-pub(crate) fn warn_if_unjournaled(what: &str, committed: &planseal::write::Committed) {
-    if let Some(e) = &committed.journal_error {
-        print_err(&format!(
-            "warning: {what} was written but its journal line was not: {e}\n"
-        ));
-    }
 }
 
 /// `kind: message`, each detail on its own line, then `  hint: …`.

@@ -5,7 +5,6 @@
 
 use super::Context;
 use super::dwp::{error, git_progress};
-use crate::{print_json, print_out};
 use planseal::clock::Clock;
 use planseal::dwp::ops::rebuild::{self, RebuildOptions};
 use planseal::report::ExitCode;
@@ -47,10 +46,10 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         manifest: args.manifest,
     };
     let outcome = rebuild::rebuild(&opts, &mut clock, git_progress()).map_err(error)?;
-    if ctx.json {
-        print_json(serde_json::to_value(&outcome)?);
-    } else {
-        print_out(&outcome.to_text());
+    let applied = outcome.written.then_some(&outcome.confirmation);
+    let code = super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)?;
+    if code != ExitCode::Ok {
+        return Ok(code);
     }
     Ok(ExitCode::failed_if(args.exit_code && outcome.changed))
 }

@@ -169,11 +169,9 @@ fn print<T: Serialize>(
 }
 
 fn written(ctx: &Context, o: &WriteOutcome) -> anyhow::Result<ExitCode> {
-    if let Some(c) = &o.committed {
-        super::warn_if_unjournaled(&o.path.display().to_string(), c);
-    }
-    print(ctx, o, WriteOutcome::to_text)?;
-    Ok(ExitCode::Ok)
+    let applied = o.committed.as_ref().map(|c| &c.confirmation);
+    let text = if ctx.json { String::new() } else { o.to_text() };
+    super::outcome::deliver(ctx, o, &text, applied)
 }
 
 /// The error as the one error mapping knows it (a refusal, a hinted error, a write error).

@@ -6,7 +6,7 @@
 //! clap sees the command line.
 
 use super::Context;
-use crate::{print_err, print_json, print_out};
+use crate::print_err;
 use planseal::clock::Clock;
 use planseal::dwp::decide::update::UpdateRequest;
 use planseal::dwp::model::TaskStatus;
@@ -46,7 +46,8 @@ planseal update STATE --task 2 --status blocked --block-reason \"needs an API ke
 planseal update STATE --task 2 --status in_progress --resolve-blocker --expected-sha256 HEX\n\n\
 Completing the last task publishes the plan through the finalization transaction.\n\
 Exit codes: 0 applied, 1 refused (nothing written; the refusal kind \
-leads stderr), 2 usage error.\nLong options may be abbreviated to any unambiguous prefix \
+leads stderr), 2 usage error, 3 I/O error before the commit point (nothing applied), 4 applied \
+but not confirmed (do not retry).\nLong options may be abbreviated to any unambiguous prefix \
 (--stat = --status), as with the DWP helper update-state.py.\nTest clock: \
 PLANSEAL_FAKE_NOW=2026-10-05T09:00:00+00:00 (step PLANSEAL_FAKE_NOW_STEP_US, default 1250000)."
 )]
@@ -158,17 +159,8 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         ));
     }
     let outcome = update::apply(planned).map_err(lift)?;
-    if let Some(e) = &outcome.journal_error {
-        print_err(&format!(
-            "warning: state.json was written but its journal line was not: {e}\n"
-        ));
-    }
-    if ctx.json {
-        print_json(serde_json::to_value(&outcome)?);
-    } else {
-        print_out(&format!("{}\n", outcome.line));
-    }
-    Ok(ExitCode::Ok)
+    let text = format!("{}\n", outcome.line);
+    super::outcome::deliver(ctx, &outcome, &text, Some(&outcome.confirmation))
 }
 
 /// The library's error as the one error mapping of `cli` reads it.

@@ -1,6 +1,7 @@
 //! Findings, verdicts and their printers. Every check in every format produces [`Finding`]s; the
 //! text and JSON output, the verdict and the exit code are all derived from the list.
 
+pub mod applied;
 pub mod error;
 pub mod exit;
 pub mod json;

@@ -7,7 +7,10 @@
 //! - [`Writer::commit`]: the guarded write of one file — lock, re-read and compare with the bytes
 //!   the caller decided on (compare-and-swap), atomic durable replace, one journal line, release.
 //! - [`Transaction`]: several files under one lock, in the caller's order, with named crash
-//!   points between the steps (the finalization transaction, `rebuild --write`).
+//!   points between the steps (the finalization transaction, `rebuild --write`). It collects
+//!   what each applied step could not confirm; [`Transaction::close`] hands it back.
+//! - [`Confirmation`]: what an applied write could not confirm — the change is in place, so it
+//!   is reported as "applied, durability not confirmed" (exit 4), never as a plain error.
 //! - [`JournalEntry`]: the one shape of a journal line, for every format (`docs/journal.md`).
 //! - [`refusal_of`]: the one mapping from a store error to the refusal a user can act on.
 //!
@@ -23,6 +26,9 @@ mod refusal;
 mod target;
 mod transaction;
 
+/// What an applied write could not confirm (the store's types, so the CLI never names the
+/// store).
+pub use crate::recovery::store::{Confirmation, Unconfirmed, UnconfirmedStep};
 pub use journal::{JournalEntry, Transition, after_sha256, before_sha256};
 pub use refusal::{WriteError, lock_owner_state, refusal_of};
 pub use target::Target;
@@ -44,8 +50,9 @@ pub struct Committed {
     pub before_sha256: Option<String>,
     /// SHA-256 of the bytes now in the file.
     pub after_sha256: String,
-    /// Why the journal line could not be appended; the write itself happened and stays.
-    pub journal_error: Option<String>,
+    /// What after the rename could not be confirmed (folder sync, journal line, lock release);
+    /// the write itself happened and stays.
+    pub confirmation: Confirmation,
 }
 
 impl Default for Writer {
@@ -74,7 +81,9 @@ impl Writer {
 
     /// Replaces `target` with `new` if it still holds `old` (`None`: it must not exist yet), and
     /// journals `entry` with both hashes filled in. A refusal or an error leaves the file as it
-    /// was. The lock's owner record is stamped with the entry's time.
+    /// was (an I/O error is before the rename: nothing applied); once the rename happened the
+    /// result is `Ok`, and what could not be confirmed after it is in
+    /// [`Committed::confirmation`]. The lock's owner record is stamped with the entry's time.
     pub fn commit(
         &self,
         target: &Target,
@@ -100,7 +109,7 @@ impl Writer {
         Ok(Committed {
             before_sha256: done.before_sha256,
             after_sha256: done.after_sha256,
-            journal_error: done.journal_error,
+            confirmation: done.confirmation,
         })
     }
 

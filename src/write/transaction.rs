@@ -5,10 +5,18 @@
 //! crash points between them. Dropping a transaction without [`Transaction::finish`] releases
 //! the lock (best effort); a crash point ends the process with the lock still held, as a killed
 //! writer would.
+//!
+//! Each step is atomic: an error from [`Transaction::replace`] or [`Transaction::remove`] means
+//! that file was not touched. What fails after a step is in place (syncing the folder) is not an
+//! error: the transaction collects it, and [`Transaction::close`] returns it with the lock
+//! release, so a caller past its commit point reports "applied, durability not confirmed".
 
 use super::{JournalEntry, Target, WriteError, refusal_of};
 use crate::recovery::hash::sha256_hex;
-use crate::recovery::store::{self, Durability, LockGuard, StoreError};
+use crate::recovery::store::{
+    self, Confirmation, Durability, LockGuard, StoreError, Unconfirmed, UnconfirmedStep,
+};
+use std::cell::RefCell;
 use std::path::Path;
 
 /// An open transaction: the lock of its target is held.
@@ -17,6 +25,8 @@ pub struct Transaction<'t> {
     target: &'t Target,
     guard: LockGuard,
     durability: Durability,
+    /// What the steps applied so far could not confirm.
+    confirmation: RefCell<Confirmation>,
 }
 
 impl<'t> Transaction<'t> {
@@ -38,6 +48,7 @@ impl<'t> Transaction<'t> {
             target,
             guard,
             durability,
+            confirmation: RefCell::new(Confirmation::Confirmed),
         })
     }
 
@@ -73,16 +84,25 @@ impl<'t> Transaction<'t> {
         }))
     }
 
-    /// Replaces `path` with `bytes`: temp file, fsync, rename, fsync the folder.
+    /// Replaces `path` with `bytes`: temp file, fsync, rename, fsync the folder. An error means
+    /// `path` was not touched (the temp file is removed); a folder that cannot be synced after
+    /// the rename is collected as not confirmed.
     pub fn replace(&self, path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-        store::write_atomic(path, bytes, self.durability).map_err(|e| self.map(e))
+        let confirmation =
+            store::replace_atomic(path, bytes, self.durability).map_err(|e| self.map(e))?;
+        self.collect(confirmation);
+        Ok(())
     }
 
-    /// Removes `path` and makes the removal durable.
+    /// Removes `path` and makes the removal durable. An error means `path` is still there; a
+    /// folder that cannot be synced after the removal is collected as not confirmed.
     pub fn remove(&self, path: &Path) -> Result<(), WriteError> {
-        store::remove_durable(path, self.durability)
-            .map(|_| ())
-            .map_err(|e| self.map(e))
+        if let Some(confirmation) =
+            store::remove_atomic(path, self.durability).map_err(|e| self.map(e))?
+        {
+            self.collect(confirmation);
+        }
+        Ok(())
     }
 
     /// Appends `entry` to the target's journal.
@@ -91,6 +111,35 @@ impl<'t> Transaction<'t> {
             .journal()
             .append(&entry.to_value(), self.durability)
             .map_err(|e| self.map(e))
+    }
+
+    /// Appends `entry` to the target's journal after the commit point: a failure is collected
+    /// as not confirmed (the change stays), never returned.
+    pub fn journal_applied(&self, entry: &JournalEntry) {
+        let journal = self.target.journal();
+        if let Err(e) = journal.append(&entry.to_value(), self.durability) {
+            self.note(Unconfirmed::new(
+                UnconfirmedStep::JournalLine,
+                journal.path(),
+                e.to_string(),
+            ));
+        }
+    }
+
+    /// Records something the caller could not confirm past its commit point.
+    pub fn note(&self, unconfirmed: Unconfirmed) {
+        self.confirmation.borrow_mut().push(unconfirmed);
+    }
+
+    /// What the steps applied so far could not confirm.
+    pub fn confirmation(&self) -> Confirmation {
+        self.confirmation.borrow().clone()
+    }
+
+    fn collect(&self, confirmation: Confirmation) {
+        for u in confirmation.unconfirmed() {
+            self.note(u.clone());
+        }
     }
 
     /// A named crash point between two steps (builds with the `failpoints` feature end the
@@ -106,6 +155,23 @@ impl<'t> Transaction<'t> {
             .release()
             .map(|_| ())
             .map_err(|e| refusal_of(e, target))
+    }
+
+    /// Releases the lock after the commit point: what the steps could not confirm, and a lock
+    /// that could not be released, come back as the transaction's [`Confirmation`] — the
+    /// change is in place either way.
+    pub fn close(self) -> Confirmation {
+        let mut confirmation = self.confirmation.take();
+        let lock = self.target.lock_path();
+        if let Err(e) = self.guard.release() {
+            confirmation.push(
+                Unconfirmed::new(UnconfirmedStep::LockRelease, lock, e.to_string()).hint(format!(
+                    "`planseal unlock {}` removes the lock once this process has ended",
+                    self.target.shown()
+                )),
+            );
+        }
+        confirmation
     }
 
     fn map(&self, e: StoreError) -> WriteError {

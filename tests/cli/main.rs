@@ -34,6 +34,7 @@ mod secrets_all_cli;
 mod secrets_cli;
 mod snapshots;
 mod status_cli;
+mod stdout_failure;
 mod verify_cli;
 mod verify_drift;
 mod verify_fixtures;

@@ -19,3 +19,4 @@ mod concurrency_update;
 mod crash_finalize;
 mod crash_rebuild;
 mod crash_update;
+mod truth_after_commit;

@@ -217,6 +217,17 @@ impl Planseal {
     pub fn output(self) -> Run {
         self.spawn().wait()
     }
+
+    /// Runs to the end with stdout going to `stdout` (`/dev/full`: every write fails with
+    /// ENOSPC); the run's `stdout` is then empty.
+    pub fn output_with_stdout(self, stdout: std::fs::File) -> Run {
+        let mut cmd = self.command();
+        cmd.stdout(stdout);
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
+        Run::from_output(out)
+    }
 }
 
 /// A started planseal process.

@@ -5,6 +5,7 @@
 //! over the target; the folder is synced so the rename itself survives a power loss.
 
 use super::StoreError;
+use super::confirm::{Confirmation, Unconfirmed, UnconfirmedStep};
 use super::failpoint::crash_point;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -30,10 +31,34 @@ pub(crate) fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
-/// Replaces `path` with `bytes` atomically. An existing file keeps its permission bits; a new
-/// file gets `0666` minus the umask. Crash points: `store.after_temp_write` (temp file complete,
-/// target untouched) and `store.after_rename` (target replaced, folder not yet synced).
+/// Replaces `path` with `bytes` atomically; an error names the step, whether it came before or
+/// after the rename. Writers that must tell "not applied" from "applied, not confirmed" call
+/// [`replace_atomic`] instead.
 pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> Result<(), StoreError> {
+    match replace_atomic(path, bytes, durability)? {
+        Confirmation::Confirmed => Ok(()),
+        Confirmation::Unconfirmed(list) => Err(StoreError::io(
+            "fsync folder",
+            list[0].path.clone(),
+            std::io::Error::other(list[0].reason.clone()),
+        )),
+    }
+}
+
+/// Replaces `path` with `bytes` atomically. An existing file keeps its permission bits; a new
+/// file gets `0666` minus the umask.
+///
+/// The rename is the commit point. An error (creating, writing or syncing the temp file, the
+/// rename itself) means the target was not touched, and the temp file is removed. Once the
+/// rename happened the result is `Ok`: a folder that cannot be synced afterwards is
+/// [`Confirmation::Unconfirmed`], never an error. Crash points: `store.after_temp_write`
+/// (temp file complete, target untouched) and `store.after_rename` (target replaced, folder not
+/// yet synced).
+pub fn replace_atomic(
+    path: &Path,
+    bytes: &[u8],
+    durability: Durability,
+) -> Result<Confirmation, StoreError> {
     let dir = parent_dir(path);
     let name = path
         .file_name()
@@ -54,17 +79,41 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> Result
 
     let result = write_temp(&temp, bytes, keep_mode, durability).and_then(|()| {
         crash_point("store.after_temp_write");
-        std::fs::rename(&temp, path).map_err(|e| StoreError::io("rename temp file onto", path, e))
+        faulted("store.rename")
+            .map_or_else(|| std::fs::rename(&temp, path), Err)
+            .map_err(|e| StoreError::io("rename temp file onto", path, e))
     });
     if let Err(e) = result {
         let _ = std::fs::remove_file(&temp);
         return Err(e);
     }
     crash_point("store.after_rename");
-    if durability == Durability::Full {
-        fsync_dir(&dir)?;
+    Ok(confirm_dir(&dir, durability))
+}
+
+/// Syncs `dir` after a rename or removal inside it already happened: a failure is what was not
+/// confirmed, not an error.
+fn confirm_dir(dir: &Path, durability: Durability) -> Confirmation {
+    if durability == Durability::NoSync {
+        return Confirmation::Confirmed;
     }
-    Ok(())
+    match fsync_dir(dir) {
+        Ok(()) => Confirmation::Confirmed,
+        Err(e) => Confirmation::Unconfirmed(vec![Unconfirmed::new(
+            UnconfirmedStep::FolderSync,
+            dir,
+            e.to_string(),
+        )]),
+    }
+}
+
+/// `Err(the armed error)` when the fault point `name` is armed (tests only), else `Ok`.
+fn fault(name: &str) -> std::io::Result<()> {
+    faulted(name).map_or(Ok(()), Err)
+}
+
+fn faulted(name: &str) -> Option<std::io::Error> {
+    super::failpoint::io_fault(name)
 }
 
 fn write_temp(
@@ -73,20 +122,25 @@ fn write_temp(
     keep_mode: Option<u32>,
     durability: Durability,
 ) -> Result<(), StoreError> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o666)
-        .open(temp)
+    let mut file = fault("store.create_temp")
+        .and_then(|()| {
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o666)
+                .open(temp)
+        })
         .map_err(|e| StoreError::io("create temp file", temp, e))?;
-    file.write_all(bytes)
+    fault("store.write_temp")
+        .and_then(|()| file.write_all(bytes))
         .map_err(|e| StoreError::io("write temp file", temp, e))?;
     if let Some(mode) = keep_mode {
         file.set_permissions(std::fs::Permissions::from_mode(mode))
             .map_err(|e| StoreError::io("set permissions of temp file", temp, e))?;
     }
     if durability == Durability::Full {
-        file.sync_all()
+        fault("store.fsync_temp")
+            .and_then(|()| file.sync_all())
             .map_err(|e| StoreError::io("fsync temp file", temp, e))?;
     }
     Ok(())
@@ -94,22 +148,38 @@ fn write_temp(
 
 /// fsync a folder, so that renames and removals inside it are durable.
 pub fn fsync_dir(dir: &Path) -> Result<(), StoreError> {
-    File::open(dir)
+    fault("store.fsync_dir")
+        .and_then(|()| File::open(dir))
         .and_then(|d| d.sync_all())
         .map_err(|e| StoreError::io("fsync folder", dir, e))
 }
 
 /// Removes `path` and syncs its folder. Returns `false` when there was nothing to remove.
 pub fn remove_durable(path: &Path, durability: Durability) -> Result<bool, StoreError> {
+    match remove_atomic(path, durability)? {
+        None => Ok(false),
+        Some(Confirmation::Confirmed) => Ok(true),
+        Some(Confirmation::Unconfirmed(list)) => Err(StoreError::io(
+            "fsync folder",
+            list[0].path.clone(),
+            std::io::Error::other(list[0].reason.clone()),
+        )),
+    }
+}
+
+/// Removes `path`, then syncs its folder. `None` when there was nothing to remove; an error
+/// means the file is still there; once it is gone, a folder that cannot be synced is
+/// [`Confirmation::Unconfirmed`].
+pub fn remove_atomic(
+    path: &Path,
+    durability: Durability,
+) -> Result<Option<Confirmation>, StoreError> {
     match std::fs::remove_file(path) {
         Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(StoreError::io("remove", path, e)),
     }
-    if durability == Durability::Full {
-        fsync_dir(&parent_dir(path))?;
-    }
-    Ok(true)
+    Ok(Some(confirm_dir(&parent_dir(path), durability)))
 }
 
 #[cfg(test)]

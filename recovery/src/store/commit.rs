@@ -1,7 +1,13 @@
 //! The guarded write of one file: lock → re-check the bytes under the lock (compare-and-swap) →
 //! atomic replace → journal line → release.
+//!
+//! The rename is the commit point. Everything before it that fails is an error and leaves the
+//! target as it was; everything after it (the folder sync, the journal line, the lock release)
+//! is still done, and what of it fails is reported in [`Committed::confirmation`], never as an
+//! error: the change is in place, and a caller that retried would apply it twice.
 
-use super::atomic::{Durability, write_atomic};
+use super::atomic::{Durability, replace_atomic};
+use super::confirm::{Confirmation, Unconfirmed, UnconfirmedStep};
 use super::journal::Journal;
 use super::lock::{LockStyle, acquire_at};
 use super::{StoreError, failpoint::crash_point};
@@ -39,12 +45,14 @@ pub struct Committed {
     pub before_sha256: Option<String>,
     /// SHA-256 of the bytes now in the file (the request's `new_bytes`).
     pub after_sha256: String,
-    /// Why the journal line could not be appended (the write itself happened).
-    pub journal_error: Option<String>,
+    /// What after the rename could not be confirmed: the folder sync, the journal line (it is
+    /// always attempted after the rename), the lock release.
+    pub confirmation: Confirmation,
 }
 
 /// Performs the write. On any error the target holds the bytes it had (a crash point may leave
-/// the lock behind, which is what a killed writer does).
+/// the lock behind, which is what a killed writer does); once the bytes are in place the result
+/// is `Ok`, with what could not be confirmed.
 pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
     // A journal that would be written through a symlink refuses the whole write up front.
     if let Some((journal, _)) = req.journal {
@@ -71,19 +79,31 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
         });
     }
     crash_point("store.after_recheck");
-    write_atomic(req.target, req.new_bytes, req.durability)?;
-    // The new bytes are in place: a journal that cannot be written is reported, never turned
-    // into a failed write (the caller would retry a change that already happened).
-    let journal_error = req
-        .journal
-        .and_then(|(journal, entry)| journal.append(entry, req.durability).err())
-        .map(|e| e.to_string());
+    let mut confirmation = replace_atomic(req.target, req.new_bytes, req.durability)?;
+    // The new bytes are in place: the journal line is appended whatever the folder sync said,
+    // and a journal that cannot be written is reported, never turned into a failed write.
+    if let Some((journal, entry)) = req.journal
+        && let Err(e) = journal.append(entry, req.durability)
+    {
+        confirmation.push(Unconfirmed::new(
+            UnconfirmedStep::JournalLine,
+            journal.path(),
+            e.to_string(),
+        ));
+    }
     crash_point("store.before_release");
-    guard.release()?;
+    let lock_path = req.lock.lock_path(req.target);
+    if let Err(e) = guard.release() {
+        confirmation.push(Unconfirmed::new(
+            UnconfirmedStep::LockRelease,
+            lock_path,
+            e.to_string(),
+        ));
+    }
     Ok(Committed {
         before_sha256: current.as_deref().map(sha256_hex),
         after_sha256: sha256_hex(req.new_bytes),
-        journal_error,
+        confirmation,
     })
 }
 
@@ -133,6 +153,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(done.before_sha256, None);
+        assert!(done.confirmation.is_confirmed());
         assert_eq!(std::fs::read(&t).unwrap(), b"new");
         assert_eq!(j.read().unwrap().entries, vec![entry]);
     }
@@ -158,7 +179,13 @@ mod tests {
             durability: Durability::Full,
         })
         .unwrap();
-        assert!(done.journal_error.is_some());
+        let kinds: Vec<_> = done
+            .confirmation
+            .unconfirmed()
+            .iter()
+            .map(|u| u.step)
+            .collect();
+        assert_eq!(kinds, [UnconfirmedStep::JournalLine]);
         assert_eq!(std::fs::read(&t).unwrap(), b"new");
         assert!(!dir.path().join("s.json.lock").exists());
     }

@@ -9,6 +9,11 @@
 //! Names used by the store: `store.after_lock`, `store.after_recheck`, `store.after_temp_write`,
 //! `store.after_rename`, `store.after_journal_append`, `store.before_release`. Other writers add
 //! their own (`finalize.after_marker`, …) by calling [`crash_point`].
+//!
+//! Fault points ([`io_fault`]) make one system call of the store fail instead, with the errno
+//! the action carries: `FAILPOINTS=store.fsync_dir=return(EIO)`, `store.write_temp=return(ENOSPC)`,
+//! `store.rename=1*off->return(EACCES)` (the second rename). Names: `store.create_temp`,
+//! `store.write_temp`, `store.fsync_temp`, `store.rename`, `store.fsync_dir`.
 
 /// Ends the process here when the crash point `name` is armed; does nothing otherwise.
 #[inline]
@@ -26,6 +31,32 @@ pub fn crash_point(name: &str) {
     }
     #[cfg(not(feature = "failpoints"))]
     let _ = name;
+}
+
+/// The error the fault point `name` is armed with (`return(EIO)`, `return(ENOSPC)`,
+/// `return(EACCES)`, `return(EROFS)` or a number; EIO when none is given); `None` when it is
+/// not armed, and always in builds without the `failpoints` feature.
+#[inline]
+pub fn io_fault(name: &str) -> Option<std::io::Error> {
+    #[cfg(feature = "failpoints")]
+    {
+        configure_once();
+        fail::eval(name, |arg| {
+            let errno = match arg.as_deref().map(str::trim) {
+                Some("ENOSPC" | "enospc") => libc::ENOSPC,
+                Some("EACCES" | "eacces") => libc::EACCES,
+                Some("EROFS" | "erofs") => libc::EROFS,
+                Some(n) => n.parse::<i32>().unwrap_or(libc::EIO),
+                None => libc::EIO,
+            };
+            std::io::Error::from_raw_os_error(errno)
+        })
+    }
+    #[cfg(not(feature = "failpoints"))]
+    {
+        let _ = name;
+        None
+    }
 }
 
 #[cfg(feature = "failpoints")]

@@ -7,14 +7,20 @@
 //!   file; owner liveness (same host, pid alive, process start time unchanged); removal only of a
 //!   provably dead owner's lock unless forced.
 //! - [`atomic`]: atomic replace (temp file in the same folder, fsync, rename, fsync the folder,
-//!   permission bits kept) and durable removal.
+//!   permission bits kept) and durable removal. The rename is the commit point: an error before
+//!   it leaves the target untouched (and no temp file); what fails after it is a
+//!   [`Confirmation::Unconfirmed`], never an error.
+//! - [`confirm`]: what an applied write could not confirm (folder sync, journal line, lock
+//!   release, the rest of a transaction).
 //! - [`journal`]: the append-only ndjson transition journal; a torn last line is tolerated.
-//! - [`failpoint`]: named crash points (feature `failpoints`) that end the process like `kill -9`.
+//! - [`failpoint`]: named crash points (feature `failpoints`) that end the process like `kill -9`,
+//!   and fault points that make one system call of the store fail with a chosen errno.
 //! - [`commit()`]: the whole guarded write of one file — lock, re-check the bytes under the lock,
-//!   atomic replace, journal line, release — for writers that change a single file.
+//!   atomic replace, journal line, release — for writers that change a single file. Its result
+//!   says whether everything after the rename was confirmed.
 //!
 //! Writers that change several files under one lock (the finalization transaction) take a
-//! [`LockGuard`] themselves and call [`write_atomic`] / [`remove_durable`] / [`Journal::append`]
+//! [`LockGuard`] themselves and call [`replace_atomic`] / [`remove_atomic`] / [`Journal::append`]
 //! in their own order, with their own [`crash_point`]s.
 //!
 //! ```
@@ -52,14 +58,18 @@
 
 pub mod atomic;
 pub mod commit;
+pub mod confirm;
 pub mod failpoint;
 pub mod journal;
 pub mod lock;
 pub mod process;
 
-pub use atomic::{Durability, fsync_dir, remove_durable, write_atomic};
+pub use atomic::{
+    Durability, fsync_dir, remove_atomic, remove_durable, replace_atomic, write_atomic,
+};
 pub use commit::{CommitRequest, Committed, commit};
-pub use failpoint::crash_point;
+pub use confirm::{Confirmation, Unconfirmed, UnconfirmedStep};
+pub use failpoint::{crash_point, io_fault};
 pub use journal::{Journal, JournalRead, read_journal};
 pub use lock::{
     LockGuard, LockHolder, LockOwner, LockStyle, OwnerStatus, UnlockOutcome, acquire, acquire_at,

@@ -1536,6 +1536,9 @@ pub struct Written {
     /// The name of the copy an unparseable state.json was kept as
     /// (`state.json.corrupt-<sha256 prefix>`), when there was one.
     pub corrupt_copy: Option<String>,
+    /// What after the first replaced file could not be confirmed (a folder sync, the journal
+    /// line, the lock release); what was written stays.
+    pub confirmation: crate::write::Confirmation,
 }
 
 /// The name an unparseable state.json is kept as before it is replaced.
@@ -1681,14 +1684,15 @@ pub fn write(
                 .hashes(before_sha256.clone(), before_sha256.clone())
                 .with("changes", lines.clone())
         };
-        tx.journal(&line)?;
+        // After the renames: a journal line that cannot be written is reported, not an error.
+        tx.journal_applied(&line);
     }
-    tx.finish()?;
     Ok(Written {
         before_sha256,
         after_sha256,
         progress_entry: lines,
         corrupt_copy,
+        confirmation: tx.close(),
     })
 }
 
@@ -1801,7 +1805,7 @@ pub fn write_manifest(
     copy: &ManifestCopy,
     current: Option<&[u8]>,
     now: &str,
-) -> Result<Vec<String>, crate::write::WriteError> {
+) -> Result<(Vec<String>, crate::write::Confirmation), crate::write::WriteError> {
     use crate::recovery::hash::sha256_hex;
     use crate::write::{JournalEntry, Writer};
     let manifest_path = plan_dir.join(layout::MANIFEST_FILE);
@@ -1848,10 +1852,10 @@ pub fn write_manifest(
             .with("restored", layout::MANIFEST_FILE)
             .with("file_sha256", sha256_hex(&copy.bytes))
             .with("commit", copy.commit.clone());
-        tx.journal(&line)?;
+        // After the renames: a journal line that cannot be written is reported, not an error.
+        tx.journal_applied(&line);
     }
-    tx.finish()?;
-    Ok(lines)
+    Ok((lines, tx.close()))
 }
 
 #[cfg(test)]

@@ -151,6 +151,15 @@ impl FinalizeOutcome {
             ));
             out.push_str(&String::from_utf8_lossy(&p.receipt_bytes));
         } else {
+            if p.unfinished() {
+                out.push_str(&format!(
+                    "{}: publication committed but not finished · state {} · {} is left for `planseal recover`\n",
+                    p.plan,
+                    short(&p.state_sha256),
+                    publish::MARKER_FILE
+                ));
+                return out;
+            }
             let verb = if p.resealed {
                 "re-sealed"
             } else {

@@ -16,6 +16,7 @@ use crate::dwp::locate::{Git, GitProgress, open_plan};
 use crate::dwp::publish::{self, Candidate, FinalizeRequest};
 use crate::recovery::hash::sha256_hex;
 use crate::report::{Refusal, RefusalKind};
+use crate::write::Confirmation;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -87,6 +88,10 @@ pub struct RebuildOutcome {
     /// A dry run that found changes `--write` would apply: the command that applies them, with
     /// the plan folder as given.
     pub write_command: Option<String>,
+    /// What the write, past its first rename, could not confirm (the binary then reports
+    /// `applied-unconfirmed`, exit 4).
+    #[serde(skip)]
+    pub confirmation: Confirmation,
 }
 
 /// `planseal rebuild PLAN_DIR … --write`, the dry run's own arguments kept.
@@ -147,6 +152,7 @@ pub fn rebuild(
     let mut state_sha256 = None;
     let mut receipt_sha256 = None;
     let mut written = false;
+    let mut confirmation = Confirmation::Confirmed;
     // A completed state is checked the way the finalization will check it, before anything is
     // written (and on a dry run, to say whether --write would publish it).
     let blocked_publication = if completed && rebuilt.changed() {
@@ -200,12 +206,14 @@ pub fn rebuild(
         }
         let w = write(&plan.dir, &inputs, &rebuilt, &now, !as_candidate)?;
         state_sha256 = w.after_sha256;
+        confirmation = w.confirmation;
         written = true;
         if completed {
             let req = finalize_request(candidate());
             let published = publish::finalize(&req, &mut |_| {})?;
             state_sha256 = Some(published.state_sha256.clone());
             receipt_sha256 = Some(sha256_hex(&published.receipt_bytes));
+            confirmation = confirmation.and(published.confirmation);
         }
     }
     let (started_from, replayed) = match (&inputs.old_state, &inputs.base) {
@@ -239,6 +247,7 @@ pub fn rebuild(
         write_command: (!opts.write && changed && blocked_publication.is_none())
             .then(|| write_command(opts)),
         would_refuse: blocked_publication,
+        confirmation,
     })
 }
 
@@ -425,9 +434,10 @@ fn restore_manifest(
         copy.commit
     );
     let mut lines = vec![line];
+    let mut confirmation = Confirmation::Confirmed;
     let written = opts.write && current.as_deref() != Some(&copy.bytes[..]);
     if written {
-        lines = write_manifest(plan_dir, inputs, &copy, current.as_deref(), now)?;
+        (lines, confirmation) = write_manifest(plan_dir, inputs, &copy, current.as_deref(), now)?;
     }
     Ok(RebuildOutcome {
         plan: inputs.plan.clone(),
@@ -448,6 +458,7 @@ fn restore_manifest(
         would_refuse: None,
         write_command: (!opts.write && current.as_deref() != Some(&copy.bytes[..]))
             .then(|| write_command(opts)),
+        confirmation,
     })
 }
 

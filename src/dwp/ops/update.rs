@@ -12,7 +12,7 @@ use crate::dwp::model::markdown::{TaskBody, parse_readme_bytes, parse_task_file_
 use crate::dwp::model::{State, parse_json};
 use crate::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest};
 use crate::report::{Finding, HintedError, Refusal, RefusalKind};
-use crate::write::{Committed, WriteError, Writer};
+use crate::write::{Committed, Confirmation, WriteError, Writer};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +49,8 @@ pub struct PlannedUpdate {
 /// What an applied update did (the `--json` document of `planseal update`).
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateOutcome {
-    /// Always `applied` (a refused update is an error, not an outcome).
+    /// Always `applied` (a refused update is an error, not an outcome); the binary prints
+    /// `applied-unconfirmed` when [`confirmation`](Self::confirmation) is not confirmed.
     pub result: &'static str,
     /// The id of the task moved.
     pub task: u64,
@@ -75,9 +76,11 @@ pub struct UpdateOutcome {
     /// The helper's success line (`task N → STATUS · C/T completed · plan STATUS`).
     #[serde(skip)]
     pub line: String,
-    /// Why the journal line could not be appended, when it could not (the change stays).
+    /// What after the rename could not be confirmed (the folder sync, the journal line, the
+    /// lock release; for a publication, the rest of it, left for `planseal recover`). The
+    /// change stays either way.
     #[serde(skip)]
-    pub journal_error: Option<String>,
+    pub confirmation: Confirmation,
 }
 
 /// Reads the state and what the transition needs from around it, and decides the transition.
@@ -134,7 +137,7 @@ pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
     } = planned;
     let entry = t.journal_entry(&request, &facts.plan_name);
     let mut after_sha256 = t.after_sha256.clone();
-    let (line, journal_error) = if t.completes_plan {
+    let (line, confirmation) = if t.completes_plan {
         let mut req = FinalizeRequest::new(
             &plan_dir,
             Candidate::Bytes {
@@ -147,18 +150,29 @@ pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
         req.journal_entry = Some(entry);
         req.clock = clock;
         // The publication writes the candidate as the helper serialises it.
-        after_sha256 = publish::finalize(&req, &mut |_| {})?.state_sha256;
-        (t.published_line(), None)
+        let published = publish::finalize(&req, &mut |_| {})?;
+        after_sha256 = published.state_sha256.clone();
+        let line = if published.unfinished() {
+            format!(
+                "task {} → {} · plan publication committed but not finished: {} is left for `planseal recover`",
+                t.task,
+                t.to,
+                layout::MARKER_FILE
+            )
+        } else {
+            t.published_line()
+        };
+        (line, published.confirmation)
     } else {
         // Between validation and the lock: another writer may get in here (tests pause at it).
         crate::recovery::store::crash_point("update.before_lock");
-        let Committed { journal_error, .. } = Writer::from_env().commit(
+        let Committed { confirmation, .. } = Writer::from_env().commit(
             &layout::state_target(&plan_dir),
             Some(&state_bytes),
             &t.candidate_bytes,
             entry,
         )?;
-        (t.summary_line(), journal_error)
+        (t.summary_line(), confirmation)
     };
     Ok(UpdateOutcome {
         result: "applied",
@@ -173,7 +187,7 @@ pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
         after_sha256,
         advisories: t.advisories,
         line,
-        journal_error,
+        confirmation,
     })
 }
 

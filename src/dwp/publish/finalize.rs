@@ -5,10 +5,15 @@
 //!      → replace state.json → re-read + re-validate → receipt → journal → remove marker → unlock
 //! ```
 //!
-//! The commit point is the marker: from the moment `.finalizing.json` is durable, an interrupted
+//! The commit point is the marker: from the moment `.finalizing.json` is in place, an interrupted
 //! run is finished (or rolled back) by [`crate::dwp::publish::recover`], bound to the candidate stored in
-//! the marker. Before it, nothing but the lock has been written. At no point does state.json say
-//! `completed` without a receipt or a marker next to it.
+//! the marker. Before it, nothing but the lock has been written: an I/O error there (writing the
+//! marker included) leaves no marker and no temp file, and the run ends with nothing applied.
+//! After it, an I/O error (writing state.json or the receipt, removing the marker) is no plain
+//! error: the publication is committed and the marker stays for `planseal recover` to finish, so
+//! the run ends as applied but not confirmed ([`Published::confirmation`] names what is left and
+//! the command that finishes it). At no point does state.json say `completed` without a receipt
+//! or a marker next to it.
 //!
 //! Every step boundary is a named [`Step`]; the caller's hook sees each one (the demo stops its
 //! child there), and builds with the `failpoints` feature crash there on request.
@@ -21,7 +26,9 @@ use crate::clock::Clock;
 use crate::dwp::layout;
 use crate::dwp::model::receipt::{AcceptedException, RECEIPT_FILE, Receipt};
 use crate::report::{Finding, Refusal, RefusalKind};
-use crate::write::{JournalEntry, Transaction, WriteError, Writer};
+use crate::write::{
+    Confirmation, JournalEntry, Transaction, Unconfirmed, UnconfirmedStep, WriteError, Writer,
+};
 use planseal_recovery::hash::sha256_hex;
 use std::path::{Path, PathBuf};
 
@@ -174,6 +181,20 @@ pub struct Published {
     pub marker_bytes: Vec<u8>,
     /// Advisories met on the way (tracked `.dwp/`, git not applicable, …).
     pub advisories: Vec<Finding>,
+    /// What the run, past its commit point, could not confirm: a folder sync, the journal line,
+    /// the lock release — or the rest of the publication, left with its marker for `planseal
+    /// recover` ([`UnconfirmedStep::Unfinished`]).
+    pub confirmation: Confirmation,
+}
+
+impl Published {
+    /// The publication stopped after its commit point: the marker is left for `recover`.
+    pub fn unfinished(&self) -> bool {
+        self.confirmation
+            .unconfirmed()
+            .iter()
+            .any(|u| u.step == UnconfirmedStep::Unfinished)
+    }
 }
 
 /// Why the transaction stopped.
@@ -365,7 +386,9 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         .into());
     }
 
-    publish_from_marker(
+    // Past the commit point: an I/O error leaves the marker for `recover`, and is reported as
+    // such — never as a plain error, never as "nothing applied".
+    match publish_from_marker(
         &tx,
         &candidate_bytes,
         &marker,
@@ -373,8 +396,22 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         req,
         &mut clock,
         hook,
-    )?;
-    tx.finish()?;
+    ) {
+        Ok(()) => {}
+        Err(FinalizeError::Refused(r)) => return Err(r.into()),
+        Err(FinalizeError::Io { path, source }) => tx.note(
+            Unconfirmed::new(
+                UnconfirmedStep::Unfinished,
+                &marker_path,
+                format!("{}: {source}", path.display()),
+            )
+            .hint(format!(
+                "the publication is committed: `planseal recover {}` finishes it",
+                plan_dir.display()
+            )),
+        ),
+    }
+    let confirmation = tx.close();
     let mut outcome = published(
         &plan_dir,
         &state_sha,
@@ -385,6 +422,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         false,
     );
     outcome.marker_bytes = marker_bytes;
+    outcome.confirmation = confirmation;
     Ok(outcome)
 }
 
@@ -454,9 +492,9 @@ pub(crate) fn publish_from_marker(
     };
     record_exceptions(&mut entry, &validation.exceptions);
     entry = entry.with("receipt", RECEIPT_FILE);
-    // Best effort: the receipt is the evidence, and a journal line that cannot be written
-    // must not undo a publication.
-    let _ = tx.journal(&entry);
+    // The receipt is the evidence, and a journal line that cannot be written must not undo a
+    // publication: it is reported as not confirmed.
+    tx.journal_applied(&entry);
     reach(Step::BeforeMarkerRemoval, hook);
     tx.remove(&plan_dir.join(MARKER_FILE))?;
     reach(Step::AfterMarkerRemoval, hook);
@@ -689,6 +727,7 @@ fn published(
         receipt,
         marker_bytes: marker.to_bytes(),
         advisories: validation.advisories,
+        confirmation: Confirmation::Confirmed,
     }
 }
 

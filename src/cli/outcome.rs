@@ -1,0 +1,63 @@
+//! The print step of a writer, and the exit code of an error that is not a refusal.
+//!
+//! A writer whose change is in place prints through [`deliver`]: it marks the run as applied
+//! (so a report that cannot be written to stdout ends with 4, not 3), prints the outcome — as
+//! `applied-unconfirmed` with what was not confirmed, when something was not — and returns 0 or 4
+//! (`docs/exit-codes.md`: 0 and 4 ⇒ applied, 1 and 3 ⇒ nothing applied).
+
+use super::Context;
+use crate::{print_err, print_json, print_out};
+use planseal::dwp::publish::FinalizeError;
+use planseal::report::{ExitCode, HintedError, applied};
+use planseal::write::{Confirmation, WriteError};
+
+/// Prints a writer's outcome: its JSON document or `text` on stdout, then on stderr what was not
+/// confirmed. `confirmation` is `None` when nothing was written (a dry run, nothing to change):
+/// the outcome is printed as it is and the run is not applied. Returns 0, or 4 when the change is
+/// in place but something after its commit point was not confirmed.
+pub(super) fn deliver<T: serde::Serialize>(
+    ctx: &Context,
+    outcome: &T,
+    text: &str,
+    confirmation: Option<&Confirmation>,
+) -> anyhow::Result<ExitCode> {
+    let confirmed = Confirmation::Confirmed;
+    if confirmation.is_some() {
+        crate::mark_applied();
+    }
+    let confirmation = confirmation.unwrap_or(&confirmed);
+    if ctx.json {
+        print_json(applied::document(
+            serde_json::to_value(outcome)?,
+            confirmation,
+        ));
+    } else {
+        print_out(text);
+    }
+    print_err(&applied::text(confirmation));
+    Ok(applied::exit_code(confirmation))
+}
+
+/// The hint and exit code of an error that is not a refusal: a [`HintedError`] carries its own;
+/// a writer's I/O error before its commit point is 3 (nothing was applied: the temp file is
+/// removed, the target untouched); anything else is 2.
+pub(super) fn error_code(err: &anyhow::Error) -> (Option<String>, ExitCode) {
+    let io_hint = || {
+        Some(
+            "nothing was applied; check the folder's permissions and free space, then retry"
+                .to_string(),
+        )
+    };
+    if let Some(h) = err.downcast_ref::<HintedError>() {
+        return (h.hint.clone(), h.code);
+    }
+    match (
+        err.downcast_ref::<WriteError>(),
+        err.downcast_ref::<FinalizeError>(),
+    ) {
+        (Some(WriteError::Io { .. }), _) | (_, Some(FinalizeError::Io { .. })) => {
+            (io_hint(), ExitCode::Io)
+        }
+        _ => (None, ExitCode::UsageOrUnverified),
+    }
+}
