@@ -227,7 +227,7 @@ fn advance_changes_only_the_three_values_and_journals() {
 }
 
 #[test]
-fn a_journal_that_cannot_be_appended_is_a_warning_not_a_failed_write() {
+fn a_journal_that_cannot_be_appended_is_applied_unconfirmed_not_a_failed_write() {
     let p = project("good-in-progress");
     // A folder where the journal file should be: the append fails, the write already happened.
     std::fs::create_dir(p.path().join(".reversa/state.json.journal.ndjson")).expect("mkdir");
@@ -235,11 +235,13 @@ fn a_journal_that_cannot_be_appended_is_a_warning_not_a_failed_write() {
         p.path(),
         &["reversa", "advance", "--phase-done", "escavacao"],
     );
-    assert_eq!(code, 0, "{err}");
+    // Applied, durability not confirmed: exit 4, and stderr names the journal.
+    assert_eq!(code, 4, "{err}");
     assert!(
-        err.contains("was written but its journal line was not"),
+        err.contains("applied-unconfirmed: the change is in place, but its journal line in"),
         "{err}"
     );
+    assert!(err.contains("state.json.journal.ndjson"), "{err}");
     let after = String::from_utf8(read(p.path())).expect("utf8");
     assert!(after.contains("\"phase\": \"interpretacao\""), "{after}");
     assert!(!p.path().join(".reversa/state.json.lock").exists());
@@ -263,7 +265,10 @@ fn a_write_that_fails_on_the_file_system_is_an_error_not_a_refusal() {
             &long,
         ],
     );
-    assert_eq!(code, 2, "an I/O failure exits 2, a refusal 1: {err}");
+    assert_eq!(
+        code, 3,
+        "an I/O failure before the commit point exits 3, a refusal 1: {err}"
+    );
     assert!(err.contains("nothing was written"), "{err}");
     assert_eq!(std::fs::read(p.path().join(&long)).expect("read"), before);
 }
