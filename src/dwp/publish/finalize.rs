@@ -125,6 +125,9 @@ pub struct FinalizeRequest {
     /// missing or unparseable file is no refusal and a completed one may be replaced. The
     /// candidate itself passes every check as always.
     pub restores_state: bool,
+    /// The journal already holds this publication's line (`recover` after a finalizer killed
+    /// between its journal line and the marker's removal): it is not written twice.
+    pub already_journaled: bool,
 }
 
 impl FinalizeRequest {
@@ -142,6 +145,7 @@ impl FinalizeRequest {
             journal_entry: None,
             clock: Clock::system(),
             restores_state: false,
+            already_journaled: false,
         }
     }
 }
@@ -456,7 +460,9 @@ pub(crate) fn publish_from_marker(
     entry = entry.with("receipt", RECEIPT_FILE);
     // Best effort: the receipt is the evidence, and a journal line that cannot be written
     // must not undo a publication.
-    let _ = tx.journal(&entry);
+    if !req.already_journaled {
+        let _ = tx.journal(&entry);
+    }
     reach(Step::BeforeMarkerRemoval, hook);
     tx.remove(&plan_dir.join(MARKER_FILE))?;
     reach(Step::AfterMarkerRemoval, hook);
