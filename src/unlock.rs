@@ -1,10 +1,13 @@
 //! `unlock` as a library call: which lock a PATH names, who holds it, and its removal when the
 //! owner is provably dead (same host, and the pid is not alive or its process start time differs
 //! from the recorded one). A live or unknown owner — an empty lock folder, as the DWP helper
-//! leaves it — needs `force` with a reason. Every removal is journaled.
+//! leaves it — needs `force` with a reason. Every removal is journaled. Leftovers of provably
+//! dead writers beside the lock and its journal (temp files, lock staging folders, released
+//! locks) go too, locked or not; those whose owner cannot be proven dead stay and are listed.
 
 use crate::clock::Clock;
 use crate::dwp::layout;
+use crate::recovery::store::debris::{KeptDebris, Sweep};
 use crate::recovery::store::{self, LockHolder, LockStyle, OwnerStatus, StoreError};
 use crate::report::{Refusal, RefusalKind};
 use crate::write::{JournalEntry, Target, WriteError, Writer, refusal_of};
@@ -29,10 +32,14 @@ pub struct UnlockRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "result", rename_all = "kebab-case")]
 pub enum UnlockOutcome {
-    /// There was no lock: nothing to remove.
+    /// There was no lock to remove.
     NotLocked {
         /// Where the lock would be (`<file>.lock`).
         lock_path: PathBuf,
+        /// Leftovers of provably dead writers that were removed.
+        removed_temp_files: Vec<PathBuf>,
+        /// Leftovers that stay, and why.
+        kept_debris: Vec<KeptDebris>,
     },
     /// The lock was removed (and journaled).
     Removed {
@@ -46,8 +53,11 @@ pub enum UnlockOutcome {
         forced: bool,
         /// The reason the request gave, as given.
         reason: Option<String>,
-        /// Temp files of the dead owner's interrupted atomic write, removed with its lock.
+        /// Leftovers of dead writers removed with the lock: the dead owner's temp files (state,
+        /// marker, receipt), lock staging folders, released locks.
         removed_temp_files: Vec<PathBuf>,
+        /// Leftovers that stay, and why (an owner not provably dead, unexpected content).
+        kept_debris: Vec<KeptDebris>,
     },
 }
 
@@ -122,7 +132,13 @@ pub fn unlock(req: &UnlockRequest, clock: &mut Clock) -> Result<UnlockOutcome, U
     let outcome = match store::unlock(target.path(), target.lock_style(), req.force) {
         Ok(o) => o,
         Err(StoreError::NotLocked { lock_path }) => {
-            return Ok(UnlockOutcome::NotLocked { lock_path });
+            let mut sweep = store::lock::sweep_lock_folder(&lock_path);
+            sweep.extend(sweep_journal_folder(&target));
+            return Ok(UnlockOutcome::NotLocked {
+                lock_path,
+                removed_temp_files: sweep.removed,
+                kept_debris: sweep.kept,
+            });
         }
         // Another process took or replaced the lock between our two looks: nothing was removed.
         Err(StoreError::LockPresent { lock_path, holder }) => {
@@ -144,6 +160,12 @@ pub fn unlock(req: &UnlockRequest, clock: &mut Clock) -> Result<UnlockOutcome, U
         }
         Err(e) => return Err(refusal_of(e, &target).into()),
     };
+    let mut removed = outcome.removed_temp_files.clone();
+    let mut kept = outcome.kept_debris.clone();
+    let beside_journal = sweep_journal_folder(&target);
+    removed.extend(beside_journal.removed);
+    kept.extend(beside_journal.kept);
+    let folder = target.path().parent().unwrap_or(Path::new("."));
     let entry = JournalEntry::new(clock.now_iso(), "unlock")
         .reason(req.reason.clone())
         .with(
@@ -163,11 +185,9 @@ pub fn unlock(req: &UnlockRequest, clock: &mut Clock) -> Result<UnlockOutcome, U
         )
         .with(
             "removed_temp_files",
-            outcome
-                .removed_temp_files
+            removed
                 .iter()
-                .filter_map(|p| p.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
+                .map(|p| p.strip_prefix(folder).unwrap_or(p).display().to_string())
                 .collect::<Vec<_>>(),
         );
     let mut entry = entry;
@@ -192,6 +212,18 @@ pub fn unlock(req: &UnlockRequest, clock: &mut Clock) -> Result<UnlockOutcome, U
         owner_status: outcome.status,
         forced: outcome.forced,
         reason: req.reason.clone(),
-        removed_temp_files: outcome.removed_temp_files,
+        removed_temp_files: removed,
+        kept_debris: kept,
     })
+}
+
+/// The leftovers of dead writers in the journal's folder when it is not the target's own (a DWP
+/// plan's `analysis_results/`, where the receipt is written).
+pub(crate) fn sweep_journal_folder(target: &Target) -> Sweep {
+    let folder = |p: &Path| p.parent().map(Path::to_path_buf).unwrap_or_default();
+    let journal_folder = folder(target.journal().path());
+    if journal_folder == folder(target.path()) {
+        return Sweep::default();
+    }
+    store::lock::sweep_folder(&journal_folder)
 }

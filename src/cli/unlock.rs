@@ -47,30 +47,50 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         print_json(serde_json::to_value(&outcome)?);
         return Ok(ExitCode::Ok);
     }
-    match &outcome {
-        UnlockOutcome::NotLocked { lock_path } => print_out(&format!(
-            "{}: not locked, nothing to remove\n",
-            lock_path.display()
-        )),
+    let (removed, kept) = match &outcome {
+        UnlockOutcome::NotLocked {
+            lock_path,
+            removed_temp_files,
+            kept_debris,
+        } => {
+            print_out(&format!(
+                "{}: not locked, nothing to remove\n",
+                lock_path.display()
+            ));
+            (removed_temp_files, kept_debris)
+        }
         UnlockOutcome::Removed {
             lock_path,
             holder,
             owner_status,
             forced,
             reason,
-            ..
-        } => print_out(&format!(
-            "removed {}\n  owner: {holder}\n  {owner_status}{}\n",
-            lock_path.display(),
-            if *forced {
-                format!(
-                    "\n  forced: {} (journaled)",
-                    reason.as_deref().map(str::trim).unwrap_or_default()
-                )
-            } else {
-                String::new()
-            }
-        )),
+            removed_temp_files,
+            kept_debris,
+        } => {
+            print_out(&format!(
+                "removed {}\n  owner: {holder}\n  {owner_status}{}\n",
+                lock_path.display(),
+                if *forced {
+                    format!(
+                        "\n  forced: {} (journaled)",
+                        reason.as_deref().map(str::trim).unwrap_or_default()
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+            (removed_temp_files, kept_debris)
+        }
+    };
+    for path in removed {
+        print_out(&format!(
+            "removed {} (left by a dead writer)\n",
+            path.display()
+        ));
+    }
+    for k in kept {
+        print_out(&format!("kept {}: {}\n", k.path.display(), k.reason));
     }
     Ok(ExitCode::Ok)
 }

@@ -91,8 +91,8 @@ refusal_kinds! {
     LockPresent = "lock-present",
     /// There is no lock to remove.
     NotLocked = "not-locked",
-    /// The lock folder holds files that are not an owner record.
-    LockNotEmpty = "lock-not-empty",
+    /// The lock folder holds entries planseal never writes there: `unlock` removed nothing.
+    LockUnexpectedContent = "lock-unexpected-content",
     /// The target, its folder or the journal is a symlink leading out of where it belongs.
     SymlinkEscape = "symlink-escape",
 

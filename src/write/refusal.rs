@@ -101,10 +101,10 @@ pub fn refusal_of(err: StoreError, target: &Target) -> WriteError {
             RefusalKind::NotLocked,
             format!("{} is not locked", lock_path.display()),
         ),
-        StoreError::LockNotEmpty { lock_path, entries } => Refusal::new(
-            RefusalKind::LockNotEmpty,
+        StoreError::LockUnexpectedContent { lock_path, entries } => Refusal::new(
+            RefusalKind::LockUnexpectedContent,
             format!(
-                "{} holds unexpected entries ({entries}); it was left in place",
+                "{} holds entries planseal never writes there ({entries}); nothing was removed",
                 lock_path.display()
             ),
         )

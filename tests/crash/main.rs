@@ -16,6 +16,7 @@
 mod support;
 
 mod concurrency_update;
+mod crash_debris;
 mod crash_finalize;
 mod crash_rebuild;
 mod crash_update;

@@ -22,3 +22,31 @@ pub fn copy_dir(from: &Path, to: &Path) {
 pub fn sha256(bytes: &[u8]) -> String {
     planseal::recovery::hash::sha256_hex(bytes)
 }
+
+/// Every entry under `root` by relative path: a file's bytes, or `None` for a folder. Two
+/// snapshots compare the bytes of every file and the presence of every folder.
+pub fn tree(root: &Path) -> std::collections::BTreeMap<String, Option<Vec<u8>>> {
+    fn walk(
+        root: &Path,
+        dir: &Path,
+        out: &mut std::collections::BTreeMap<String, Option<Vec<u8>>>,
+    ) {
+        for entry in std::fs::read_dir(dir).expect("read dir") {
+            let path = entry.expect("entry").path();
+            let rel = path
+                .strip_prefix(root)
+                .expect("inside")
+                .display()
+                .to_string();
+            if path.is_dir() {
+                out.insert(rel, None);
+                walk(root, &path, out);
+            } else {
+                out.insert(rel, Some(std::fs::read(&path).expect("read")));
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}

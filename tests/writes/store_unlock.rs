@@ -253,3 +253,111 @@ fn unlock_of_a_plan_folder_whose_state_json_is_lost_removes_its_lock() {
         "nothing else written"
     );
 }
+
+/// Regression: `unlock` of a dead owner's lock that also held a file planseal never writes
+/// deleted the owner record first, then refused — leaving an empty, unjudgeable lock.
+#[test]
+fn unlock_with_unexpected_file_refuses_and_removes_nothing() {
+    let s = a_initial();
+    let mut owner = LockOwner::for_this_process("update task 1 → in_progress", "planseal test");
+    owner.pid = dead_pid();
+    write_owner(&s, &owner);
+    std::fs::write(
+        s.plan_dir().join("state.json.lock/notes.txt"),
+        b"kept by hand\n",
+    )
+    .unwrap();
+    let before = crate::support::fs::tree(s.root());
+    for extra in [&[][..], &["--force", "--reason", "sure"][..]] {
+        let out = unlock(&s, extra);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("lock-unexpected-content:"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(stderr(&out).contains("notes.txt"), "{}", stderr(&out));
+        assert_eq!(crate::support::fs::tree(s.root()), before, "{extra:?}");
+    }
+}
+
+/// A leftover whose name carries only a pid that is running (a live process, start time not in
+/// the name) cannot be proven dead: no writer, `unlock` or `recover` removes it, and verify
+/// and `unlock` report it.
+#[test]
+fn live_pid_with_unknown_start_time_is_never_removed() {
+    let s = a_initial();
+    let mut child = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let live = child.id();
+    let plan = s.plan_dir();
+    let leftovers = [
+        format!(".state.json.{live}.a1b2c3d4.tmp"),
+        format!("analysis_results/.FINALIZATION.json.{live}.a1b2c3d4.tmp"),
+        format!("state.json.lock.staging-{live}.ab12"),
+        format!(".state.json.lock.{live}.ab12.released"),
+    ];
+    std::fs::write(plan.join(&leftovers[0]), b"{\"half\":").unwrap();
+    std::fs::write(plan.join(&leftovers[1]), b"{\"receipt\":").unwrap();
+    std::fs::create_dir(plan.join(&leftovers[2])).unwrap();
+    std::fs::create_dir(plan.join(&leftovers[3])).unwrap();
+    std::fs::write(plan.join(&leftovers[3]).join("owner.json"), b"{}").unwrap();
+    let mut dead = LockOwner::for_this_process("update", "planseal test");
+    dead.pid = dead_pid();
+    write_owner(&s, &dead);
+    // Every leftover, and what is inside the folders, byte for byte.
+    let snapshot = |s: &Scratch| {
+        let mut t = crate::support::fs::tree(&s.plan_dir());
+        t.retain(|k, _| leftovers.iter().any(|l| k.starts_with(l.as_str())));
+        t
+    };
+    let before = snapshot(&s);
+    assert_eq!(before.len(), 5, "{:?}", before.keys());
+
+    let out = unlock(&s, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for l in &leftovers {
+        let name = l.rsplit('/').next().unwrap();
+        assert!(
+            stdout(&out)
+                .lines()
+                .any(|line| line.starts_with("kept ") && line.contains(name)),
+            "{}",
+            stdout(&out)
+        );
+    }
+    assert!(
+        stdout(&out).contains(&format!("pid {live} is running")),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(snapshot(&s), before);
+    // A writer (its lock acquisition sweeps) and recover leave them too.
+    let out = s.update(&["--task", "1", "--status", "in_progress"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = planseal()
+        .args(["recover", ".dwp/plans/PLAN_http_rate_limit"])
+        .cwd(s.root())
+        .output();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(snapshot(&s), before);
+    // verify reports each, never as dead.
+    let out = planseal().args(["verify", "--json"]).cwd(s.root()).output();
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let mut reported: Vec<String> = doc["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["findings"].as_array().unwrap().clone())
+        .filter(|f| f["id"] == "writer-debris")
+        .map(|f| f["file"].as_str().unwrap().to_string())
+        .collect();
+    reported.sort();
+    let mut expected = leftovers.to_vec();
+    expected.sort();
+    assert_eq!(reported, expected);
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

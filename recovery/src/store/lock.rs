@@ -10,9 +10,22 @@
 //!
 //! A lock is removed by anyone but its holder only through [`unlock`], and only when its owner is
 //! provably dead (same host, and the pid is gone or belongs to a newer process) unless forced.
+//!
+//! A lock folder never disappears piecemeal: it is first renamed away
+//! (`.<file>.lock.<tag>.<token>.released`, see [`super::debris`]), then emptied and removed. A
+//! process killed at any moment leaves the live lock or a released folder that the next writer,
+//! `unlock` or `recover` removes — never an empty lock folder. Every acquisition sweeps the lock's
+//! folder for leftovers of provably dead writers ([`super::debris::sweep`]).
+
+pub use super::debris::{OWNER_FILE, OWNER_TEMP};
+pub use super::process::OwnerStatus;
 
 use super::StoreError;
-use super::process::{current_pid, host_name, pid_alive, process_start_time, random_token};
+use super::debris::{self, KeptDebris, Sweep};
+use super::failpoint::crash_point;
+use super::process::{
+    NameTag, current_pid, host_name, pid_alive, process_start_time, random_token,
+};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::fs::OpenOptions;
@@ -20,10 +33,6 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// The name of the owner record inside a lock directory.
-pub const OWNER_FILE: &str = "owner.json";
-const OWNER_TEMP: &str = "owner.json.tmp";
 
 /// How a file is locked: each format keeps the lock its own tools take, so they exclude each
 /// other.
@@ -132,28 +141,6 @@ impl fmt::Display for LockHolder {
     }
 }
 
-/// Whether a lock's owner is still working.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "status", content = "reason", rename_all = "kebab-case")]
-pub enum OwnerStatus {
-    /// The owner process runs on this machine.
-    Alive,
-    /// Provably gone: same host, and the pid is not alive or belongs to a newer process.
-    Dead(String),
-    /// Cannot be decided (empty directory, other host, unreadable record).
-    Unknown(String),
-}
-
-impl fmt::Display for OwnerStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OwnerStatus::Alive => f.write_str("owner is alive"),
-            OwnerStatus::Dead(r) => write!(f, "owner is dead: {r}"),
-            OwnerStatus::Unknown(r) => write!(f, "owner unknown: {r}"),
-        }
-    }
-}
-
 /// The form [`process_start_time`] writes: clock ticks, after an optional `boot-id:`.
 fn is_start_time(recorded: &str) -> bool {
     let ticks = recorded.rsplit_once(':').map_or(recorded, |(_, t)| t);
@@ -238,17 +225,27 @@ impl Drop for LockGuard {
     }
 }
 
+/// Crash points: `store.release_after_rename` (the lock renamed away, its record still inside)
+/// and `store.release_after_record_removal` (the released folder empty, not yet removed).
 fn release_path(lock_path: &Path, style: &LockStyle, me: &LockOwner) -> Result<bool, StoreError> {
     match style {
         LockStyle::Directory => {
-            let ours = matches!(read_dir_holder(lock_path)?, Some(LockHolder::Owner(o)) if o.token == me.token);
-            if !ours {
+            let ours = |path: &Path| -> Result<bool, StoreError> {
+                Ok(
+                    matches!(read_dir_holder(path)?, Some(LockHolder::Owner(o)) if o.token == me.token),
+                )
+            };
+            if !ours(lock_path)? {
                 return Ok(false);
             }
-            let owner = lock_path.join(OWNER_FILE);
-            std::fs::remove_file(&owner).map_err(|e| StoreError::io("remove", &owner, e))?;
-            std::fs::remove_dir(lock_path)
-                .map_err(|e| StoreError::io("remove lock folder", lock_path, e))?;
+            let released = rename_away(lock_path, &me.token)?;
+            crash_point("store.release_after_rename");
+            // Forced away and retaken between our look and the rename: give it back.
+            if !ours(&released)? {
+                let _ = rename_no_replace(&released, lock_path);
+                return Ok(false);
+            }
+            empty_released(&released)?;
             Ok(true)
         }
         LockStyle::PidFile { .. } => {
@@ -297,28 +294,76 @@ pub fn acquire_at(
         owner,
         released: false,
     };
-    super::failpoint::crash_point("store.after_lock");
+    // Under the lock: what dead writers left beside it goes now (best effort).
+    sweep_lock_folder(&guard.lock_path);
+    crash_point("store.after_lock");
     Ok(guard)
 }
 
+/// Removes the leftovers of provably dead writers in the folder of `lock_path` (temp files,
+/// staging folders, released locks; [`super::debris`]) and lists those it must keep.
+pub fn sweep_lock_folder(lock_path: &Path) -> Sweep {
+    sweep_folder(&super::atomic::parent_dir(lock_path))
+}
+
+/// [`sweep_lock_folder`] for any folder a writer writes into (a plan's `analysis_results/`).
+pub fn sweep_folder(dir: &Path) -> Sweep {
+    debris::sweep(dir, &|staging| match read_dir_holder(staging) {
+        Ok(Some(LockHolder::Unknown)) => {
+            OwnerStatus::Unknown("it holds no owner record".to_string())
+        }
+        Ok(Some(holder)) => owner_status(&holder),
+        Ok(None) => OwnerStatus::Alive, // gone meanwhile: nothing to do
+        Err(e) => OwnerStatus::Unknown(e.to_string()),
+    })
+}
+
+/// Renames the lock folder to its released name: from here on it locks nothing.
+fn rename_away(lock_path: &Path, token: &str) -> Result<PathBuf, StoreError> {
+    let released = debris::released_path(lock_path, &NameTag::of_this_process(), token);
+    // The released name is new (it carries a fresh token), so a plain rename is as good where
+    // the file system has no RENAME_NOREPLACE.
+    rename_no_replace(lock_path, &released)
+        .or_else(|e| match e.raw_os_error() {
+            Some(libc::EINVAL) | Some(libc::ENOSYS) => std::fs::rename(lock_path, &released),
+            _ => Err(e),
+        })
+        .map_err(|e| StoreError::io("rename lock folder away", lock_path, e))?;
+    Ok(released)
+}
+
+/// Empties and removes a released lock folder (someone sweeping it first is fine).
+fn empty_released(released: &Path) -> Result<(), StoreError> {
+    let record = released.join(OWNER_FILE);
+    match std::fs::remove_file(&record) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(StoreError::io("remove", &record, e)),
+    }
+    crash_point("store.release_after_record_removal");
+    debris::remove_owner_folder(released)
+        .map(|_| ())
+        .map_err(|e| StoreError::io("remove released lock folder", released, e))
+}
+
 /// Takes the lock directory with its owner record already inside: the record is written into a
-/// staging directory beside the lock, which is then renamed onto the lock path with
-/// `RENAME_NOREPLACE`. A writer killed at any moment therefore leaves either no lock or a lock
-/// whose owner can be proven dead — never the empty directory of an unknown owner, which only
-/// `unlock --force` may clear. The rename refuses an existing lock (the DWP helper's plain
-/// `mkdir` included), so both tools still exclude each other. File systems without
-/// `RENAME_NOREPLACE` fall back to `mkdir` + record.
+/// staging directory beside the lock (`<file>.lock.staging-<tag>.<token>`, its name saying which
+/// process made it), to a temp file that is fsynced and renamed onto `owner.json`; the staging
+/// directory is then renamed onto the lock path with `RENAME_NOREPLACE`. A writer killed at any
+/// moment therefore leaves either no lock or a lock whose owner can be proven dead — never the
+/// empty directory of an unknown owner, which only `unlock --force` may clear — plus at most a
+/// staging folder whose name proves its maker dead. The rename refuses an existing lock (the DWP
+/// helper's plain `mkdir` included), so both tools still exclude each other. File systems
+/// without `RENAME_NOREPLACE` fall back to `mkdir` + record.
+/// Crash point: `store.acquire_after_staging` (staging folder made, no record yet).
 fn acquire_dir(lock_path: &Path, owner: &LockOwner) -> Result<(), StoreError> {
-    remove_dead_staging_dirs(lock_path);
-    let staging = staging_path(lock_path, &owner.token);
+    let staging = debris::staging_path(lock_path, &NameTag::of_this_process(), &owner.token);
     std::fs::create_dir(&staging)
         .map_err(|e| StoreError::io("create lock staging folder", &staging, e))?;
-    let record = serde_json::to_vec_pretty(owner).map_err(|e| {
-        StoreError::io("serialise owner record", &staging, std::io::Error::other(e))
-    })?;
-    if let Err(e) = std::fs::write(staging.join(OWNER_FILE), &record) {
+    crash_point("store.acquire_after_staging");
+    if let Err(e) = write_owner_record(&staging, owner) {
         discard_staging(&staging);
-        return Err(StoreError::io("write owner record in", &staging, e));
+        return Err(e);
     }
     match rename_no_replace(&staging, lock_path) {
         Ok(()) => Ok(()),
@@ -344,45 +389,27 @@ fn acquire_dir(lock_path: &Path, owner: &LockOwner) -> Result<(), StoreError> {
     }
 }
 
-/// `<lock>.staging-<token>` beside the lock: same directory, so the rename is atomic.
-fn staging_path(lock_path: &Path, token: &str) -> PathBuf {
-    let mut name = lock_path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".staging-{token}"));
-    lock_path.with_file_name(name)
+/// The owner record, whole or not at all: temp file, fsync, rename onto `owner.json`.
+fn write_owner_record(folder: &Path, owner: &LockOwner) -> Result<(), StoreError> {
+    let temp = folder.join(OWNER_TEMP);
+    let record = serde_json::to_vec_pretty(owner)
+        .map_err(|e| StoreError::io("serialise owner record", &temp, std::io::Error::other(e)))?;
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o666)
+        .open(&temp)
+        .and_then(|mut f| {
+            f.write_all(&record)?;
+            f.sync_all()
+        })
+        .map_err(|e| StoreError::io("write owner record", &temp, e))?;
+    std::fs::rename(&temp, folder.join(OWNER_FILE))
+        .map_err(|e| StoreError::io("rename owner record in", folder, e))
 }
 
 fn discard_staging(staging: &Path) {
-    let _ = std::fs::remove_file(staging.join(OWNER_FILE));
-    let _ = std::fs::remove_dir(staging);
-}
-
-/// A writer killed between creating its staging folder and the rename leaves the folder behind;
-/// it never was a lock, so it is removed once its owner is provably dead.
-fn remove_dead_staging_dirs(lock_path: &Path) {
-    let (Some(dir), Some(lock_name)) = (lock_path.parent(), lock_path.file_name()) else {
-        return;
-    };
-    let prefix = format!("{}.staging-", lock_name.to_string_lossy());
-    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    }) else {
-        return;
-    };
-    for entry in entries.filter_map(Result::ok) {
-        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
-            continue;
-        }
-        let staging = entry.path();
-        let dead = match read_dir_holder(&staging) {
-            Ok(Some(holder)) => matches!(owner_status(&holder), OwnerStatus::Dead(_)),
-            _ => false,
-        };
-        if dead {
-            discard_staging(&staging);
-        }
-    }
+    let _ = debris::remove_owner_folder(staging);
 }
 
 fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
@@ -420,15 +447,9 @@ fn acquire_dir_by_mkdir(lock_path: &Path, owner: &LockOwner) -> Result<(), Store
         Err(e) => return Err(StoreError::io("create lock folder", lock_path, e)),
     }
     // Written to a temp name and renamed, so a reader never sees half a record.
-    let temp = lock_path.join(OWNER_TEMP);
-    let record = serde_json::to_vec_pretty(owner)
-        .map_err(|e| StoreError::io("serialise owner record", &temp, std::io::Error::other(e)))?;
-    let written = std::fs::write(&temp, &record)
-        .and_then(|()| std::fs::rename(&temp, lock_path.join(OWNER_FILE)));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        let _ = std::fs::remove_dir(lock_path);
-        return Err(StoreError::io("write owner record in", lock_path, e));
+    if let Err(e) = write_owner_record(lock_path, owner) {
+        discard_staging(lock_path);
+        return Err(e);
     }
     Ok(())
 }
@@ -536,13 +557,22 @@ pub struct UnlockOutcome {
     pub status: OwnerStatus,
     /// True when the owner was not provably dead and `force` was given.
     pub forced: bool,
-    /// Temp files of the dead owner's interrupted atomic write, removed with its lock.
+    /// Leftovers of dead writers removed with the lock: the dead owner's temp files, staging
+    /// folders and released locks beside it ([`super::debris`]).
     pub removed_temp_files: Vec<PathBuf>,
+    /// Leftovers beside the lock that stay: their owner is not provably dead, or they hold
+    /// something no writer puts there.
+    pub kept_debris: Vec<KeptDebris>,
 }
 
 /// Removes the lock of `target` when its owner is provably dead, or — with `force` — whatever
-/// the owner's state. Refuses with [`StoreError::OwnerNotProvablyDead`] otherwise, and with
-/// [`StoreError::NotLocked`] when there is no lock. The caller journals forced removals.
+/// the owner's state, then sweeps the leftovers of dead writers beside it. Everything is checked
+/// before anything is removed: refuses with [`StoreError::OwnerNotProvablyDead`],
+/// [`StoreError::LockUnexpectedContent`] (the lock folder holds something planseal does not
+/// write), [`StoreError::LockPresent`] (the lock changed hands) or [`StoreError::NotLocked`],
+/// and then nothing was removed. The lock goes atomically: renamed away first, then emptied.
+/// The caller journals forced removals.
+/// Crash point: `store.unlock_after_rename` (the lock renamed away, not yet emptied).
 pub fn unlock(target: &Path, style: &LockStyle, force: bool) -> Result<UnlockOutcome, StoreError> {
     let lock_path = style.lock_path(target);
     let Some(holder) = inspect(target, style)? else {
@@ -557,83 +587,86 @@ pub fn unlock(target: &Path, style: &LockStyle, force: bool) -> Result<UnlockOut
             status,
         });
     }
+    let is_folder = std::fs::symlink_metadata(&lock_path).is_ok_and(|m| m.is_dir());
+    if *style == LockStyle::Directory && is_folder {
+        let odd = debris::unexpected_entries(&lock_path).map_err(|why| {
+            StoreError::io("list lock folder", &lock_path, std::io::Error::other(why))
+        })?;
+        if !odd.is_empty() {
+            return Err(StoreError::LockUnexpectedContent {
+                lock_path,
+                entries: odd.join(", "),
+            });
+        }
+    }
     // The lock may have changed hands since we looked: remove only what we judged.
-    if inspect(target, style)?.as_ref() != Some(&holder) {
-        return Err(StoreError::LockPresent {
-            lock_path: lock_path.clone(),
-            holder: inspect(target, style)?.unwrap_or(LockHolder::Unknown),
-        });
+    let changed_hands = |now: Option<LockHolder>| StoreError::LockPresent {
+        lock_path: lock_path.clone(),
+        holder: now.unwrap_or(LockHolder::Unknown),
+    };
+    let now = inspect(target, style)?;
+    if !now.as_ref().is_some_and(|h| same_holder(h, &holder)) {
+        return Err(changed_hands(now));
     }
-    match style {
-        LockStyle::Directory => remove_lock_dir(&lock_path)?,
-        LockStyle::PidFile { .. } => std::fs::remove_file(&lock_path)
-            .map_err(|e| StoreError::io("remove lock file", &lock_path, e))?,
+    if is_folder && *style == LockStyle::Directory {
+        let released = rename_away(&lock_path, &random_token())?;
+        crash_point("store.unlock_after_rename");
+        let moved = read_dir_holder(&released)?;
+        if !moved.as_ref().is_some_and(|h| same_holder(h, &holder)) {
+            let _ = rename_no_replace(&released, &lock_path);
+            return Err(changed_hands(moved));
+        }
+        empty_released(&released)?;
+    } else {
+        std::fs::remove_file(&lock_path)
+            .map_err(|e| StoreError::io("remove lock", &lock_path, e))?;
     }
-    let removed_temp_files = match &holder {
+    let mut removed = match &holder {
         LockHolder::Owner(o) if dead => remove_temp_files_of(target, o.pid),
         _ => Vec::new(),
     };
+    let sweep = sweep_lock_folder(&lock_path);
+    removed.extend(sweep.removed);
     Ok(UnlockOutcome {
         lock_path,
         holder,
         status,
         forced: !dead,
-        removed_temp_files,
+        removed_temp_files: removed,
+        kept_debris: sweep.kept,
     })
 }
 
-/// Removes the temp files a dead writer with this pid left beside `target`
-/// (`.<name>.<pid>.<token>.tmp`, see [`super::write_atomic`]). Best effort: they are garbage, never
-/// read by anyone.
+/// The same holder, read at two moments (an unreadable record's reason names its path, which
+/// the rename changes).
+fn same_holder(a: &LockHolder, b: &LockHolder) -> bool {
+    match (a, b) {
+        (LockHolder::Unreadable { .. }, LockHolder::Unreadable { .. }) => true,
+        _ => a == b,
+    }
+}
+
+/// Removes the temp files the dead lock owner with this pid left of `target`
+/// (`.<name>.<pid>.<token>.tmp`, see [`super::write_atomic`]), also when the pid now belongs to
+/// another process: only the lock's holder writes `target`, and the lock was the dead owner's.
 fn remove_temp_files_of(target: &Path, pid: u32) -> Vec<PathBuf> {
     let dir = super::atomic::parent_dir(target);
     let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
         return Vec::new();
     };
-    let prefix = format!(".{name}.{pid}.");
     let mut removed = Vec::new();
     for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-        let file = entry.file_name().to_string_lossy().into_owned();
-        if file.starts_with(&prefix)
-            && file.ends_with(".tmp")
-            && std::fs::remove_file(entry.path()).is_ok()
-        {
+        let ours =
+            debris::Debris::from_name(&entry.file_name().to_string_lossy()).is_some_and(|d| {
+                matches!(&d.kind, debris::DebrisKind::Temp { file } if *file == name)
+                    && d.tag.is_some_and(|t| t.pid == pid)
+            });
+        let regular = entry.file_type().is_ok_and(|t| t.is_file());
+        if ours && regular && std::fs::remove_file(entry.path()).is_ok() {
             removed.push(entry.path());
         }
     }
     removed
-}
-
-fn remove_lock_dir(lock_path: &Path) -> Result<(), StoreError> {
-    if !std::fs::symlink_metadata(lock_path).is_ok_and(|m| m.is_dir()) {
-        return std::fs::remove_file(lock_path)
-            .map_err(|e| StoreError::io("remove lock", lock_path, e));
-    }
-    for name in [OWNER_FILE, OWNER_TEMP] {
-        let p = lock_path.join(name);
-        match std::fs::remove_file(&p) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(StoreError::io("remove", &p, e)),
-        }
-    }
-    if let Err(e) = std::fs::remove_dir(lock_path) {
-        let entries: Vec<String> = std::fs::read_dir(lock_path)
-            .map(|rd| {
-                rd.filter_map(Result::ok)
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        if entries.is_empty() {
-            return Err(StoreError::io("remove lock folder", lock_path, e));
-        }
-        return Err(StoreError::LockNotEmpty {
-            lock_path: lock_path.to_path_buf(),
-            entries: entries.join(", "),
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -678,37 +711,69 @@ mod tests {
         assert!(entries(&dir.path().join("state.json.lock")).is_empty());
     }
 
+    fn legacy_staging(lock: &Path, owner: &LockOwner) -> PathBuf {
+        let mut name = lock.file_name().unwrap().to_os_string();
+        name.push(format!(".staging-{}", owner.token));
+        let staging = lock.with_file_name(name);
+        std::fs::create_dir(&staging).unwrap();
+        std::fs::write(staging.join(OWNER_FILE), serde_json::to_vec(owner).unwrap()).unwrap();
+        staging
+    }
+
     #[test]
     fn a_dead_writers_staging_folder_is_cleared_and_a_live_ones_is_kept() {
         let (dir, t) = target();
         let lock = LockStyle::Directory.lock_path(&t);
+        // Beyond pid_max: never a running process.
+        let gone = NameTag {
+            pid: 0x3fff_fff0,
+            start_ticks: Some(1),
+        };
         let mut dead = LockOwner::for_this_process("op", "tool 1");
-        dead.pid = 0x3fff_fff0; // beyond pid_max: never a running process
-        let dead_staging = staging_path(&lock, &dead.token);
-        std::fs::create_dir(&dead_staging).unwrap();
-        std::fs::write(
-            dead_staging.join(OWNER_FILE),
-            serde_json::to_vec(&dead).unwrap(),
-        )
-        .unwrap();
+        dead.pid = gone.pid;
+        let dead_legacy = legacy_staging(&lock, &dead);
+        let dead_empty = debris::staging_path(&lock, &gone, "ab12");
+        std::fs::create_dir(&dead_empty).unwrap();
         let live = LockOwner::for_this_process("op", "tool 1");
-        let live_staging = staging_path(&lock, &live.token);
-        std::fs::create_dir(&live_staging).unwrap();
-        std::fs::write(
-            live_staging.join(OWNER_FILE),
-            serde_json::to_vec(&live).unwrap(),
-        )
-        .unwrap();
+        let live_legacy = legacy_staging(&lock, &live);
+        let live_tagged = debris::staging_path(&lock, &NameTag::of_this_process(), "cd34");
+        std::fs::create_dir(&live_tagged).unwrap();
 
         let g = acquire(&t, &LockStyle::Directory, "op", "tool 1").unwrap();
-        assert!(!dead_staging.exists());
-        assert!(live_staging.exists());
+        assert!(!dead_legacy.exists() && !dead_empty.exists());
+        assert!(live_legacy.exists() && live_tagged.exists());
         g.release().unwrap();
         assert_eq!(
             entries(dir.path()).len(),
-            2,
-            "state.json and the live staging folder"
+            3,
+            "state.json and the live staging folders"
         );
+    }
+
+    #[test]
+    fn release_leaves_nothing_and_unlock_refuses_unexpected_content_removing_nothing() {
+        let (dir, t) = target();
+        let g = acquire(&t, &LockStyle::Directory, "op", "tool 1").unwrap();
+        assert!(g.release().unwrap());
+        assert_eq!(entries(dir.path()), vec!["state.json"]);
+
+        let lock = LockStyle::Directory.lock_path(&t);
+        std::fs::create_dir(&lock).unwrap();
+        let mut dead = LockOwner::for_this_process("op", "tool 1");
+        dead.pid = 0x3fff_fff0;
+        let record = serde_json::to_vec(&dead).unwrap();
+        std::fs::write(lock.join(OWNER_FILE), &record).unwrap();
+        std::fs::write(lock.join("notes.txt"), b"mine").unwrap();
+        let err = unlock(&t, &LockStyle::Directory, false).unwrap_err();
+        assert_eq!(err.kind(), "lock-unexpected-content");
+        assert_eq!(entries(dir.path()), vec!["state.json", "state.json.lock"]);
+        assert_eq!(entries(&lock), vec!["notes.txt", OWNER_FILE]);
+        assert_eq!(std::fs::read(lock.join(OWNER_FILE)).unwrap(), record);
+        assert_eq!(std::fs::read(lock.join("notes.txt")).unwrap(), b"mine");
+        std::fs::remove_file(lock.join("notes.txt")).unwrap();
+        let out = unlock(&t, &LockStyle::Directory, false).unwrap();
+        assert!(!out.forced);
+        assert_eq!(entries(dir.path()), vec!["state.json"]);
     }
 
     #[test]

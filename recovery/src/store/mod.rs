@@ -59,6 +59,7 @@
 pub mod atomic;
 pub mod commit;
 pub mod confirm;
+pub mod debris;
 pub mod failpoint;
 pub mod journal;
 pub mod lock;
@@ -115,9 +116,9 @@ pub enum StoreError {
         /// Where the lock would be.
         lock_path: PathBuf,
     },
-    /// The lock directory holds files that are not an owner record: not removed.
-    #[error("{} holds unexpected entries ({entries}); remove them by hand after checking", lock_path.display())]
-    LockNotEmpty {
+    /// The lock directory holds entries planseal never writes there: nothing was removed.
+    #[error("{} holds unexpected entries ({entries}); nothing was removed", lock_path.display())]
+    LockUnexpectedContent {
         /// The lock directory that was left in place.
         lock_path: PathBuf,
         /// The unexpected entries' names, comma-separated.
@@ -163,7 +164,7 @@ impl StoreError {
             StoreError::StateChanged { .. } => "state-changed",
             StoreError::OwnerNotProvablyDead { .. } => "lock-owner-alive",
             StoreError::NotLocked { .. } => "not-locked",
-            StoreError::LockNotEmpty { .. } => "lock-not-empty",
+            StoreError::LockUnexpectedContent { .. } => "lock-unexpected-content",
             StoreError::SymlinkEscape { .. } => "symlink-escape",
             StoreError::Io { .. } => "io-error",
         }

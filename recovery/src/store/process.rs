@@ -1,7 +1,110 @@
 //! Facts about processes that a lock owner record carries: host name, pid liveness, process start
-//! time (to tell a reused pid from the original owner) and a random token.
+//! time (to tell a reused pid from the original owner) and a random token; and the verdict on an
+//! owner ([`OwnerStatus`]), also for the short owner tag a leftover file's name carries
+//! ([`NameTag`]).
 
+use serde::Serialize;
+use std::fmt;
 use std::io::Read;
+
+/// Whether a lock's (or a leftover file's) owner is still working.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", content = "reason", rename_all = "kebab-case")]
+pub enum OwnerStatus {
+    /// The owner process runs on this machine.
+    Alive,
+    /// Provably gone: same host, and the pid is not alive or belongs to a newer process.
+    Dead(String),
+    /// Cannot be decided (empty directory, other host, unreadable record, a running pid whose
+    /// start time is not known).
+    Unknown(String),
+}
+
+impl fmt::Display for OwnerStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OwnerStatus::Alive => f.write_str("owner is alive"),
+            OwnerStatus::Dead(r) => write!(f, "owner is dead: {r}"),
+            OwnerStatus::Unknown(r) => write!(f, "owner unknown: {r}"),
+        }
+    }
+}
+
+/// The owner a leftover's name carries: `<pid>` or `<pid>-<start ticks>` (the process start time
+/// in clock ticks since boot, field 22 of `/proc/<pid>/stat`).
+///
+/// The ticks alone prove death against pid reuse: a running process whose start ticks differ
+/// from the recorded ones is not the writer (a process keeps its start time for life, and none
+/// outlives a reboot). Equal ticks count as alive, so a coincidence after a reboot only keeps a
+/// leftover longer, never removes a live writer's file. A name without ticks (the temp files of
+/// `write_atomic`, `.<file>.<pid>.<token>.tmp`) proves death only when the pid is not running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NameTag {
+    /// The process id of the writer that made the leftover.
+    pub pid: u32,
+    /// Its start time in clock ticks since boot, when the name carries it.
+    pub start_ticks: Option<u64>,
+}
+
+impl NameTag {
+    /// The tag of this process.
+    pub fn of_this_process() -> Self {
+        static TICKS: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+        let pid = current_pid();
+        NameTag {
+            pid,
+            start_ticks: *TICKS.get_or_init(|| process_start_ticks(pid)),
+        }
+    }
+
+    /// Reads `<pid>` or `<pid>-<ticks>`; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let (pid, ticks) = match text.split_once('-') {
+            Some((pid, ticks)) if digits(ticks) => (pid, Some(ticks.parse().ok()?)),
+            Some(_) => return None,
+            None => (text, None),
+        };
+        if !digits(pid) {
+            return None;
+        }
+        Some(NameTag {
+            pid: pid.parse().ok()?,
+            start_ticks: ticks,
+        })
+    }
+
+    /// Alive, dead (the pid is not running, or runs with other start ticks) or unknown (the pid
+    /// runs and its start time is not in the name or cannot be read). A pid is judged on this
+    /// machine: names carry no host.
+    pub fn status(&self) -> OwnerStatus {
+        let pid = self.pid;
+        if !pid_alive(pid) {
+            return OwnerStatus::Dead(format!("pid {pid} is not running"));
+        }
+        match (self.start_ticks, process_start_ticks(pid)) {
+            (Some(recorded), Some(now)) if recorded != now => OwnerStatus::Dead(format!(
+                "pid {pid} now belongs to another process (started at tick {now}, the writer at tick {recorded})"
+            )),
+            (Some(_), Some(_)) => OwnerStatus::Alive,
+            (None, _) => OwnerStatus::Unknown(format!(
+                "pid {pid} is running, and the name carries no start time to tell it from the writer"
+            )),
+            (Some(_), None) => OwnerStatus::Unknown(format!(
+                "pid {pid} is running, and its start time cannot be read"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for NameTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.start_ticks {
+            Some(ticks) => write!(f, "{}-{ticks}", self.pid),
+            None => write!(f, "{}", self.pid),
+        }
+    }
+}
 
 /// This machine's host name (`gethostname`), or `"unknown-host"` when it cannot be read.
 pub fn host_name() -> String {
@@ -41,12 +144,7 @@ pub fn pid_alive(pid: u32) -> bool {
 /// prefixed with the boot id so that a reboot also counts as "another process". `None` when
 /// `/proc` is not available or the process does not exist.
 pub fn process_start_time(pid: u32) -> Option<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may itself contain spaces or ')'.
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    // Fields after the name start at field 3 (state); starttime is field 22.
-    let ticks = after_name.split_whitespace().nth(22 - 3)?;
-    ticks.parse::<u64>().ok()?;
+    let ticks = process_start_ticks(pid)?;
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
@@ -55,6 +153,15 @@ pub fn process_start_time(pid: u32) -> Option<String> {
     } else {
         format!("{boot}:{ticks}")
     })
+}
+
+/// Field 22 of `/proc/<pid>/stat`: when the process started, in clock ticks since boot.
+pub fn process_start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may itself contain spaces or ')'.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    // Fields after the name start at field 3 (state); starttime is field 22.
+    after_name.split_whitespace().nth(22 - 3)?.parse().ok()
 }
 
 /// 16 random bytes as hex, from `/dev/urandom`; falls back to a hash of time and pid.
@@ -97,6 +204,30 @@ mod tests {
         child.wait().unwrap();
         assert!(!pid_alive(pid));
         assert!(!pid_alive(0));
+    }
+
+    #[test]
+    fn name_tags_read_back_and_judge_their_owner() {
+        let me = NameTag::of_this_process();
+        assert_eq!(NameTag::parse(&me.to_string()), Some(me));
+        assert_eq!(me.status(), OwnerStatus::Alive);
+        let pid_only = NameTag::parse(&current_pid().to_string()).unwrap();
+        assert!(matches!(pid_only.status(), OwnerStatus::Unknown(_)));
+        let reused = NameTag {
+            start_ticks: me.start_ticks.map(|t| t + 1),
+            ..me
+        };
+        assert!(matches!(reused.status(), OwnerStatus::Dead(_)));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let gone = child.id();
+        child.wait().unwrap();
+        assert!(matches!(
+            NameTag::parse(&gone.to_string()).unwrap().status(),
+            OwnerStatus::Dead(_)
+        ));
+        for bad in ["", "-", "12-", "-3", "a1", "1-2-3", "1-x"] {
+            assert_eq!(NameTag::parse(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -1,30 +1,22 @@
 //! What a writer left behind (`docs/verify.md`, "Stale writers"): the lock `state.json.lock/`,
-//! the lock's staging folders `state.json.lock.staging-<token>/` and the temp files of an atomic
-//! write `.<file>.<pid>.<token>.tmp` — each named with the command that clears it.
+//! the lock's staging folders `state.json.lock.staging-<tag>.<token>/`, released locks
+//! `.state.json.lock.<tag>.<token>.released/` and the temp files of an atomic write
+//! `.<file>.<pid>.<token>.tmp` (names: `planseal_recovery::store::debris`) — each named with the
+//! command that clears it. A leftover whose owner cannot be proven dead is reported too, never
+//! called dead.
 //!
 //! An empty lock folder is what the DWP helper (`update-state.py`, `finalize_plan.py`) holds
 //! *while it works*: it is never called stale.
 
 use crate::dwp::layout;
 use crate::dwp::read::PlanFiles;
+use crate::recovery::store::debris::{Debris, DebrisKind};
 use crate::recovery::store::lock::OWNER_FILE;
-use crate::recovery::store::process::pid_alive;
 use crate::recovery::store::{
     LockHolder, LockOwner, LockStyle, OwnerStatus, inspect, owner_status,
 };
 use crate::report::Finding;
 use std::path::Path;
-
-/// `.<file>.<pid>.<token>.tmp` → `(file, pid)`.
-fn temp_file_of(name: &str) -> Option<(&str, u32)> {
-    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (rest, token) = rest.rsplit_once('.')?;
-    let (file, pid) = rest.rsplit_once('.')?;
-    if file.is_empty() || token.is_empty() || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return None;
-    }
-    Some((file, pid.parse().ok()?))
-}
 
 /// The findings about writers' leftovers in the plan folder (and its `analysis_results/`).
 /// `marker` says a publication marker is present: then `recover` is the way out for a dead
@@ -89,7 +81,10 @@ pub(super) fn writer_findings(files: &PlanFiles, marker: bool) -> Vec<Finding> {
             }
         }
     }
-    let staging_prefix = format!("{lock_rel}.staging-");
+    let live_lock_pid = match inspect(&state, &LockStyle::Directory) {
+        Ok(Some(LockHolder::Owner(o))) if dead_lock_pid.is_none() => Some(o.pid),
+        _ => None,
+    };
     let results = list(&files.dir.join(layout::RESULTS_DIR));
     let names = files
         .listing
@@ -101,71 +96,108 @@ pub(super) fn writer_findings(files: &PlanFiles, marker: bool) -> Vec<Finding> {
                 .map(|n| (format!("{}/", layout::RESULTS_DIR), n)),
         );
     for (dir, name) in names {
+        let Some(debris) = Debris::from_name(&name) else {
+            continue;
+        };
         let rel = format!("{dir}{name}");
         let path = files.dir.join(&rel);
-        if dir.is_empty() && name.starts_with(&staging_prefix) {
-            let owner = std::fs::read(path.join(OWNER_FILE))
+        if debris.is_folder() != path.is_dir() {
+            continue;
+        }
+        let status = match debris.tag {
+            Some(tag) => tag.status(),
+            // A staging folder of an earlier version: its owner record says who made it.
+            None => std::fs::read(path.join(OWNER_FILE))
                 .ok()
-                .and_then(|b| serde_json::from_slice::<LockOwner>(&b).ok());
-            let status = match &owner {
-                Some(o) => owner_status(&LockHolder::Owner(o.clone())),
-                None => OwnerStatus::Unknown("it holds no owner record".into()),
-            };
-            let rm = format!("rm -r {}", Path::new(shown).join(&rel).display());
-            match status {
-                OwnerStatus::Alive => {}
-                OwnerStatus::Dead(why) => out.push(
-                    Finding::advisory(
-                        "writer-debris",
-                        format!(
-                            "{rel}/ is the staging folder of a lock a killed writer never took ({why})"
-                        ),
-                    )
-                    .file(rel.clone())
-                    .hint(format!(
-                        "`{rm}` (it never was a lock; the next write removes it too)"
-                    )),
+                .and_then(|b| serde_json::from_slice::<LockOwner>(&b).ok())
+                .map_or_else(
+                    || OwnerStatus::Unknown("it holds no owner record".into()),
+                    |o| owner_status(&LockHolder::Owner(o)),
                 ),
-                OwnerStatus::Unknown(why) => out.push(
-                    Finding::advisory(
-                        "writer-debris",
-                        format!("{rel}/ is the staging folder of a lock that was never taken ({why})"),
-                    )
-                    .file(rel.clone())
-                    .hint(format!(
-                        "first check that no planseal writer is running; then `{rm}`"
-                    )),
-                ),
-            }
-            continue;
-        }
-        let Some((_, pid)) = temp_file_of(&name) else {
-            continue;
         };
-        let owned_by_dead_lock = dir.is_empty() && dead_lock_pid == Some(pid);
-        if pid_alive(pid) && !owned_by_dead_lock {
-            continue;
+        if let Some(finding) =
+            debris_finding(&debris, &rel, status, shown, dead_lock_pid, live_lock_pid)
+        {
+            out.push(finding);
         }
-        let hint = if owned_by_dead_lock {
-            format!(
-                "`planseal unlock {shown} --reason TEXT` removes it with the dead writer's lock"
-            )
-        } else {
-            format!(
-                "`rm {}` (the temp file of an interrupted atomic write; nothing reads it)",
-                Path::new(shown).join(&rel).display()
-            )
-        };
-        out.push(
-            Finding::advisory(
-                "writer-debris",
-                format!("{rel} is the temp file of a write that pid {pid} never finished"),
-            )
-            .file(rel.clone())
-            .hint(hint),
-        );
     }
     out
+}
+
+/// The `writer-debris` finding of one leftover, or `None` when its owner is alive (a write in
+/// progress).
+fn debris_finding(
+    debris: &Debris,
+    rel: &str,
+    status: OwnerStatus,
+    shown: &str,
+    dead_lock_pid: Option<u32>,
+    live_lock_pid: Option<u32>,
+) -> Option<Finding> {
+    let shown_path = Path::new(shown).join(rel);
+    let rm_r = format!("rm -r {}", shown_path.display());
+    let (message, hint) = match (&debris.kind, status) {
+        (_, OwnerStatus::Alive) => return None,
+        (DebrisKind::Staging { .. }, OwnerStatus::Dead(why)) => (
+            format!("{rel}/ is the staging folder of a lock a killed writer never took ({why})"),
+            format!("`{rm_r}` (it never was a lock; the next write removes it too)"),
+        ),
+        (DebrisKind::Staging { .. }, OwnerStatus::Unknown(why)) => (
+            format!("{rel}/ is the staging folder of a lock that was never taken ({why})"),
+            format!("first check that no planseal writer is running; then `{rm_r}`"),
+        ),
+        (DebrisKind::Released { .. }, OwnerStatus::Dead(why)) => (
+            format!(
+                "{rel}/ is a lock its writer released and was killed before removing ({why}); it locks nothing"
+            ),
+            format!(
+                "`{rm_r}` (the next write, `planseal unlock` or `planseal recover` removes it too)"
+            ),
+        ),
+        (DebrisKind::Released { .. }, OwnerStatus::Unknown(why)) => (
+            format!(
+                "{rel}/ is a released lock whose remover cannot be proven gone ({why}); it locks nothing"
+            ),
+            format!("first check that no planseal writer is running; then `{rm_r}`"),
+        ),
+        (DebrisKind::Temp { .. }, status) => {
+            let pid = debris.tag.map(|t| t.pid).unwrap_or_default();
+            let in_plan_folder = !rel.contains('/');
+            if dead_lock_pid == Some(pid) {
+                (
+                    format!("{rel} is the temp file of a write that pid {pid} never finished"),
+                    format!(
+                        "`planseal unlock {shown} --reason TEXT` removes it with the dead writer's lock"
+                    ),
+                )
+            } else if live_lock_pid == Some(pid) && in_plan_folder {
+                return None; // the lock holder's write in progress
+            } else if let OwnerStatus::Unknown(why) = status {
+                (
+                    format!(
+                        "{rel} is the temp file of an atomic write whose writer cannot be proven gone ({why})"
+                    ),
+                    format!(
+                        "first check that pid {pid} is not a planseal writer; then `rm {}`",
+                        shown_path.display()
+                    ),
+                )
+            } else {
+                (
+                    format!("{rel} is the temp file of a write that pid {pid} never finished"),
+                    format!(
+                        "`rm {}` (the temp file of an interrupted atomic write; nothing reads it; the next write removes it too)",
+                        shown_path.display()
+                    ),
+                )
+            }
+        }
+    };
+    Some(
+        Finding::advisory("writer-debris", message)
+            .file(rel.to_string())
+            .hint(hint),
+    )
 }
 
 fn list(dir: &Path) -> Vec<String> {
@@ -177,21 +209,4 @@ fn list(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-#[cfg(test)]
-mod tests {
-    use super::temp_file_of;
-
-    #[test]
-    fn temp_file_names_are_recognised() {
-        assert_eq!(
-            temp_file_of(".state.json.4242.a1b2c3.tmp"),
-            Some(("state.json", 4242))
-        );
-        assert_eq!(temp_file_of(".README.md.7.x.tmp"), Some(("README.md", 7)));
-        assert_eq!(temp_file_of("state.json.4242.a1.tmp"), None);
-        assert_eq!(temp_file_of(".state.json.tmp"), None);
-        assert_eq!(temp_file_of(".state.json.pid.a1.tmp"), None);
-    }
 }

@@ -132,6 +132,9 @@ pub struct FinalizeRequest {
     /// missing or unparseable file is no refusal and a completed one may be replaced. The
     /// candidate itself passes every check as always.
     pub restores_state: bool,
+    /// The journal already holds this publication's line (`recover` after a finalizer killed
+    /// between its journal line and the marker's removal): it is not written twice.
+    pub already_journaled: bool,
 }
 
 impl FinalizeRequest {
@@ -149,6 +152,7 @@ impl FinalizeRequest {
             journal_entry: None,
             clock: Clock::system(),
             restores_state: false,
+            already_journaled: false,
         }
     }
 }
@@ -493,8 +497,11 @@ pub(crate) fn publish_from_marker(
     record_exceptions(&mut entry, &validation.exceptions);
     entry = entry.with("receipt", RECEIPT_FILE);
     // The receipt is the evidence, and a journal line that cannot be written must not undo a
-    // publication: it is reported as not confirmed.
-    tx.journal_applied(&entry);
+    // publication: it is reported as not confirmed. A publication the journal already holds
+    // (recover finishing one) is not journaled twice.
+    if !req.already_journaled {
+        tx.journal_applied(&entry);
+    }
     reach(Step::BeforeMarkerRemoval, hook);
     tx.remove(&plan_dir.join(MARKER_FILE))?;
     reach(Step::AfterMarkerRemoval, hook);

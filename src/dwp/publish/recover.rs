@@ -23,7 +23,7 @@ use crate::clock::Clock;
 use crate::dwp::layout;
 use crate::dwp::model::receipt::{RECEIPT_FILE, Receipt};
 use crate::report::{Refusal, RefusalKind};
-use crate::write::{JournalEntry, Transaction, Writer};
+use crate::write::{JournalEntry, Transaction, Writer, after_sha256, before_sha256};
 use planseal_recovery::hash::sha256_hex;
 use std::path::{Path, PathBuf};
 
@@ -150,6 +150,9 @@ fn relation_of(marker: &Marker, state_sha: Option<&str>) -> StateRelation {
 pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcome, FinalizeError> {
     let diagnosis = diagnose(&req.plan_dir)?;
     let Some(marker) = diagnosis.marker.clone() else {
+        // Nothing to finish, but what provably dead writers left goes (the lock stays: it is
+        // `unlock`'s to judge and journal).
+        sweep_dead_writers(&diagnosis.plan_dir);
         return Ok(RecoverOutcome::NothingToRecover(diagnosis));
     };
     let plan_dir = diagnosis.plan_dir.clone();
@@ -226,6 +229,8 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
     let lock_removed = store::clear_stale_lock(&state_path, diagnosis.lock.as_ref(), &mut clock)?;
     let tx = Writer::from_env().begin(&target, "recover", &clock.now_iso())?;
     reach_lock(hook);
+    // The lock's folder was swept when the lock was taken; the receipt's folder is swept here.
+    sweep_dead_writers(&plan_dir);
     // What was judged above was read without the lock: act only if it still holds.
     let marker_now = store::read_optional(&plan_dir.join(MARKER_FILE))?;
     let state_now = store::read_optional(&state_path)?;
@@ -252,7 +257,8 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         });
     }
 
-    let result = roll_forward(&tx, &candidate_bytes, &marker, &mut clock, hook);
+    let journaled = journal_holds_publication(&target, &diagnosis.plan, &marker);
+    let result = roll_forward(&tx, &candidate_bytes, &marker, journaled, &mut clock, hook);
     match result {
         Ok(receipt) => {
             tx.finish()?;
@@ -293,10 +299,51 @@ fn reach_lock(hook: &mut dyn FnMut(Step)) {
     finalize::reach(Step::AfterLock, hook);
 }
 
+/// Removes the leftovers of provably dead writers in the plan folder and `analysis_results/`
+/// (temp files of the state, the marker and the receipt, lock staging folders, released locks).
+/// Best effort: what stays is what `verify` reports as `writer-debris`.
+fn sweep_dead_writers(plan_dir: &Path) {
+    let _ = planseal_recovery::store::lock::sweep_folder(plan_dir);
+    let _ = planseal_recovery::store::lock::sweep_folder(&plan_dir.join(layout::RESULTS_DIR));
+}
+
+/// Whether the journal already holds the line of the publication the marker describes: a
+/// finalizer killed after its journal line and before removing the marker. Its line is then the
+/// last one that is about state.json (an `unlock` line or a stale-lock removal after it carries no
+/// state hash): a publication line (`receipt`) whose after-hash is the marker's candidate and
+/// whose before-hash is the marker's state before (when the marker records it; a restored state
+/// started from no file, journaled as `null` or as the hash of no bytes).
+fn journal_holds_publication(target: &crate::write::Target, plan: &str, marker: &Marker) -> bool {
+    let Ok(bytes) = std::fs::read(target.journal().path()) else {
+        return false;
+    };
+    let read = planseal_recovery::store::read_journal(&bytes);
+    let Some(last) = read
+        .entries
+        .iter()
+        .rev()
+        .filter(|l| l.get("plan").is_none_or(|p| p == plan))
+        .find(|l| after_sha256(l).is_some())
+    else {
+        return false;
+    };
+    let before_matches = match &marker.planseal {
+        None => true,
+        Some(ext) => match before_sha256(last) {
+            Some(b) => b == ext.state_sha256_before,
+            None => ext.state_sha256_before == sha256_hex(b""),
+        },
+    };
+    last.get("receipt").is_some()
+        && after_sha256(last) == Some(marker.candidate_sha256.as_str())
+        && before_matches
+}
+
 fn roll_forward(
     tx: &Transaction<'_>,
     candidate: &[u8],
     marker: &Marker,
+    already_journaled: bool,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
 ) -> Result<Receipt, FinalizeError> {
@@ -355,6 +402,7 @@ fn roll_forward(
         entry.before_sha256 = Some(ext.state_sha256_before.clone());
     }
     req.journal_entry = Some(entry);
+    req.already_journaled = already_journaled;
     finalize::publish_from_marker(tx, candidate, marker, &validation, &req, clock, hook)?;
     Ok(validation.receipt(&marker.candidate_sha256))
 }
