@@ -16,7 +16,9 @@ planseal unlock .planning/STATE.md                  GSD's pid-file lock\n  \
 planseal unlock .dwp/plans/PLAN_x --force --reason \"helper crashed, checked with ps\"\n\n\
 PATH may be the state file (state.json, STATE.md, …), its lock \
 (state.json.lock) or a DWP plan folder.\nExit codes: 0 removed (or nothing to remove), 1 refused \
-(owner alive or unknown), 2 usage error."
+(owner alive or unknown, or the lock holds files planseal never writes there: nothing removed), \
+2 usage error.\nLeftovers of dead writers beside the lock (temp files, staging folders, released \
+locks) are removed too; those whose owner cannot be proven dead are listed as kept."
 )]
 pub(super) struct Args {
     /// The locked file, its lock, or a plan folder
