@@ -124,6 +124,10 @@ pub enum StoreError {
         /// Where the symlink leads.
         target: PathBuf,
     },
+    /// A file the store reads (the target under the lock, an owner record, the journal) is not
+    /// a regular file, is too large or leads out of its folder; or reading it failed.
+    #[error(transparent)]
+    Read(#[from] crate::read::ReadError),
     /// A file-system call failed.
     #[error("{op} {}: {source}", path.display())]
     Io {
@@ -155,6 +159,7 @@ impl StoreError {
             StoreError::NotLocked { .. } => "not-locked",
             StoreError::LockNotEmpty { .. } => "lock-not-empty",
             StoreError::SymlinkEscape { .. } => "symlink-escape",
+            StoreError::Read(e) => e.kind(),
             StoreError::Io { .. } => "io-error",
         }
     }

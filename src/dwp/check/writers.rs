@@ -7,6 +7,7 @@
 
 use crate::dwp::layout;
 use crate::dwp::read::PlanFiles;
+use crate::recovery::read::{Kind, read_no_follow};
 use crate::recovery::store::lock::OWNER_FILE;
 use crate::recovery::store::process::pid_alive;
 use crate::recovery::store::{
@@ -104,8 +105,9 @@ pub(super) fn writer_findings(files: &PlanFiles, marker: bool) -> Vec<Finding> {
         let rel = format!("{dir}{name}");
         let path = files.dir.join(&rel);
         if dir.is_empty() && name.starts_with(&staging_prefix) {
-            let owner = std::fs::read(path.join(OWNER_FILE))
+            let owner = read_no_follow(&path.join(OWNER_FILE), Kind::LockRecord)
                 .ok()
+                .flatten()
                 .and_then(|b| serde_json::from_slice::<LockOwner>(&b).ok());
             let status = match &owner {
                 Some(o) => owner_status(&LockHolder::Owner(o.clone())),
