@@ -67,7 +67,7 @@ pub enum ReadError {
     NotRegularFile {
         /// The name as read.
         path: PathBuf,
-        /// What it is: `a FIFO`, `a socket`, `a character device`, `a block device`, `a folder`,
+        /// What it is: `a FIFO`, `a socket`, `a character device`, `a block device`, `a directory`,
         /// `a symlink`.
         what: &'static str,
     },
@@ -261,7 +261,7 @@ fn renamed(e: ReadError, shown: &Path) -> ReadError {
 pub fn what_it_is(meta: &Metadata) -> &'static str {
     let t = meta.file_type();
     if t.is_dir() {
-        "a folder"
+        "a directory"
     } else if t.is_symlink() {
         "a symlink"
     } else if t.is_fifo() {
@@ -381,7 +381,7 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", t.path().join("zero")).unwrap();
         for (name, what) in [
             ("fifo", "a FIFO"),
-            ("dir", "a folder"),
+            ("dir", "a directory"),
             ("zero", "a character device"),
         ] {
             let e = read(&t.path().join(name), Kind::Document).unwrap_err();

@@ -310,11 +310,11 @@ fn a_folder_where_state_json_should_be_is_refused() {
             "x",
         ],
     );
-    assert_refused_naming(&out, "not-a-regular-file", "a folder");
+    assert_refused_naming(&out, "not-a-regular-file", "a directory");
     let out = untouched_run(&ws, &["verify", &ws.plan_rel()]);
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(
-        out.stdout.contains("a folder, not a regular file"),
+        out.stdout.contains("a directory, not a regular file"),
         "{}",
         out.stdout
     );
