@@ -19,6 +19,7 @@
 pub mod git;
 pub mod hash;
 pub mod paths;
+pub mod read;
 pub mod scratch_repo;
 pub mod store;
 pub mod time;

@@ -117,7 +117,7 @@ pub fn existing(root: &Path) -> Vec<Target> {
     };
     targets
         .into_iter()
-        .filter(|t| t.checkpoint.is_file())
+        .filter(|t| t.checkpoint.exists())
         .collect()
 }
 

@@ -40,7 +40,12 @@ pub fn detect(root: &Path) -> Vec<PathBuf> {
 
 /// The prefix a project's `.project.yaml` sets: `prefix`, `story_prefix` or `code`, first present.
 pub fn project_yaml_prefix(project_dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(project_dir.join(layout::PROJECT_YAML)).ok()?;
+    let bytes = planseal_recovery::read::read(
+        &project_dir.join(layout::PROJECT_YAML),
+        planseal_recovery::read::Kind::Settings,
+    )
+    .ok()??;
+    let text = String::from_utf8_lossy(&bytes);
     for key in ["prefix", "story_prefix", "code"] {
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix(key)
@@ -84,6 +89,28 @@ pub enum GatherError {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// A file is refused under the reading discipline (`docs/reading.md`): a FIFO, a folder or
+    /// a device in its place, or a file over its cap.
+    #[error(transparent)]
+    Refused(#[from] crate::report::Refusal),
+}
+
+/// A file under the reading discipline, `None` when it does not exist.
+fn read(path: &Path) -> Result<Option<Vec<u8>>, GatherError> {
+    planseal_recovery::read::read(path, planseal_recovery::read::Kind::Document).map_err(read_error)
+}
+
+fn read_error(e: planseal_recovery::read::ReadError) -> GatherError {
+    match crate::report::read_refusal(&e) {
+        Some(refusal) => GatherError::Refused(refusal),
+        None => GatherError::Io {
+            path: e.path().to_path_buf(),
+            source: match e {
+                planseal_recovery::read::ReadError::Io { source, .. } => source,
+                other => std::io::Error::other(other.reason()),
+            },
+        },
+    }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GatherError + '_ {
@@ -95,12 +122,11 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GatherError + '_ {
 
 /// Reads the checkpoint (when it exists), the story files, `.env` and the prefix settings.
 pub fn gather(target: &Target, prefix_flag: Option<&str>) -> Result<Gathered, GatherError> {
-    let bytes = match std::fs::read(&target.checkpoint) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(io(&target.checkpoint)(e)),
-    };
-    let stories = stories::read_stories(&target.stories).map_err(io(&target.stories))?;
+    let bytes = read(&target.checkpoint)?.unwrap_or_default();
+    let stories = stories::read_stories(&target.stories).map_err(|e| match e {
+        stories::StoriesError::Io(e) => io(&target.stories)(e),
+        stories::StoriesError::Read(e) => read_error(e),
+    })?;
     let env_path = target.env_file();
     let env = crate::report::redact::read_env_file(&env_path).map_err(io(&env_path))?;
     let configured_prefix = match prefix_flag {
@@ -174,7 +200,7 @@ pub fn check(path: &Path) -> Section {
     let name = path.display().to_string();
     let mut section = Section::new(System::Checkpoint, name.clone(), name);
     let target = layout::target_for(path);
-    if !path.is_file() {
+    if !path.exists() {
         section.unverified = Some(format!("{} does not exist", path.display()));
         return section;
     }

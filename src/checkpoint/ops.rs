@@ -542,13 +542,13 @@ pub fn diff(place: &Place, against: &str) -> Result<DiffOutcome, CheckpointError
         against: against.to_string(),
         lost_anything: d.lost_anything(),
         absent_at_revision,
-        absent_now: !target.checkpoint.is_file(),
+        absent_now: !target.checkpoint.exists(),
         diff: d,
     })
 }
 
 fn require_existing(target: &Target, name: &str) -> Result<(), HintedError> {
-    if target.checkpoint.is_file() {
+    if target.checkpoint.exists() {
         return Ok(());
     }
     let flag = target

@@ -85,14 +85,26 @@ pub fn parse_story(text: &str, stem: &str, path: PathBuf) -> StoryFile {
     }
 }
 
+/// Why the stories could not be read: the folder walk failed, or a story file was refused.
+#[derive(Debug)]
+pub enum StoriesError {
+    /// Listing the folder failed.
+    Io(std::io::Error),
+    /// A story file could not be read (a FIFO, a folder, too large, an I/O error).
+    Read(planseal_recovery::read::ReadError),
+}
+
 /// Every `*.md` under `dir` (recursively, sorted), read as stories. A missing folder is none.
-pub fn read_stories(dir: &Path) -> std::io::Result<Vec<StoryFile>> {
+pub fn read_stories(dir: &Path) -> Result<Vec<StoryFile>, StoriesError> {
     let mut files = Vec::new();
-    collect(dir, &mut files)?;
+    collect(dir, &mut files).map_err(StoriesError::Io)?;
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        let text = String::from_utf8_lossy(&std::fs::read(&f)?).into_owned();
+        let bytes =
+            planseal_recovery::read::read_existing(&f, planseal_recovery::read::Kind::Document)
+                .map_err(StoriesError::Read)?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
         let stem = f
             .file_name()
             .and_then(|n| n.to_str())

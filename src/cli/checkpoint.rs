@@ -173,6 +173,7 @@ fn print<T: Serialize>(
 fn lift(e: CheckpointError) -> anyhow::Error {
     match e {
         CheckpointError::Refused(r) => r.into(),
+        CheckpointError::Gather(planseal::checkpoint::GatherError::Refused(r)) => r.into(),
         CheckpointError::Hinted(h) => h.into(),
         CheckpointError::Write(w) => w.into(),
         other => other.into(),

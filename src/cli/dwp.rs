@@ -37,6 +37,7 @@ pub(super) fn error(e: OpError) -> anyhow::Error {
         OpError::Write(w) => w.into(),
         OpError::Publish(p) => p.into(),
         OpError::Git(g) => g.into(),
+        OpError::Rebuild(planseal::dwp::decide::rebuild::RebuildError::Refused(r)) => r.into(),
         OpError::Rebuild(r) => r.into(),
         other @ (OpError::Read { .. } | OpError::History { .. }) => other.into(),
     }

@@ -7,12 +7,12 @@
 
 use crate::dwp::layout;
 use planseal_recovery::paths::{PathError, check_relative, resolve_inside};
+use planseal_recovery::read::{Kind, ReadError};
 use std::collections::BTreeMap;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 /// Files above this size are not read (a plan file is a few kilobytes; this only guards memory).
-pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+pub const MAX_FILE_BYTES: u64 = Kind::Document.cap();
 
 /// What reading one plan-relative name gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,76 +191,34 @@ pub fn is_task_file_name(name: &str) -> bool {
         && rest.ends_with(".md")
 }
 
-/// Reads `rel` inside `dir` without following anything out of it and without opening anything
-/// that is not a regular file.
-///
-/// Fast path: when no component of `rel` is a symlink (one `lstat` per component), the file is
-/// inside the plan by construction and is read directly; only a symlink on the way takes the
-/// canonicalising check of `resolve_inside`.
+/// Reads `rel` inside `dir` under the reading discipline (`docs/reading.md`): never through a
+/// symlink out of the plan, never anything but a regular file, at most [`MAX_FILE_BYTES`].
 pub fn read_inside(dir: &Path, rel: &str) -> FileRead {
-    use planseal_recovery::paths::{PathError, check_relative, resolve_inside};
-    if let Err(e) = check_relative(rel) {
-        return FileRead::Outside(e.to_string());
-    }
-    let mut path = dir.to_path_buf();
-    let parts: Vec<&str> = rel
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
-    let mut meta = None;
-    for (i, part) in parts.iter().enumerate() {
-        path.push(part);
-        match std::fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return FileRead::Missing,
-            Err(e) if e.raw_os_error() == Some(20) => return FileRead::Missing, // ENOTDIR
-            Err(e) => return FileRead::Unreadable(e.to_string()),
-            Ok(m) if m.file_type().is_symlink() => {
-                // Slow path: resolve the link and make sure it stays inside.
-                let resolved = match resolve_inside(dir, rel, true) {
-                    Ok(p) => p,
-                    Err(PathError::Missing) => return FileRead::Missing,
-                    Err(PathError::Io(why)) => return FileRead::Unreadable(why),
-                    Err(e) => return FileRead::Outside(e.to_string()),
-                };
-                return match std::fs::metadata(&resolved) {
-                    Ok(m) => read_regular(&resolved, &m),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileRead::Missing,
-                    Err(e) => FileRead::Unreadable(e.to_string()),
-                };
-            }
-            Ok(m) => {
-                if i + 1 < parts.len() && !m.is_dir() {
-                    return FileRead::Missing;
-                }
-                meta = Some(m);
-            }
-        }
-    }
-    match meta {
-        Some(m) => read_regular(&path, &m),
-        None => FileRead::Missing,
+    match read_plan_file(dir, rel) {
+        Ok(Some(bytes)) => FileRead::Bytes(bytes),
+        Ok(None) => FileRead::Missing,
+        Err(ReadError::Outside { why, .. }) => FileRead::Outside(why.to_string()),
+        Err(e) => FileRead::Unreadable(e.reason()),
     }
 }
 
-fn read_regular(path: &Path, meta: &std::fs::Metadata) -> FileRead {
-    if meta.is_dir() {
-        return FileRead::Unreadable("is a directory, not a file".into());
-    }
-    if !meta.is_file() {
-        return FileRead::Unreadable("not a regular file (FIFO, socket or device)".into());
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return FileRead::Unreadable(format!(
-            "{} bytes, more than the {MAX_FILE_BYTES} planseal reads",
-            meta.len()
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    match std::fs::File::open(path).and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-    {
-        Ok(_) => FileRead::Bytes(bytes),
-        Err(e) => FileRead::Unreadable(e.to_string()),
-    }
+/// The bytes of `rel` inside the plan folder `plan_dir`, `Ok(None)` when it does not exist; the
+/// one read of a plan file for every command (verify, the writers, diff, log, status).
+pub fn read_plan_file(plan_dir: &Path, rel: &str) -> Result<Option<Vec<u8>>, ReadError> {
+    planseal_recovery::read::read_inside(plan_dir, rel, Kind::Document)
+}
+
+/// [`read_plan_file`] for a path given whole (`<plan>/state.json`): its folder is the plan.
+pub fn read_plan_path(path: &Path) -> Result<Option<Vec<u8>>, ReadError> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    read_plan_file(dir, &name)
 }
 
 #[cfg(test)]

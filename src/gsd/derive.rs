@@ -268,7 +268,7 @@ pub fn count_phases(planning: &Path, milestone: Option<&str>) -> Option<PhaseCou
             counts.completed_phases += 1;
         }
     }
-    counts.roadmap_phases = std::fs::read_to_string(planning.join(layout::ROADMAP_FILE))
+    counts.roadmap_phases = read_text(&planning.join(layout::ROADMAP_FILE))
         .map(|text| roadmap_phase_count(&text, milestone))
         .unwrap_or(0);
     counts.total_phases = counts.phase_folders.max(counts.roadmap_phases);
@@ -320,9 +320,16 @@ fn summary_stem(name: &str) -> Option<&str> {
     name.strip_suffix(layout::SUMMARY_SUFFIX)
 }
 
+/// A file's text under the reading discipline; `None` when it is missing, refused or not UTF-8.
+fn read_text(path: &Path) -> Option<String> {
+    let bytes =
+        planseal_recovery::read::read(path, planseal_recovery::read::Kind::Document).ok()??;
+    String::from_utf8(bytes).ok()
+}
+
 /// A plan file whose frontmatter says `status: superseded`.
 fn is_superseded(path: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Some(text) = read_text(path) else {
         return false;
     };
     let Some(rest) = text.strip_prefix("---") else {

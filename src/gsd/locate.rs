@@ -125,7 +125,8 @@ pub fn state_file(file: Option<&Path>, cwd: &Path, lookup: &Lookup) -> Result<Pa
 
 /// A file's text as Node reads it with `'utf8'`: invalid sequences become U+FFFD.
 pub fn read_text(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes =
+        planseal_recovery::read::read(path, planseal_recovery::read::Kind::Document).ok()??;
     Some(match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
@@ -160,7 +161,12 @@ pub fn active_workstream(planning: &Path, env_workstream: Option<&str>) -> Optio
     if let Some(name) = env_workstream.map(str::trim).filter(|n| !n.is_empty()) {
         return resolves(name).then(|| name.to_string());
     }
-    let stored = std::fs::read_to_string(planning.join(ACTIVE_WORKSTREAM_FILE)).ok()?;
+    let stored = planseal_recovery::read::read(
+        &planning.join(ACTIVE_WORKSTREAM_FILE),
+        planseal_recovery::read::Kind::Settings,
+    )
+    .ok()??;
+    let stored = String::from_utf8_lossy(&stored);
     let name = stored.trim();
     resolves(name).then(|| name.to_string())
 }
@@ -172,14 +178,16 @@ pub fn configured_format(start: &Path, home: Option<&Path>) -> Format {
     for _ in 0..MAX_LEVELS {
         let candidate = current.join(PLANNING_DIR).join(CONFIG_FILE);
         if candidate.exists() {
-            let compact = std::fs::read(&candidate)
-                .ok()
-                .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-                .is_some_and(|cfg| {
-                    let flat = cfg.get("statusline.state_format");
-                    let nested = || cfg.get("statusline")?.get("state_format");
-                    flat.or_else(nested).and_then(|v| v.as_str()) == Some("compact")
-                });
+            let compact =
+                planseal_recovery::read::read(&candidate, planseal_recovery::read::Kind::Settings)
+                    .ok()
+                    .flatten()
+                    .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+                    .is_some_and(|cfg| {
+                        let flat = cfg.get("statusline.state_format");
+                        let nested = || cfg.get("statusline")?.get("state_format");
+                        flat.or_else(nested).and_then(|v| v.as_str()) == Some("compact")
+                    });
             return if compact {
                 Format::Compact
             } else {

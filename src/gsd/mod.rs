@@ -43,13 +43,16 @@ use std::path::Path;
 pub fn check(path: &Path) -> Section {
     let shown = path.display().to_string();
     let mut section = Section::new(System::Gsd, shown.clone(), shown);
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            section.unverified = Some(format!("cannot read {}: {e}", path.display()));
-            return section;
-        }
-    };
+    let bytes =
+        match planseal_recovery::read::read_existing(path, planseal_recovery::read::Kind::Document)
+        {
+            Ok(b) => b,
+            Err(e) => {
+                section.unverified =
+                    Some(format!("cannot read {}: {}", path.display(), e.reason()));
+                return section;
+            }
+        };
     let text = String::from_utf8_lossy(&bytes);
     let root = project_root(path);
     let state_dir = layout::state_dir(path);

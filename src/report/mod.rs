@@ -11,7 +11,7 @@ pub mod text;
 
 pub use error::HintedError;
 pub use exit::ExitCode;
-pub use refusal::{LockOwnerState, Refusal, RefusalKind};
+pub use refusal::{LockOwnerState, Refusal, RefusalKind, read_refusal};
 
 use serde::Serialize;
 

@@ -13,41 +13,16 @@ pub const ENV_MAX_BYTES: u64 = 1 << 20;
 /// FIFO, a device, a folder, a file too large). Opened without blocking and checked again on the
 /// open descriptor, so a file swapped for a FIFO between the two looks is not waited on either.
 pub fn read_env_file(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
-    use std::io::{Error, ErrorKind, Read};
-    use std::os::unix::fs::OpenOptionsExt;
-    let not_regular = || {
-        Error::new(
-            ErrorKind::InvalidInput,
-            "not a regular file (FIFO, socket, device or folder); it is never opened",
-        )
-    };
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    if !meta.is_file() {
-        return Err(not_regular());
-    }
-    if meta.len() > ENV_MAX_BYTES {
-        return Err(Error::new(
-            ErrorKind::InvalidData,
-            format!(
-                "{} bytes, more than the {ENV_MAX_BYTES} planseal reads of a .env",
-                meta.len()
-            ),
-        ));
-    }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(not_regular());
-    }
-    let mut bytes = Vec::new();
-    file.take(ENV_MAX_BYTES).read_to_end(&mut bytes)?;
-    Ok(Some(bytes))
+    use crate::recovery::read::{Kind, ReadError, read};
+    const _: () = assert!(Kind::Settings.cap() == ENV_MAX_BYTES);
+    read(path, Kind::Settings).map_err(|e| match e {
+        ReadError::Io { source, .. } => source,
+        ReadError::NotRegularFile { what, .. } => std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{what}, not a regular file; it is never opened"),
+        ),
+        other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.reason()),
+    })
 }
 
 /// What a hidden value is replaced with.

@@ -93,8 +93,13 @@ refusal_kinds! {
     NotLocked = "not-locked",
     /// The lock folder holds entries planseal never writes there: `unlock` removed nothing.
     LockUnexpectedContent = "lock-unexpected-content",
-    /// The target, its folder or the journal is a symlink leading out of where it belongs.
+    /// The target, its folder or the journal is a symlink leading out of where it belongs (or a
+    /// file read names a path outside its folder).
     SymlinkEscape = "symlink-escape",
+    /// A FIFO, socket, device or folder is where a file should be: it is never opened for reading.
+    NotARegularFile = "not-a-regular-file",
+    /// The file is larger than planseal reads of its kind (`docs/reading.md`).
+    InputTooLarge = "input-too-large",
 
     // --- DWP transitions
     /// The plan is not materialised (or a Lite plan not promoted).
@@ -201,6 +206,29 @@ impl PartialEq<&str> for RefusalKind {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
     }
+}
+
+/// The refusal a file that could not be read under the reading discipline is (`docs/reading.md`):
+/// `not-a-regular-file`, `symlink-escape` or `input-too-large`, exit 1, nothing written. `None`
+/// for an operating-system error (permission denied, EIO), which each command reports its way.
+pub fn read_refusal(e: &crate::recovery::read::ReadError) -> Option<Refusal> {
+    use crate::recovery::read::ReadError;
+    let (kind, hint) = match e {
+        ReadError::NotRegularFile { .. } => (
+            RefusalKind::NotARegularFile,
+            "put the regular file it should be in its place (planseal never opens a FIFO, socket, device or folder where a file belongs)",
+        ),
+        ReadError::Outside { .. } => (
+            RefusalKind::SymlinkEscape,
+            "replace the symlink by the file itself, inside its folder, then retry",
+        ),
+        ReadError::TooLarge { .. } => (
+            RefusalKind::InputTooLarge,
+            "no tool writes a file this large: check what it holds (the caps are in docs/reading.md)",
+        ),
+        ReadError::Io { .. } => return None,
+    };
+    Some(Refusal::new(kind, format!("{e}; nothing was written")).hint(hint))
 }
 
 /// Whether the holder of a lock is still working (a field of a `lock-present` refusal).

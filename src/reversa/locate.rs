@@ -14,7 +14,7 @@ pub fn state_file(cwd: &Path, file: Option<&Path>) -> Result<PathBuf, HintedErro
     }
     cwd.ancestors()
         .map(|dir| dir.join(STATE_PATH))
-        .find(|p| p.is_file())
+        .find(|p| p.exists())
         .ok_or_else(|| {
             HintedError::usage(format!(
                 "no {STATE_PATH} in {} or any parent folder",

@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 /// The Reversa state files `verify` should check when run at `root`.
 pub fn detect(root: &Path) -> Vec<PathBuf> {
     let p = root.join(STATE_PATH);
-    if p.is_file() { vec![p] } else { Vec::new() }
+    if p.exists() { vec![p] } else { Vec::new() }
 }
 
 /// Every finding for one state file's bytes, `root` being the project folder.
@@ -56,7 +56,7 @@ pub fn findings(state: &StateFile, root: &Path) -> Vec<Finding> {
 pub fn check(path: &Path) -> Section {
     let name = path.display().to_string();
     let mut section = Section::new(System::Reversa, name.clone(), name);
-    match std::fs::read(path) {
+    match planseal_recovery::read::read_existing(path, planseal_recovery::read::Kind::Document) {
         Ok(bytes) => {
             let root = project_root(path);
             let redactor = crate::report::redact::EnvRedactor::for_folder(&root);
@@ -65,7 +65,9 @@ pub fn check(path: &Path) -> Section {
                 .map(|f| redactor.clean_finding(f))
                 .collect();
         }
-        Err(e) => section.unverified = Some(format!("cannot read {}: {e}", path.display())),
+        Err(e) => {
+            section.unverified = Some(format!("cannot read {}: {}", path.display(), e.reason()))
+        }
     }
     section
 }

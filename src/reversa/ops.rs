@@ -378,10 +378,18 @@ pub fn history(place: &Place) -> Result<HistoryOutcome, ReversaError> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ReversaError> {
-    std::fs::read(path).map_err(|source| ReversaError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
+    planseal_recovery::read::read_existing(path, planseal_recovery::read::Kind::Document).map_err(
+        |e| match crate::report::read_refusal(&e) {
+            Some(refusal) => ReversaError::Refused(refusal),
+            None => ReversaError::Read {
+                path: path.to_path_buf(),
+                source: match e {
+                    planseal_recovery::read::ReadError::Io { source, .. } => source,
+                    other => std::io::Error::other(other.reason()),
+                },
+            },
+        },
+    )
 }
 
 fn check_expected(bytes: &[u8], expected: Option<&str>, file: &str) -> Result<(), Refusal> {

@@ -91,6 +91,7 @@ impl Writer {
         new: &[u8],
         mut entry: JournalEntry,
     ) -> Result<Committed, WriteError> {
+        target.check_writable(&[])?;
         entry.before_sha256 = old.map(sha256_hex);
         entry.after_sha256 = Some(sha256_hex(new));
         let line = entry.to_value();

@@ -2,6 +2,7 @@
 //! way out, or an I/O error naming the file.
 
 use super::Target;
+use crate::recovery::read::ReadError;
 use crate::recovery::store::{self, LockHolder, LockStyle, OwnerStatus, StoreError};
 use crate::report::{LockOwnerState, Refusal, RefusalKind};
 use std::path::PathBuf;
@@ -26,6 +27,24 @@ pub enum WriteError {
 }
 
 impl WriteError {
+    /// A file that could not be read: a refusal under the reading discipline (`docs/reading.md`),
+    /// or the operating system's error.
+    pub fn read(e: ReadError) -> Self {
+        if let Some(refusal) = crate::report::read_refusal(&e) {
+            return WriteError::Refused(refusal);
+        }
+        let path = e.path().to_path_buf();
+        let source = match e {
+            ReadError::Io { source, .. } => source,
+            other => std::io::Error::other(other.to_string()),
+        };
+        WriteError::Io {
+            op: "read",
+            path,
+            source,
+        }
+    }
+
     /// The refusal, when this is one.
     pub fn refusal(&self) -> Option<&Refusal> {
         match self {
@@ -48,6 +67,7 @@ pub fn lock_owner_state(status: &OwnerStatus) -> LockOwnerState {
 pub fn refusal_of(err: StoreError, target: &Target) -> WriteError {
     let refusal = match err {
         StoreError::Io { op, path, source } => return WriteError::Io { op, path, source },
+        StoreError::Read(e) => return WriteError::read(e),
         StoreError::LockPresent { lock_path, holder } => {
             let status = store::owner_status(&holder);
             lock_refusal(

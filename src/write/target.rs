@@ -79,8 +79,8 @@ impl Target {
         self.lock.lock_path(&self.path)
     }
 
-    /// Refuses (`symlink-escape`) before anything is written when the journal, or any of
-    /// `files` (relative to the root), would be written through a symlink leading out of the
+    /// Refuses (`symlink-escape`) before anything is written when the target, the journal, or any
+    /// of `files` (relative to the root), would be written through a symlink leading out of the
     /// root.
     pub fn check_writable(&self, files: &[&str]) -> Result<(), WriteError> {
         self.check_paths(files)
@@ -92,7 +92,15 @@ impl Target {
         let Some(root) = &self.root else {
             return Ok(());
         };
-        for rel in files {
+        // The target itself first: a symlink in its place leading out of the root is never
+        // replaced or read through.
+        let own = self
+            .path
+            .strip_prefix(root)
+            .ok()
+            .and_then(|p| p.to_str())
+            .filter(|p| !p.is_empty());
+        for rel in own.into_iter().chain(files.iter().copied()) {
             if let Err(e) = paths::resolve_inside(root, rel, false) {
                 let target = match e {
                     paths::PathError::SymlinkEscape(to) => to,

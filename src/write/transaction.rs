@@ -59,15 +59,8 @@ impl<'t> Transaction<'t> {
 
     /// The bytes of `path` now, under the lock (`None` when it does not exist).
     pub fn read(&self, path: &Path) -> Result<Option<Vec<u8>>, WriteError> {
-        match std::fs::read(path) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(self.map(StoreError::Io {
-                op: "re-read under the lock",
-                path: path.to_path_buf(),
-                source: e,
-            })),
-        }
+        crate::recovery::read::read(path, crate::recovery::read::Kind::Document)
+            .map_err(|e| self.map(StoreError::Read(e)))
     }
 
     /// Refuses (`state-changed`) when `path` no longer holds `expected` (`None`: absent).

@@ -226,24 +226,23 @@ fn advance_changes_only_the_three_values_and_journals() {
     assert!(!p.path().join(".reversa/state.json.lock").exists());
 }
 
+/// A folder where the journal file should be is refused before anything is written
+/// (`not-a-regular-file`, `docs/reading.md`): a write whose journal line is known in advance to
+/// have nowhere to go does not start. (A journal that fails during the append itself — EIO,
+/// ENOSPC — is still a warning after the write.)
 #[test]
-fn a_journal_that_cannot_be_appended_is_applied_unconfirmed_not_a_failed_write() {
+fn a_folder_in_the_journals_place_is_refused_before_the_write() {
     let p = project("good-in-progress");
-    // A folder where the journal file should be: the append fails, the write already happened.
     std::fs::create_dir(p.path().join(".reversa/state.json.journal.ndjson")).expect("mkdir");
+    let before = read(p.path());
     let (code, _out, err) = planseal(
         p.path(),
         &["reversa", "advance", "--phase-done", "escavacao"],
     );
-    // Applied, durability not confirmed: exit 4, and stderr names the journal.
-    assert_eq!(code, 4, "{err}");
-    assert!(
-        err.contains("applied-unconfirmed: the change is in place, but its journal line in"),
-        "{err}"
-    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("not-a-regular-file: "), "{err}");
     assert!(err.contains("state.json.journal.ndjson"), "{err}");
-    let after = String::from_utf8(read(p.path())).expect("utf8");
-    assert!(after.contains("\"phase\": \"interpretacao\""), "{after}");
+    assert_eq!(read(p.path()), before);
     assert!(!p.path().join(".reversa/state.json.lock").exists());
 }
 

@@ -17,6 +17,7 @@ mod finalize_log_status;
 mod finalize_vectors;
 mod hint_chain;
 mod journal_lines;
+mod reading;
 mod recover_dry_run;
 mod recover_vectors;
 mod store_journal;

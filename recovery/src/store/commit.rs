@@ -65,11 +65,7 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
         req.tool,
         req.acquired_at,
     )?;
-    let current = match std::fs::read(req.target) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(StoreError::io("re-read under the lock", req.target, e)),
-    };
+    let current = crate::read::read(req.target, crate::read::Kind::Document)?;
     if current.as_deref() != req.expected_bytes {
         let hash = |b: Option<&[u8]>| b.map(sha256_hex).unwrap_or_else(|| "<absent>".into());
         return Err(StoreError::StateChanged {

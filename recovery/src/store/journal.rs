@@ -59,10 +59,18 @@ impl Journal {
             root: self.root.clone().unwrap_or_else(|| parent_dir(&self.path)),
             target,
         };
-        if let Ok(meta) = std::fs::symlink_metadata(&self.path)
-            && meta.file_type().is_symlink()
-        {
-            return Err(escape(std::fs::read_link(&self.path).unwrap_or_default()));
+        if let Ok(meta) = std::fs::symlink_metadata(&self.path) {
+            if meta.file_type().is_symlink() {
+                return Err(escape(std::fs::read_link(&self.path).unwrap_or_default()));
+            }
+            // A FIFO in the journal's place would take the line and keep it nowhere.
+            if !meta.is_file() {
+                return Err(crate::read::ReadError::NotRegularFile {
+                    path: self.path.clone(),
+                    what: crate::read::what_it_is(&meta),
+                }
+                .into());
+            }
         }
         let Some(root) = &self.root else {
             return Ok(());
@@ -109,7 +117,7 @@ impl Journal {
             .create(true)
             .mode(0o666)
             // A symlink swapped in after the check is still never followed.
-            .custom_flags(libc::O_NOFOLLOW)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&self.path)
             .map_err(|e| match e.raw_os_error() {
                 Some(libc::ELOOP) => StoreError::SymlinkEscape {
@@ -119,10 +127,17 @@ impl Journal {
                 },
                 _ => StoreError::io("open journal", &self.path, e),
             })?;
-        let len = file
+        let meta = file
             .metadata()
-            .map_err(|e| StoreError::io("stat journal", &self.path, e))?
-            .len();
+            .map_err(|e| StoreError::io("stat journal", &self.path, e))?;
+        if !meta.is_file() {
+            return Err(crate::read::ReadError::NotRegularFile {
+                path: self.path.clone(),
+                what: crate::read::what_it_is(&meta),
+            }
+            .into());
+        }
+        let len = meta.len();
         let mut line = Vec::with_capacity(256);
         if len > 0 {
             let mut last = [0u8; 1];
@@ -150,10 +165,9 @@ impl Journal {
 
     /// Reads the journal; a missing file is an empty journal.
     pub fn read(&self) -> Result<JournalRead, StoreError> {
-        match std::fs::read(&self.path) {
-            Ok(bytes) => Ok(read_journal(&bytes)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(JournalRead::default()),
-            Err(e) => Err(StoreError::io("read journal", &self.path, e)),
+        match crate::read::read(&self.path, crate::read::Kind::Journal)? {
+            Some(bytes) => Ok(read_journal(&bytes)),
+            None => Ok(JournalRead::default()),
         }
     }
 }

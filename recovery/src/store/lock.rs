@@ -510,30 +510,32 @@ fn read_dir_holder(lock_path: &Path) -> Result<Option<LockHolder>, StoreError> {
         }));
     }
     let owner_path = lock_path.join(OWNER_FILE);
-    match std::fs::read(&owner_path) {
-        Ok(bytes) => Ok(Some(match serde_json::from_slice::<LockOwner>(&bytes) {
+    match crate::read::read_no_follow(&owner_path, crate::read::Kind::LockRecord) {
+        Ok(Some(bytes)) => Ok(Some(match serde_json::from_slice::<LockOwner>(&bytes) {
             Ok(o) => LockHolder::Owner(o),
             Err(e) => LockHolder::Unreadable {
                 reason: format!("{}: {e}", owner_path.display()),
             },
         })),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Some(LockHolder::Unknown)),
+        Ok(None) => Ok(Some(LockHolder::Unknown)),
         Err(e) => Ok(Some(LockHolder::Unreadable {
-            reason: format!("{}: {e}", owner_path.display()),
+            reason: e.to_string(),
         })),
     }
 }
 
 fn read_pid_holder(lock_path: &Path) -> Result<Option<LockHolder>, StoreError> {
-    match std::fs::read_to_string(lock_path) {
-        Ok(text) => Ok(Some(match text.trim().parse::<u32>() {
+    let read = crate::read::read_no_follow(lock_path, crate::read::Kind::LockRecord)
+        .map(|bytes| bytes.map(|b| String::from_utf8_lossy(&b).into_owned()));
+    match read {
+        Ok(None) => Ok(None),
+        Ok(Some(text)) => Ok(Some(match text.trim().parse::<u32>() {
             Ok(pid) => LockHolder::Pid { pid },
             Err(_) => LockHolder::Unreadable {
                 reason: format!("pid file holds {:?}, not a pid", text.trim()),
             },
         })),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(StoreError::io("read lock file", lock_path, e)),
+        Err(e) => Err(e.into()),
     }
 }
 

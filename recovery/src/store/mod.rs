@@ -135,6 +135,10 @@ pub enum StoreError {
         /// Where the symlink leads.
         target: PathBuf,
     },
+    /// A file the store reads (the target under the lock, an owner record, the journal) is not
+    /// a regular file, is too large or leads out of its folder; or reading it failed.
+    #[error(transparent)]
+    Read(#[from] crate::read::ReadError),
     /// A file-system call failed.
     #[error("{op} {}: {source}", path.display())]
     Io {
@@ -166,6 +170,7 @@ impl StoreError {
             StoreError::NotLocked { .. } => "not-locked",
             StoreError::LockUnexpectedContent { .. } => "lock-unexpected-content",
             StoreError::SymlinkEscape { .. } => "symlink-escape",
+            StoreError::Read(e) => e.kind(),
             StoreError::Io { .. } => "io-error",
         }
     }

@@ -11,6 +11,7 @@
 use crate::dwp::layout;
 use crate::dwp::read::PlanFiles;
 use crate::recovery::store::debris::{Debris, DebrisKind};
+use crate::recovery::read::{Kind, read_no_follow};
 use crate::recovery::store::lock::OWNER_FILE;
 use crate::recovery::store::{
     LockHolder, LockOwner, LockStyle, OwnerStatus, inspect, owner_status,
@@ -107,8 +108,9 @@ pub(super) fn writer_findings(files: &PlanFiles, marker: bool) -> Vec<Finding> {
         let status = match debris.tag {
             Some(tag) => tag.status(),
             // A staging folder of an earlier version: its owner record says who made it.
-            None => std::fs::read(path.join(OWNER_FILE))
+            None => read_no_follow(&path.join(OWNER_FILE), Kind::LockRecord)
                 .ok()
+                .flatten()
                 .and_then(|b| serde_json::from_slice::<LockOwner>(&b).ok())
                 .map_or_else(
                     || OwnerStatus::Unknown("it holds no owner record".into()),

@@ -32,6 +32,7 @@ use crate::dwp::model::markdown::{
 };
 use crate::dwp::model::{Era, parse_json};
 use crate::recovery::git::{CommitTime, GitError, Repo};
+use crate::report::read_refusal;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -253,6 +254,10 @@ pub enum RebuildError {
     /// Reading the commits that name the plan's tasks failed.
     #[error("{0}")]
     Git(#[from] GitError),
+    /// A plan file is refused under the reading discipline (`docs/reading.md`): a FIFO, a
+    /// folder or a device in its place, a symlink out of the plan, a file over its cap.
+    #[error(transparent)]
+    Refused(#[from] crate::report::Refusal),
 }
 
 fn unreadable(path: &Path, reason: impl std::fmt::Display) -> RebuildError {
@@ -262,12 +267,11 @@ fn unreadable(path: &Path, reason: impl std::fmt::Display) -> RebuildError {
     }
 }
 
-fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, RebuildError> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(unreadable(path, e)),
-    }
+fn read_optional(plan_dir: &Path, rel: &str) -> Result<Option<Vec<u8>>, RebuildError> {
+    crate::dwp::read::read_plan_file(plan_dir, rel).map_err(|e| match read_refusal(&e) {
+        Some(refusal) => RebuildError::Refused(refusal),
+        None => unreadable(e.path(), e.reason()),
+    })
 }
 
 /// Reads the plan folder (README, task logs, manifest, old state, journal) and git.
@@ -283,10 +287,10 @@ pub fn gather_with(
 ) -> Result<Inputs, RebuildError> {
     let plan = crate::dwp::layout::plan_name(plan_dir);
     let readme_path = plan_dir.join(layout::README_FILE);
-    let readme_bytes = std::fs::read(&readme_path).map_err(|e| {
+    let readme_bytes = read_optional(plan_dir, layout::README_FILE)?.ok_or_else(|| {
         unreadable(
             &readme_path,
-            format!("{e}; the README is the source of truth a rebuild needs"),
+            "No such file or directory (os error 2); the README is the source of truth a rebuild needs",
         )
     })?;
     let readme_text = decode(&readme_bytes).map_err(|e| unreadable(&readme_path, e))?;
@@ -321,7 +325,7 @@ pub fn gather_with(
                 .or_else(|| find_task_file(plan_dir, id));
             if let Some(name) = &file {
                 let path = plan_dir.join(name);
-                if let Some(bytes) = read_optional(&path)? {
+                if let Some(bytes) = read_optional(plan_dir, name)? {
                     let text = decode(&bytes).map_err(|e| unreadable(&path, e))?;
                     let parsed = parse_task_file(text);
                     if task.title.is_empty()
@@ -340,18 +344,17 @@ pub fn gather_with(
         }
         tasks.push(task);
     }
-    let manifest = match read_optional(&plan_dir.join(layout::MANIFEST_FILE))? {
+    let manifest = match read_optional(plan_dir, layout::MANIFEST_FILE)? {
         Some(bytes) => parse_json(&bytes).ok(),
         None => None,
     };
-    let state_path = plan_dir.join(layout::STATE_FILE);
-    let old_bytes = read_optional(&state_path)?;
+    let old_bytes = read_optional(plan_dir, layout::STATE_FILE)?;
     let old_state = match &old_bytes {
         // An unparseable state is treated as lost: the markdown and git rebuild it.
         Some(bytes) => parse_json(bytes).ok().filter(Value::is_object),
         None => None,
     };
-    let journal_lines = read_journal_lines(&plan_dir.join(layout::JOURNAL_FILE));
+    let journal_lines = read_journal_lines(plan_dir);
     let journal_first = journal_first_times(&journal_lines);
     let base = if old_state.is_none() {
         let copy = match repo {
@@ -462,8 +465,13 @@ fn git_tasks(repo: &Repo, commits: &TaskCommits) -> Result<BTreeMap<u64, GitTask
 }
 
 /// Every line of the journal that parses as a JSON object, in order; a torn line is skipped.
-fn read_journal_lines(path: &Path) -> Vec<Value> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+fn read_journal_lines(plan_dir: &Path) -> Vec<Value> {
+    let read = planseal_recovery::read::read_inside(
+        plan_dir,
+        layout::JOURNAL_FILE,
+        planseal_recovery::read::Kind::Journal,
+    );
+    let Some(text) = read.ok().flatten().and_then(|b| String::from_utf8(b).ok()) else {
         return Vec::new();
     };
     text.lines()
@@ -1606,17 +1614,8 @@ pub fn write(
     let progress_path = plan_dir.join(layout::PROGRESS_FILE);
     let new_bytes = state_bytes(inputs, rebuilt);
     let target = layout::state_target(plan_dir);
-    let progress_before = match std::fs::read(&progress_path) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            return Err(crate::write::WriteError::Io {
-                op: "read",
-                path: progress_path,
-                source: e,
-            });
-        }
-    };
+    let progress_before = crate::dwp::read::read_plan_file(plan_dir, layout::PROGRESS_FILE)
+        .map_err(crate::write::WriteError::read)?;
     let corrupt_copy = match &inputs.old_bytes {
         Some(bytes) if inputs.old_state.is_none() => Some(corrupt_copy_name(bytes)),
         _ => None,
@@ -1810,7 +1809,8 @@ pub fn write_manifest(
     use crate::write::{JournalEntry, Writer};
     let manifest_path = plan_dir.join(layout::MANIFEST_FILE);
     let progress_path = plan_dir.join(layout::PROGRESS_FILE);
-    let progress_before = std::fs::read(&progress_path).ok();
+    let progress_before = crate::dwp::read::read_plan_file(plan_dir, layout::PROGRESS_FILE)
+        .map_err(crate::write::WriteError::read)?;
     let lines = vec![format!(
         "manifest.json: {} → restored byte for byte (source: commit {}, sha256 {})",
         if current.is_some() {

@@ -1059,8 +1059,8 @@ pub fn plan_log(plan_dir: &Path, repo: Option<&Repo>) -> Result<PlanLog, GitErro
     let mut notes = Vec::new();
 
     let mut readme_tasks: BTreeMap<u64, (bool, String)> = BTreeMap::new();
-    match std::fs::read(plan_dir.join(layout::README_FILE)) {
-        Ok(bytes) => match decode(&bytes) {
+    match crate::dwp::read::read_plan_file(plan_dir, layout::README_FILE) {
+        Ok(Some(bytes)) => match decode(&bytes) {
             Ok(text) => {
                 for e in parse_readme(text).task_index.entries {
                     readme_tasks
@@ -1070,25 +1070,23 @@ pub fn plan_log(plan_dir: &Path, repo: Option<&Repo>) -> Result<PlanLog, GitErro
             }
             Err(e) => notes.push(format!("README.md: {e}")),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            notes.push("README.md is missing".into())
-        }
-        Err(e) => notes.push(format!("README.md: {e}")),
+        Ok(None) => notes.push("README.md is missing".into()),
+        Err(e) => notes.push(format!("README.md: {}", e.reason())),
     }
-    let state = match std::fs::read(plan_dir.join(layout::STATE_FILE)) {
-        Ok(bytes) => match crate::dwp::model::parse_json(&bytes) {
+    let state = match crate::dwp::read::read_plan_file(plan_dir, layout::STATE_FILE) {
+        Ok(Some(bytes)) => match crate::dwp::model::parse_json(&bytes) {
             Ok(v) => Some(State::from_value(&v)),
             Err(e) => {
                 notes.push(format!("state.json cannot be read: {e}"));
                 None
             }
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Ok(None) => {
             notes.push("state.json is missing".into());
             None
         }
         Err(e) => {
-            notes.push(format!("state.json: {e}"));
+            notes.push(format!("state.json: {}", e.reason()));
             None
         }
     };

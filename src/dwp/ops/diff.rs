@@ -18,9 +18,11 @@ use crate::dwp::model::State;
 use crate::dwp::model::fingerprint::{self, FileHashes};
 use crate::dwp::model::parse_json;
 use crate::dwp::model::receipt::Receipt;
+use crate::dwp::read::read_plan_file;
 use crate::recovery::git::Repo;
 use crate::recovery::hash::sha256_hex;
 use crate::report::HintedError;
+use planseal_recovery::read::Kind;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -155,8 +157,9 @@ fn git_rows(
     state_value: &Value,
 ) -> (Vec<GitDisagreement>, Vec<String>) {
     let state = State::from_value(state_value);
-    let receipt = std::fs::read(plan_dir.join(layout::RECEIPT_FILE))
+    let receipt = read_plan_file(plan_dir, layout::RECEIPT_FILE)
         .ok()
+        .flatten()
         .map(|b| Receipt::read(&b).ok());
     let published_head = receipt
         .as_ref()
@@ -217,17 +220,7 @@ pub fn against(
     let mut state_now = None;
     for name in plan_files(plan_dir) {
         let then = repo.file_at(&commit, &format!("{rel}/{name}"))?;
-        let path = plan_dir.join(&name);
-        let now = match std::fs::read(&path) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => {
-                return Err(OpError::Read {
-                    what: format!("reading {}", path.display()),
-                    source,
-                });
-            }
-        };
+        let now = read_plan_file(plan_dir, &name)?;
         tracked_then |= then.is_some();
         if name == layout::STATE_FILE {
             state_then = then.as_deref().and_then(|b| serde_json::from_slice(b).ok());
@@ -296,10 +289,9 @@ pub fn since_publication(
 ) -> Result<DiffOutcome, OpError> {
     let mut plan = open_plan(&opts.cwd, &opts.plan_dir, Git::Skip)?;
     let dir = plan.dir.clone();
-    let receipt_path = dir.join(layout::RECEIPT_FILE);
-    let bytes = match std::fs::read(&receipt_path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let bytes = match read_plan_file(&dir, layout::RECEIPT_FILE)? {
+        Some(b) => b,
+        None => {
             return Err(HintedError::usage(format!(
                 "{}: no receipt ({}), so the plan was never published",
                 opts.plan_dir.display(),
@@ -307,12 +299,6 @@ pub fn since_publication(
             ))
             .hint("compare state.json with the markdown: run `planseal diff PLAN` without --since-publication")
             .into());
-        }
-        Err(source) => {
-            return Err(OpError::Read {
-                what: format!("reading {}", receipt_path.display()),
-                source,
-            });
         }
     };
     let receipt = Receipt::read(&bytes).map_err(|e| {
@@ -364,7 +350,7 @@ pub fn since_publication(
     }
     let mut hashes_only: Vec<String> = Vec::new();
     for (name, then) in &recorded {
-        let now_bytes = read_optional(&dir.join(name))?;
+        let now_bytes = read_plan_file(&dir, name)?;
         let now = now_bytes.as_deref().map(sha256_hex);
         let change = published_change(then.as_deref(), now.as_deref());
         let mut row = PublishedFile {
@@ -397,7 +383,7 @@ pub fn since_publication(
     }
     if !per_file {
         let names = fingerprint::artifact_names_of(
-            &read_optional(&dir.join(layout::STATE_FILE))?
+            &read_plan_file(&dir, layout::STATE_FILE)?
                 .and_then(|b| parse_json(&b).ok())
                 .unwrap_or_else(|| Value::Object(Default::default())),
         );
@@ -505,26 +491,11 @@ fn join_rel(dir: &str, name: &str) -> String {
     }
 }
 
-/// A file's bytes, `None` when it does not exist.
-fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, OpError> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(OpError::Read {
-            what: format!("reading {}", path.display()),
-            source,
-        }),
-    }
-}
-
 /// A candidate state.json against the current one: what finalize would publish.
 pub fn candidate(opts: &DiffOptions, file: &Path) -> Result<DiffOutcome, OpError> {
     let plan = open_plan(&opts.cwd, &opts.plan_dir, Git::Skip)?;
     let path = opts.cwd.join(file);
-    let cand_bytes = std::fs::read(&path).map_err(|source| OpError::Read {
-        what: format!("reading the candidate {}", path.display()),
-        source,
-    })?;
+    let cand_bytes = planseal_recovery::read::read_existing(&path, Kind::Document)?;
     let cand = parse_json(&cand_bytes).map_err(|e| {
         HintedError::usage(format!(
             "{}: the candidate is not valid JSON ({e})",
@@ -532,7 +503,7 @@ pub fn candidate(opts: &DiffOptions, file: &Path) -> Result<DiffOutcome, OpError
         ))
         .hint("fix the file")
     })?;
-    let current_bytes = std::fs::read(layout::state_path(&plan.dir)).ok();
+    let current_bytes = read_plan_file(&plan.dir, layout::STATE_FILE)?;
     let current = current_bytes
         .as_deref()
         .and_then(|b| parse_json(b).ok())

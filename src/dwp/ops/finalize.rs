@@ -68,21 +68,15 @@ pub fn finalize(opts: FinalizeOptions) -> Result<FinalizeOutcome, OpError> {
 /// Reads a `--candidate FILE` (`full`, shown to the user as `shown`); a missing file is the
 /// refusal `file-not-found`, any other failure an error.
 pub(crate) fn read_candidate(full: &Path, shown: &Path) -> Result<Vec<u8>, OpError> {
-    std::fs::read(full).map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            Refusal::new(
-                RefusalKind::FileNotFound,
-                format!("{}: candidate file not found", shown.display()),
-            )
-            .hint("pass the path of the completed state to publish")
-            .into()
-        } else {
-            OpError::Read {
-                what: format!("reading {}", shown.display()),
-                source,
-            }
-        }
-    })
+    match planseal_recovery::read::read(full, planseal_recovery::read::Kind::Document)? {
+        Some(bytes) => Ok(bytes),
+        None => Err(Refusal::new(
+            RefusalKind::FileNotFound,
+            format!("{}: candidate file not found", shown.display()),
+        )
+        .hint("pass the path of the completed state to publish")
+        .into()),
+    }
 }
 
 /// The `--json` document.

@@ -70,6 +70,22 @@ pub enum OpError {
     },
 }
 
+impl From<planseal_recovery::read::ReadError> for OpError {
+    /// A file refused under the reading discipline is a refusal (exit 1, `docs/reading.md`);
+    /// an operating-system error stays one.
+    fn from(e: planseal_recovery::read::ReadError) -> Self {
+        if let Some(refusal) = crate::report::read_refusal(&e) {
+            return OpError::Refused(refusal);
+        }
+        let what = format!("reading {}", e.path().display());
+        let source = match e {
+            planseal_recovery::read::ReadError::Io { source, .. } => source,
+            other => std::io::Error::other(other.to_string()),
+        };
+        OpError::Read { what, source }
+    }
+}
+
 impl From<OpenPlanError> for OpError {
     fn from(e: OpenPlanError) -> Self {
         match e {

@@ -376,7 +376,7 @@ fn restore_manifest(
     now: &str,
 ) -> Result<RebuildOutcome, OpError> {
     let manifest_path = plan_dir.join(layout::MANIFEST_FILE);
-    let current = std::fs::read(&manifest_path).ok();
+    let current = crate::dwp::read::read_plan_file(plan_dir, layout::MANIFEST_FILE)?;
     // An altered manifest goes back to the version of `--from REV` only when git also holds
     // the altered bytes (HEAD's copy): nothing is lost, the alteration stays in history.
     let altered_but_committed = match (&current, repo, &opts.from) {

@@ -473,15 +473,15 @@ fn plan_view(loc: &PlanLocation, cwd: &Path) -> PlanView {
         Ok(lock) => view.lock = lock,
         Err(e) => view.attention.push(format!("the lock cannot be read: {e}")),
     }
-    let state_bytes = match std::fs::read(layout::state_path(dir)) {
-        Ok(b) => Some(b),
+    let state_bytes = match crate::dwp::read::read_plan_file(dir, layout::STATE_FILE) {
+        Ok(Some(b)) => Some(b),
+        Ok(None) => {
+            view.state = "missing";
+            None
+        }
         Err(e) => {
-            view.state = if e.kind() == std::io::ErrorKind::NotFound {
-                "missing"
-            } else {
-                view.unreadable = Some(format!("state.json cannot be read: {e}"));
-                "unreadable"
-            };
+            view.unreadable = Some(format!("state.json cannot be read: {}", e.reason()));
+            view.state = "unreadable";
             None
         }
     };
@@ -667,8 +667,9 @@ fn advise(view: &mut PlanView, path: &str, state_rel: &str, state: Option<&State
 }
 
 fn read_text(path: &Path) -> Option<String> {
-    std::fs::read(path)
+    planseal_recovery::read::read(path, planseal_recovery::read::Kind::Document)
         .ok()
+        .flatten()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
@@ -732,8 +733,9 @@ fn gsd_view(file: &Path, cwd: &Path) -> OtherView {
 
 fn reversa_view(file: &Path, cwd: &Path) -> OtherView {
     let mut next = Vec::new();
-    let summary = match std::fs::read(file)
+    let summary = match planseal_recovery::read::read(file, planseal_recovery::read::Kind::Document)
         .ok()
+        .flatten()
         .and_then(|b| crate::reversa::model::StateFile::parse(&b).ok())
     {
         Some(state) => {

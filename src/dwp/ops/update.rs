@@ -11,8 +11,10 @@ use crate::dwp::layout;
 use crate::dwp::model::markdown::{TaskBody, parse_readme_bytes, parse_task_file_bytes};
 use crate::dwp::model::{State, parse_json};
 use crate::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest};
+use crate::dwp::read::read_plan_file;
 use crate::report::{Finding, HintedError, Refusal, RefusalKind};
 use crate::write::{Committed, Confirmation, WriteError, Writer};
+use planseal_recovery::read::ReadError;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -92,24 +94,29 @@ pub fn plan(
     mut clock: Clock,
 ) -> Result<PlannedUpdate, UpdateError> {
     check_arguments(&request)?;
-    let state_path = match state.canonicalize() {
-        Ok(p) if p.is_file() => p,
-        _ => {
-            return Err(Refusal::new(
+    let missing = || {
+        UpdateError::from(
+            Refusal::new(
                 RefusalKind::StateMissing,
                 format!("{}: no such state file", shown.display()),
             )
-            .hint("pass the plan's state.json, e.g. .dwp/plans/PLAN_name/state.json")
-            .into());
-        }
+            .hint("pass the plan's state.json, e.g. .dwp/plans/PLAN_name/state.json"),
+        )
     };
-    let plan_dir = state_path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let state_bytes = std::fs::read(&state_path)
-        .map_err(|e| HintedError::usage(format!("{}: cannot read: {e}", state_path.display())))?;
-    let facts = read_plan_facts(&plan_dir, &state_bytes, request.task);
+    // The plan is the folder the state file is in (resolved, so `.` names the real folder);
+    // the file itself is read inside it, never through a symlink leading into another plan.
+    let given_dir = match state.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let plan_dir = given_dir.canonicalize().map_err(|_| missing())?;
+    let Some(name) = state.file_name().and_then(|n| n.to_str()) else {
+        return Err(missing());
+    };
+    let state_bytes = read_plan_file(&plan_dir, name)
+        .map_err(read_error)?
+        .ok_or_else(missing)?;
+    let facts = read_plan_facts(&plan_dir, &state_bytes, request.task).map_err(read_error)?;
     let transition = plan_transition(&state_bytes, &request, &facts, &mut clock)
         .map_err(|r| name_the_plan(r, &plan_dir))?;
     Ok(PlannedUpdate {
@@ -194,9 +201,13 @@ pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
 /// Reads what the transition needs from around state.json: the plan name, the marker, the
 /// README `Approval:` line and — for the task being updated — the dates of the amendment
 /// records in its log.
-pub fn read_plan_facts(plan_dir: &Path, state_bytes: &[u8], task: i64) -> PlanFacts {
+pub fn read_plan_facts(
+    plan_dir: &Path,
+    state_bytes: &[u8],
+    task: i64,
+) -> Result<PlanFacts, ReadError> {
     let plan_name = layout::plan_name(plan_dir);
-    let readme_bytes = std::fs::read(plan_dir.join(layout::README_FILE)).unwrap_or_default();
+    let readme_bytes = read_plan_file(plan_dir, layout::README_FILE)?.unwrap_or_default();
     let readme = parse_readme_bytes(&readme_bytes).ok();
     let readme_approval = readme
         .as_ref()
@@ -208,8 +219,7 @@ pub fn read_plan_facts(plan_dir: &Path, state_bytes: &[u8], task: i64) -> PlanFa
         let dates = |body: &TaskBody<'_>| logged_amendment_dates(body);
         if let Some(t) = state.task(id) {
             let found = match t.artifact_file() {
-                Some(file) => std::fs::read(plan_dir.join(file))
-                    .ok()
+                Some(file) => read_plan_file(plan_dir, file)?
                     .and_then(|b| parse_task_file_bytes(&b).ok().map(|f| dates(&f.body)))
                     .unwrap_or_default(),
                 None => readme
@@ -221,12 +231,26 @@ pub fn read_plan_facts(plan_dir: &Path, state_bytes: &[u8], task: i64) -> PlanFa
             amendment_dates.push((id, found));
         }
     }
-    PlanFacts {
+    Ok(PlanFacts {
         plan_name,
         plan_dir: Some(plan_dir.to_path_buf()),
         marker_present: plan_dir.join(layout::MARKER_FILE).exists(),
         readme_approval,
         amendment_dates,
+    })
+}
+
+/// A file refused under the reading discipline is a refusal; an I/O error is a usage error
+/// naming the file (as before: exit 2).
+fn read_error(e: ReadError) -> UpdateError {
+    match crate::report::read_refusal(&e) {
+        Some(refusal) => refusal.into(),
+        None => HintedError::usage(format!(
+            "{}: cannot read: {}",
+            e.path().display(),
+            e.reason()
+        ))
+        .into(),
     }
 }
 

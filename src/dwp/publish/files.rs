@@ -6,7 +6,9 @@ use crate::clock::Clock;
 use crate::dwp::layout;
 use crate::report::{LockOwnerState, Refusal, RefusalKind};
 
-use crate::write::{JournalEntry, Writer, lock_owner_state, refusal_of};
+use crate::dwp::read::{read_plan_file, read_plan_path};
+use crate::write::{JournalEntry, WriteError, Writer, lock_owner_state, refusal_of};
+use planseal_recovery::read::ReadError;
 use planseal_recovery::store::{self, LockStyle, StoreError};
 use std::path::{Path, PathBuf};
 
@@ -41,21 +43,7 @@ fn not_a_plan(given: &Path) -> FinalizeError {
 }
 
 pub(crate) fn read_state(state_path: &Path) -> Result<Vec<u8>, FinalizeError> {
-    std::fs::read(state_path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Refusal::new(
-                RefusalKind::StateMissing,
-                format!("{}: state.json not found", state_path.display()),
-            )
-            .hint(format!(
-                "create the state layer first, or run `planseal rebuild {} --write`",
-                state_path.parent().unwrap_or(Path::new(".")).display()
-            ))
-            .into()
-        } else {
-            FinalizeError::io(state_path, e)
-        }
-    })
+    read_state_before(state_path, false)
 }
 
 /// [`read_state`], except that with `missing_is_empty` a missing state.json reads as no bytes:
@@ -64,19 +52,30 @@ pub(crate) fn read_state_before(
     state_path: &Path,
     missing_is_empty: bool,
 ) -> Result<Vec<u8>, FinalizeError> {
-    match std::fs::read(state_path) {
-        Err(e) if missing_is_empty && e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        _ => read_state(state_path),
+    match read_plan_path(state_path).map_err(read_error)? {
+        Some(bytes) => Ok(bytes),
+        None if missing_is_empty => Ok(Vec::new()),
+        None => Err(Refusal::new(
+            RefusalKind::StateMissing,
+            format!("{}: state.json not found", state_path.display()),
+        )
+        .hint(format!(
+            "create the state layer first, or run `planseal rebuild {} --write`",
+            state_path.parent().unwrap_or(Path::new(".")).display()
+        ))
+        .into()),
     }
 }
 
-pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, FinalizeError> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => Ok(None),
-        Err(e) => Err(FinalizeError::io(path, e)),
-    }
+/// The bytes of `rel` in the plan folder, `None` when it does not exist; a FIFO, a folder, a
+/// file too large or a symlink out of the plan is refused (`docs/reading.md`).
+pub(crate) fn read_optional(plan_dir: &Path, rel: &str) -> Result<Option<Vec<u8>>, FinalizeError> {
+    read_plan_file(plan_dir, rel).map_err(read_error)
+}
+
+/// A file that could not be read: its refusal, or the I/O error naming it.
+pub(crate) fn read_error(e: ReadError) -> FinalizeError {
+    WriteError::read(e).into()
 }
 
 /// A lock found next to the state.

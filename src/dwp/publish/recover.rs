@@ -104,7 +104,7 @@ pub enum RecoverOutcome {
 pub fn diagnose(plan_dir: &Path) -> Result<Diagnosis, FinalizeError> {
     let plan_dir = store::plan_dir_of(plan_dir)?;
     let state_path = plan_dir.join(layout::STATE_FILE);
-    let marker_bytes = store::read_optional(&plan_dir.join(MARKER_FILE))?;
+    let marker_bytes = store::read_optional(&plan_dir, MARKER_FILE)?;
     let marker = match marker_bytes {
         None => None,
         Some(bytes) => Some(Marker::parse(&bytes).map_err(|e| {
@@ -115,12 +115,12 @@ pub fn diagnose(plan_dir: &Path) -> Result<Diagnosis, FinalizeError> {
             .hint("inspect the file; if no publication is in flight, restore the plan and remove it by hand")
         })?),
     };
-    let state = store::read_optional(&state_path)?;
+    let state = store::read_optional(&plan_dir, layout::STATE_FILE)?;
     let state_sha256 = state.as_deref().map(sha256_hex);
     let relation = marker
         .as_ref()
         .map(|m| relation_of(m, state_sha256.as_deref()));
-    let receipt_state_sha256 = store::read_optional(&plan_dir.join(RECEIPT_FILE))?
+    let receipt_state_sha256 = store::read_optional(&plan_dir, RECEIPT_FILE)?
         .and_then(|b| Receipt::parse(&b).ok())
         .map(|r| r.state_sha256);
     let lock = store::lock_info(&state_path)?;
@@ -232,8 +232,8 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
     // The lock's folder was swept when the lock was taken; the receipt's folder is swept here.
     sweep_dead_writers(&plan_dir);
     // What was judged above was read without the lock: act only if it still holds.
-    let marker_now = store::read_optional(&plan_dir.join(MARKER_FILE))?;
-    let state_now = store::read_optional(&state_path)?;
+    let marker_now = store::read_optional(&plan_dir, MARKER_FILE)?;
+    let state_now = store::read_optional(&plan_dir, layout::STATE_FILE)?;
     if marker_now
         .as_deref()
         .map(Marker::parse)
@@ -281,8 +281,9 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
 /// state.json kept its bytes.
 fn rollback_entry(diagnosis: &Diagnosis, marker: &Marker, clock: &mut Clock) -> JournalEntry {
     let state_sha = diagnosis.state_sha256.clone().unwrap_or_default();
-    let plan_status = std::fs::read(layout::state_path(&diagnosis.plan_dir))
+    let plan_status = crate::dwp::read::read_plan_file(&diagnosis.plan_dir, layout::STATE_FILE)
         .ok()
+        .flatten()
         .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
         .map(|v| v["status"].clone())
         .unwrap_or_default();

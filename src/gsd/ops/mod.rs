@@ -77,10 +77,18 @@ pub fn check(state: &StateFile) -> CheckOutcome {
 
 /// The file's bytes and text (read once).
 fn read_state(path: &Path) -> Result<(Vec<u8>, String), GsdError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        HintedError::usage(format!("{}: cannot read STATE.md: {e}", path.display()))
-            .hint("check the path and its permissions")
-    })?;
+    let bytes =
+        planseal_recovery::read::read_existing(path, planseal_recovery::read::Kind::Document)
+            .map_err(|e| match crate::report::read_refusal(&e) {
+                Some(refusal) => GsdError::Refused(refusal),
+                None => HintedError::usage(format!(
+                    "{}: cannot read STATE.md: {}",
+                    path.display(),
+                    e.reason()
+                ))
+                .hint("check the path and its permissions")
+                .into(),
+            })?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     Ok((bytes, text))
 }
