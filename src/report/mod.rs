@@ -326,7 +326,7 @@ mod tests {
         };
         assert_eq!(r.verdict(), Verdict::Unverified);
         let r = Report {
-            sections: vec![unreadable, bad, ok],
+            sections: vec![unreadable, bad, ok.clone()],
         };
         assert_eq!(r.verdict(), Verdict::NotConformant);
         assert_eq!(
