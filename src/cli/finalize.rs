@@ -1,5 +1,5 @@
 //! `planseal finalize PLAN_DIR [--candidate FILE] [--expected-sha256 HEX] [--dry-run]
-//! [--allow-dirty --reason TEXT]`: the verified publication of a completed plan
+//! [--allow-dirty] [--allow-unverified-git] [--reason TEXT]`: the verified publication of a completed plan
 //! (docs/finalize.md). The arguments and the printing; the command itself is
 //! `planseal::dwp::ops::finalize`.
 
@@ -19,6 +19,11 @@ Examples:\n  planseal finalize .dwp/plans/PLAN_x --candidate candidate.json\n  p
 .dwp/plans/PLAN_x                 re-seal a completed plan\n  planseal finalize .dwp/plans/PLAN_x \
 --dry-run       every check, nothing written"
 )]
+#[command(group(
+    clap::ArgGroup::new("exception")
+        .args(["allow_dirty", "allow_unverified_git"])
+        .multiple(true)
+))]
 pub(super) struct Args {
     /// The plan folder (or its state.json)
     #[arg(value_name = "PLAN_DIR")]
@@ -35,8 +40,12 @@ pub(super) struct Args {
     /// Accept a work tree with uncommitted changes (needs --reason; recorded in the receipt)
     #[arg(long, requires = "reason")]
     pub allow_dirty: bool,
+    /// Seal although git cannot be read (a damaged object, an unsupported object format;
+    /// needs --reason; recorded in the receipt)
+    #[arg(long, requires = "reason")]
+    pub allow_unverified_git: bool,
     /// Why the exception is acceptable
-    #[arg(long, value_name = "TEXT", requires = "allow_dirty")]
+    #[arg(long, value_name = "TEXT", requires = "exception")]
     pub reason: Option<String>,
 }
 
@@ -49,8 +58,9 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         candidate: args.candidate,
         expected_sha256: args.expected_sha256,
         dry_run: args.dry_run,
-        // clap makes --allow-dirty and --reason come together.
-        allow_dirty_reason: args.reason.filter(|_| args.allow_dirty),
+        // clap makes --reason come with --allow-dirty or --allow-unverified-git (or both).
+        allow_dirty_reason: args.reason.clone().filter(|_| args.allow_dirty),
+        allow_unverified_git_reason: args.reason.filter(|_| args.allow_unverified_git),
         clock: Clock::from_env()?,
     };
     let outcome = finalize::finalize(opts).map_err(error)?;

@@ -17,7 +17,7 @@ pub fn to_value(report: &Report) -> Value {
                 "system": s.system,
                 "name": s.name,
                 "path": s.path,
-                "verdict": if s.failed() { "NOT CONFORMANT" } else if s.unverified.is_some() { "UNVERIFIED" } else { "CONFORMANT" },
+                "verdict": if s.failed() { "NOT CONFORMANT" } else if s.is_unverified() { "UNVERIFIED" } else { "CONFORMANT" },
                 "counts": sc,
                 "findings": s.findings,
             });

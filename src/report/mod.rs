@@ -25,6 +25,9 @@ pub enum Severity {
     Advisory,
     /// A MUST that did not hold.
     Fail,
+    /// A check whose answer rests on something that could not be read (a git object, the
+    /// repository itself): neither held nor failed, so the verdict is at best UNVERIFIED.
+    Unverified,
 }
 
 /// One result of one check, or one refusal.
@@ -79,6 +82,10 @@ impl Finding {
     /// A requirement that did not hold: the verdict becomes NOT CONFORMANT.
     pub fn fail(id: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(id, Severity::Fail, message)
+    }
+    /// A check that could not be made: unless something failed, the verdict is UNVERIFIED.
+    pub fn unverified(id: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(id, Severity::Unverified, message)
     }
     /// Names the plan (or file) the finding belongs to.
     pub fn plan(mut self, plan: impl Into<String>) -> Self {
@@ -172,6 +179,7 @@ impl Section {
                 Severity::Pass => c.passed += 1,
                 Severity::Advisory => c.advisory += 1,
                 Severity::Fail => c.failed += 1,
+                Severity::Unverified => c.unverified += 1,
             }
         }
         c
@@ -179,6 +187,27 @@ impl Section {
     /// Whether any finding failed: the section alone makes the verdict NOT CONFORMANT.
     pub fn failed(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Fail)
+    }
+    /// Whether the section could not be read, or one of its checks could not be made.
+    pub fn is_unverified(&self) -> bool {
+        self.unverified.is_some()
+            || self
+                .findings
+                .iter()
+                .any(|f| f.severity == Severity::Unverified)
+    }
+    /// Why the section is unverified: its own reason, then each unverified finding's message.
+    pub fn unverified_reasons(&self) -> Vec<String> {
+        self.unverified
+            .iter()
+            .cloned()
+            .chain(
+                self.findings
+                    .iter()
+                    .filter(|f| f.severity == Severity::Unverified)
+                    .map(|f| f.message.clone()),
+            )
+            .collect()
     }
 }
 
@@ -191,6 +220,14 @@ pub struct Counts {
     pub failed: usize,
     /// Advisory findings (they never change the verdict).
     pub advisory: usize,
+    /// Checks that could not be made (each makes the verdict at best UNVERIFIED); left out of
+    /// the JSON when there are none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unverified: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The overall answer of a check run. Precedence: any failure ⇒ NOT CONFORMANT; otherwise
@@ -244,6 +281,7 @@ impl Report {
             c.passed += sc.passed;
             c.failed += sc.failed;
             c.advisory += sc.advisory;
+            c.unverified += sc.unverified;
         }
         c
     }
@@ -251,7 +289,7 @@ impl Report {
     pub fn verdict(&self) -> Verdict {
         if self.sections.iter().any(Section::failed) {
             Verdict::NotConformant
-        } else if self.sections.iter().any(|s| s.unverified.is_some()) {
+        } else if self.sections.iter().any(Section::is_unverified) {
             Verdict::Unverified
         } else {
             Verdict::Conformant
@@ -259,10 +297,7 @@ impl Report {
     }
     /// How many sections could not be read or checked.
     pub fn unverified_count(&self) -> usize {
-        self.sections
-            .iter()
-            .filter(|s| s.unverified.is_some())
-            .count()
+        self.sections.iter().filter(|s| s.is_unverified()).count()
     }
 }
 
@@ -292,7 +327,7 @@ mod tests {
         };
         assert_eq!(r.verdict(), Verdict::Unverified);
         let r = Report {
-            sections: vec![unreadable, bad, ok],
+            sections: vec![unreadable, bad, ok.clone()],
         };
         assert_eq!(r.verdict(), Verdict::NotConformant);
         assert_eq!(
@@ -300,9 +335,22 @@ mod tests {
             Counts {
                 passed: 1,
                 failed: 1,
-                advisory: 1
+                advisory: 1,
+                unverified: 0
             }
         );
         assert_eq!(r.verdict().exit_code(), ExitCode::Failed);
+
+        // A check that could not be made is no failure and no advisory: UNVERIFIED.
+        let unmade = section(vec![
+            Finding::pass("a", "ok"),
+            Finding::unverified("git-unreadable", "object x"),
+        ]);
+        let r = Report {
+            sections: vec![ok, unmade],
+        };
+        assert_eq!(r.verdict(), Verdict::Unverified);
+        assert_eq!(r.unverified_count(), 1);
+        assert_eq!(r.counts().unverified, 1);
     }
 }

@@ -156,6 +156,12 @@ refusal_kinds! {
     NoGit = "no-git",
     /// `rebuild --manifest`: no revision of the repository holds the plan's manifest.json.
     ManifestUnrecoverable = "manifest-unrecoverable",
+    /// Git cannot be read (a corrupt or missing object, a repository that cannot be opened):
+    /// `finalize` seals only with `--allow-unverified-git --reason TEXT`.
+    GitUnreadable = "git-unreadable",
+    /// The repository uses an object format this build cannot read (SHA-256): `finalize` seals
+    /// only with `--allow-unverified-git --reason TEXT`.
+    GitObjectFormatUnsupported = "git-object-format-unsupported",
 
     // --- GSD
     /// The STATE.md names no active workstream to work on.

@@ -91,6 +91,7 @@ pub fn render_section(out: &mut String, section: &Section, style: Style) {
             Severity::Pass => ("[x]", "32"),
             Severity::Fail => ("[ ]", "31"),
             Severity::Advisory => ("[~]", "33"),
+            Severity::Unverified => ("[?]", "35"),
         };
         let mut line = printable(&finding.message).into_owned();
         if alike > 0 {
@@ -146,7 +147,8 @@ pub fn verdict_line(report: &Report, style: Style) -> String {
             let why: Vec<String> = report
                 .sections
                 .iter()
-                .filter_map(|s| s.unverified.as_ref().map(|w| format!("{}: {w}", s.name)))
+                .filter(|s| s.is_unverified())
+                .map(|s| format!("{}: {}", s.name, s.unverified_reasons().join("; ")))
                 .collect();
             format!(
                 "UNVERIFIED — {} plan(s) could not be checked ({})",

@@ -322,7 +322,8 @@ fn completed_task_without_commit_in_a_plan_that_makes_commits() {
 
 /// A state-less (legacy) plan: without git the state layer is required (state.json replaces the
 /// git log); inside a
-/// git work tree the same plan is checked by the legacy path and passes.
+/// git work tree the same plan is checked by the legacy path and passes. (An empty `.git`
+/// folder is no repository git can open: that plan is UNVERIFIED, `git-unreadable`.)
 #[test]
 fn stateless_plan_needs_git() {
     let tmp = tempfile::tempdir().unwrap();
@@ -333,6 +334,14 @@ fn stateless_plan_needs_git() {
     assert_eq!(run.code, 1);
     assert_eq!(run.failing_ids(), ["state-layer-required"]);
     std::fs::create_dir(tmp.path().join(".git")).unwrap();
+    let run = planseal(tmp.path(), &["--json", "verify"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert_eq!(run.verdict(), "UNVERIFIED");
+    std::fs::remove_dir(tmp.path().join(".git")).unwrap();
+    crate::support::gitrepo::git(
+        tmp.path(),
+        &["init", "-q", "--template=", "-b", "main", "."],
+    );
     let run = planseal(tmp.path(), &["--json", "verify"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
 }

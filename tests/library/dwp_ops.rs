@@ -344,6 +344,7 @@ fn finalize_opts(ws: &Workspace, candidate: Option<&str>, dry_run: bool) -> Fina
         expected_sha256: None,
         dry_run,
         allow_dirty_reason: None,
+        allow_unverified_git_reason: None,
         clock: clock(),
     }
 }

@@ -233,6 +233,7 @@ proptest! {
             candidate: &plan.candidate,
             candidate_path: None,
             allow_dirty_reason: None,
+            allow_unverified_git_reason: None,
         })
         .unwrap();
         let sealed = validation.files.get(&name).cloned().flatten();

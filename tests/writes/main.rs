@@ -15,6 +15,7 @@ mod clock_reaches_publication;
 mod finalize_git;
 mod finalize_log_status;
 mod finalize_vectors;
+mod git_unreadable;
 mod hint_chain;
 mod journal_lines;
 mod reading;

@@ -83,11 +83,11 @@ impl<'r> PathLookup<'r> {
             let objects = &self.repo.gix().objects;
             let entries = objects
                 .find_tree_iter(&tree, &mut self.buf)
-                .map_err(|e| GitError::read(format!("tree {tree}"), e))?;
+                .map_err(|e| GitError::object("tree", tree, e))?;
             let wanted = self.components[depth].as_slice();
             let mut found = None;
             for entry in entries {
-                let entry = entry.map_err(|e| GitError::read(format!("tree {tree}"), e))?;
+                let entry = entry.map_err(|e| GitError::object("tree", tree, e))?;
                 if entry.filename.as_ref() as &[u8] == wanted {
                     found = Some((entry.oid.to_owned(), entry.mode.is_tree()));
                     break;
@@ -190,7 +190,7 @@ impl Repo {
                         self.gix()
                             .objects
                             .find_blob(&blob, &mut commit_buf)
-                            .map_err(|e| GitError::read(format!("blob {blob} of {path}"), e))?
+                            .map_err(|e| GitError::object(&format!("the {path} blob"), blob, e))?
                             .data
                             .to_vec(),
                     ),

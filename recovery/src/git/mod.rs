@@ -16,8 +16,14 @@
 //! Progress is reported only through the callback given to [`Repo::set_progress`]; the library
 //! never prints.
 //!
+//! Every read failure is an error, never an answer: an object that cannot be read (corrupt,
+//! missing, permission denied) is [`GitError::Read`] or [`GitError::Missing`] naming it, a
+//! repository that is there but cannot be opened is [`GitError::Open`] or
+//! [`GitError::ObjectFormatUnsupported`] — never "no repository".
+//!
 //! ## Limitations
-//! - SHA-1 repositories only (the `sha1` feature of gix).
+//! - SHA-1 repositories only (the `sha1` feature of gix): a SHA-256 repository is
+//!   [`GitError::ObjectFormatUnsupported`].
 //! - Replace objects and grafts are not honoured.
 
 mod file_history;
@@ -35,24 +41,49 @@ use std::path::{Path, PathBuf};
 /// What went wrong while reading a repository.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
-    /// A `.git` was found above the path, but gix could not open the repository it belongs to.
-    #[error("cannot open the git repository around {path}: {source}")]
+    /// A `.git` was found above the path, but gix could not open the repository it belongs to
+    /// (a corrupt `HEAD` or config, an unknown extension): the path *is* in a repository.
+    #[error("cannot open the git repository around {path} ({repository}): {source}")]
     Open {
         /// Where the search started (canonical when possible).
         path: PathBuf,
+        /// The nearest `.git` above the path: the repository that could not be opened.
+        repository: PathBuf,
         /// gix's reason.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The repository records an object format (`extensions.objectformat`) this build cannot
+    /// read.
+    #[error(
+        "the git repository {repository} uses the {format} object format, which planseal cannot read (gix {GIX_VERSION}, built for SHA-1 only)"
+    )]
+    ObjectFormatUnsupported {
+        /// The repository's `.git`.
+        repository: PathBuf,
+        /// The format as the configuration names it (`sha256`).
+        format: String,
     },
     /// Something the question needs (an object, `HEAD`, the index, the commit-graph, the
     /// work-tree status) could not be read, or is not what it should be.
     #[error("cannot read {what} from the git repository: {source}")]
     Read {
-        /// What was being read, in words (`HEAD`, `object 1a2b…`, `the shallow boundary`).
+        /// What was being read, in words (`HEAD`, `commit 1a2b…`, `the shallow boundary`).
         what: String,
+        /// The full hex id of the object, when one object was being read.
+        object: Option<String>,
         /// The underlying error from gix.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// An object the history refers to (a parent, a tree, a blob) is not in the object
+    /// database: the repository is damaged, or it lies beyond a shallow clone's boundary.
+    #[error("cannot read {what} from the git repository: the object is missing")]
+    Missing {
+        /// What was being read, in words (`commit 1a2b…`).
+        what: String,
+        /// The full hex id of the missing object.
+        object: String,
     },
     /// A hex prefix matched several objects.
     #[error("`{prefix}` names more than one object; give more hex digits")]
@@ -82,6 +113,10 @@ pub enum GitError {
     },
 }
 
+/// The gix release this build reads repositories with (what an unsupported format is checked
+/// against).
+pub const GIX_VERSION: &str = "0.90";
+
 impl GitError {
     fn read(
         what: impl Into<String>,
@@ -89,7 +124,30 @@ impl GitError {
     ) -> Self {
         GitError::Read {
             what: what.into(),
+            object: None,
             source: Box::new(source),
+        }
+    }
+
+    /// A failure to read one object: `kind` is `commit`, `tree`, `blob` or `object`.
+    pub(crate) fn object(
+        kind: &str,
+        id: impl std::fmt::Display,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        GitError::Read {
+            what: format!("{kind} {id}"),
+            object: Some(id.to_string()),
+            source: source.into(),
+        }
+    }
+
+    /// The full hex id of the object that could not be read, when the failure was one object.
+    pub fn object_id(&self) -> Option<&str> {
+        match self {
+            GitError::Read { object, .. } => object.as_deref(),
+            GitError::Missing { object, .. } => Some(object),
+            _ => None,
         }
     }
 }
@@ -188,13 +246,36 @@ impl Repo {
     /// `~/.gitconfig`) out, as the test suite does.
     pub fn discover(path: &Path) -> Result<Option<Repo>, GitError> {
         let start = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        if !start.ancestors().any(|dir| dir.join(".git").exists()) {
+        let Some(nearest) = start.ancestors().find(|dir| dir.join(".git").exists()) else {
             return Ok(None);
+        };
+        let dot_git = nearest.join(".git");
+        let cannot_open =
+            |source: Box<dyn std::error::Error + Send + Sync>| match unsupported_object_format(
+                &dot_git,
+            ) {
+                Some(format) => GitError::ObjectFormatUnsupported {
+                    repository: dot_git.clone(),
+                    format,
+                },
+                None => GitError::Open {
+                    path: start.clone(),
+                    repository: dot_git.clone(),
+                    source,
+                },
+            };
+        let mut repo = gix::discover(&start).map_err(|e| cannot_open(Box::new(e)))?;
+        // gix passes over a `.git` it cannot open and may find a repository further up: that
+        // would answer for another project's history.
+        if !is_same_repository(&repo, nearest, &dot_git) {
+            return Err(cannot_open(
+                format!(
+                    "{} is not a repository git can open (a repository further up was found instead)",
+                    dot_git.display()
+                )
+                .into(),
+            ));
         }
-        let mut repo = gix::discover(&start).map_err(|e| GitError::Open {
-            path: start.clone(),
-            source: Box::new(e),
-        })?;
         // One command reads one snapshot of the object database: without this, every prefix
         // lookup (short ids) re-checks the pack folder for new packs.
         repo.objects.refresh_never();
@@ -274,10 +355,10 @@ impl Repo {
         let object = self
             .repo
             .find_object(id)
-            .map_err(|e| GitError::read(format!("object {id}"), e))?;
+            .map_err(|e| GitError::object("object", id, e))?;
         let commit = object
             .peel_to_commit()
-            .map_err(|e| GitError::read(format!("the commit behind {id}"), e))?;
+            .map_err(|e| GitError::object("the commit behind object", id, e))?;
         Ok(commit.id)
     }
 
@@ -345,7 +426,7 @@ impl Repo {
         match self.repo.try_find_header(id) {
             Ok(Some(header)) if header.kind() == gix::objs::Kind::Commit => Ok(Some(id)),
             Ok(_) => Ok(None),
-            Err(e) => Err(GitError::read(format!("object {id}"), e)),
+            Err(e) => Err(GitError::object("object", id, e)),
         }
     }
 
@@ -365,15 +446,16 @@ impl Repo {
         use gix::objs::Find;
         match self.repo.objects.try_find(&id, buf) {
             Ok(Some(data)) if data.kind == gix::objs::Kind::Commit => Ok(data.data),
-            Ok(Some(data)) => Err(GitError::Read {
+            Ok(Some(data)) => Err(GitError::object(
+                "commit",
+                id,
+                format!("object is a {}, not a commit", data.kind),
+            )),
+            Ok(None) => Err(GitError::Missing {
                 what: format!("commit {id}"),
-                source: format!("object is a {}, not a commit", data.kind).into(),
+                object: id.to_string(),
             }),
-            Ok(None) => Err(GitError::Read {
-                what: format!("commit {id}"),
-                source: "object not found".into(),
-            }),
-            Err(e) => Err(GitError::read(format!("commit {id}"), e)),
+            Err(e) => Err(GitError::object("commit", id, e)),
         }
     }
 
@@ -440,6 +522,27 @@ impl Repo {
             .collect();
         Ok(parts.join("/"))
     }
+}
+
+/// The object format `.git/config` names when it is one this build cannot read (`sha256`), read
+/// with gix's config parser; `None` when the file is absent, unreadable or names SHA-1.
+fn unsupported_object_format(dot_git: &Path) -> Option<String> {
+    let config = dot_git.join("config");
+    if !config.is_file() {
+        return None;
+    }
+    let file = gix::config::File::from_path_no_includes(config, gix::config::Source::Local).ok()?;
+    let format = file.string("extensions.objectformat")?.to_string();
+    (!format.eq_ignore_ascii_case("sha1")).then_some(format)
+}
+
+/// `repo` is the repository of the nearest `.git`: its work tree is that folder, or its git
+/// directory is that `.git`.
+fn is_same_repository(repo: &gix::Repository, nearest: &Path, dot_git: &Path) -> bool {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    repo.workdir()
+        .is_some_and(|w| canonical(w) == canonical(nearest))
+        || canonical(repo.git_dir()) == canonical(dot_git)
 }
 
 #[cfg(test)]

@@ -63,10 +63,7 @@ impl<'a> ParsedCommit<'a> {
     /// decodes author signatures nobody asked for. Continuation lines of multi-line headers
     /// (`gpgsig`, `mergetag`) start with a space and are skipped.
     pub(crate) fn parse(id: ObjectId, data: &'a [u8]) -> Result<ParsedCommit<'a>, GitError> {
-        let bad = |what: &str| GitError::Read {
-            what: format!("commit {id}"),
-            source: format!("malformed commit: {what}").into(),
-        };
+        let bad = |what: &str| GitError::object("commit", id, format!("malformed commit: {what}"));
         let mut tree = None;
         let mut parents = Vec::with_capacity(1);
         let mut time = None;
@@ -267,8 +264,9 @@ impl<'r> Walker<'r> {
         })
     }
 
-    /// Queues `id` unless it was queued before. A commit that cannot be read in a shallow clone
-    /// marks the walk truncated instead of failing it.
+    /// Queues `id` unless it was queued before. A commit missing from a shallow clone marks the
+    /// walk truncated instead of failing it; one that is there but cannot be read (corrupt,
+    /// permission denied) fails the walk in every repository: what lies behind it is unknown.
     pub(crate) fn push(&mut self, id: ObjectId) -> Result<(), GitError> {
         if !self.seen.insert(id) {
             return Ok(());
@@ -276,7 +274,7 @@ impl<'r> Walker<'r> {
         let node = match self.load(id) {
             Ok(node) => node,
             Err(e) => {
-                if self.repo.is_shallow() {
+                if self.repo.is_shallow() && matches!(e, GitError::Missing { .. }) {
                     self.truncated = true;
                     return Ok(());
                 }

@@ -71,6 +71,13 @@ pub(super) fn merge_drift(
                         && d.id == "completed-task-not-in-history")
         })
     });
+    // Git already reported unreadable (by the checks of the plan's own files): once is enough.
+    drift.retain(|d| {
+        d.severity != Severity::Unverified
+            || !findings
+                .iter()
+                .any(|f| f.severity == Severity::Unverified && f.id == d.id)
+    });
     for d in &mut drift {
         // The caller names the section's plan (a hub child is shown as `repo:PLAN_x`).
         d.plan = None;

@@ -139,10 +139,10 @@ pub fn check_read(files: &mut PlanFiles, display_name: &str, opts: &CheckOptions
         match opened {
             Ok(Some(repo)) => git_file_checks(repo, files, &mut section.findings),
             Ok(None) => {}
-            Err(e) => section.findings.push(Finding::advisory(
-                "git-unreadable",
-                format!("git history could not be read, git checks skipped: {e}"),
-            )),
+            // The repository is there but cannot be opened: never "no repository".
+            Err(e) => section
+                .findings
+                .push(crate::dwp::history::unreadable_finding(None, e)),
         }
     }
     // What a killed writer left comes first: its lock refuses every command the other hints
@@ -317,7 +317,7 @@ fn state_missing(files: &PlanFiles, evidence: &str, out: &mut Out) {
 /// The checks that need git's memory of the plan's own files: a missing state.json that was
 /// committed (`state-missing`), and a tracked manifest.json changed since the commit that added
 /// it without a migration entry in PROGRESS.md (`manifest-altered`). A history that cannot be
-/// read is `git-unreadable`, never a failure.
+/// read is `git-unreadable` (UNVERIFIED), never a failure and never an advisory.
 fn git_file_checks(
     repo: &crate::recovery::git::Repo,
     files: &PlanFiles,
@@ -327,12 +327,7 @@ fn git_file_checks(
     if findings.iter().any(|f| f.id == "marker-present") {
         return;
     }
-    let unreadable = |e: &dyn std::fmt::Display| {
-        Finding::advisory(
-            "git-unreadable",
-            format!("git history could not be read, git checks skipped: {e}"),
-        )
-    };
+    let unreadable = |e: &GitError| history::unreadable_finding(Some(repo.git_dir()), e);
     if !files.get(layout::STATE_FILE).exists() {
         if findings.iter().any(|f| f.id == "state-missing") {
             return;
@@ -600,6 +595,7 @@ pub(crate) fn receipt_check(
                 "receipt-matches",
                 "publication receipt matches state.json and the fingerprinted plan files",
             );
+            unverified_git_exceptions(files, &reseal, out);
         }
         receipt::ReceiptCheck::Missing => {
             if standard_major == Some(5) {
@@ -639,6 +635,36 @@ pub(crate) fn receipt_check(
                 "if the change is intended, {reseal}; otherwise restore the changed file(s)"
             ));
         }
+    }
+}
+
+/// A receipt sealed with `--allow-unverified-git`: accepted, and each such exception shown as
+/// the advisory `git-unverified-accepted` — the seal holds, but its git checks were never made.
+fn unverified_git_exceptions(files: &PlanFiles, reseal: &str, out: &mut Out) {
+    use crate::dwp::model::receipt::Receipt;
+    const GIT_KINDS: [&str; 2] = ["git-unreadable", "git-object-format-unsupported"];
+    let Some(receipt) = files
+        .bytes(layout::RECEIPT_FILE)
+        .and_then(|b| Receipt::read(b).ok())
+    else {
+        return;
+    };
+    let exceptions = receipt.planseal.map(|p| p.exceptions).unwrap_or_default();
+    for e in exceptions
+        .iter()
+        .filter(|e| GIT_KINDS.contains(&e.kind.as_str()))
+    {
+        out.advisory(
+            "git-unverified-accepted",
+            format!(
+                "the plan was sealed although git could not be read ({}), accepted: {}",
+                e.kind, e.reason
+            ),
+        )
+        .file(layout::RECEIPT_FILE)
+        .hint(format!(
+            "once the repository is repaired, {reseal} to record checked git history"
+        ));
     }
 }
 

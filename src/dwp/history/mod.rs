@@ -94,12 +94,42 @@ fn rebuild_hint(plan_dir: &Path) -> String {
     )
 }
 
-fn git_unreadable(plan: &str, e: &GitError) -> Finding {
-    Finding::advisory(
-        "git-unreadable",
-        format!("git history could not be read, git checks skipped: {e}"),
-    )
-    .plan(plan)
+/// The finding for a git check that could not be made: `git-unreadable` (an object, `HEAD`,
+/// the index, the repository itself could not be read) or `git-object-format-unsupported` —
+/// never a failure and never an advisory, the plan is UNVERIFIED. It names the repository
+/// (`repository`: its git directory when it was opened) and, in `e`, the object.
+pub fn unreadable_finding(repository: Option<&Path>, e: &GitError) -> Finding {
+    let (id, message) = match e {
+        GitError::ObjectFormatUnsupported { .. } => (
+            "git-object-format-unsupported",
+            format!("git checks not made: {e}"),
+        ),
+        GitError::Open { .. } => ("git-unreadable", format!("git checks not made: {e}")),
+        _ => (
+            "git-unreadable",
+            match repository {
+                Some(repo) => format!("git checks not made (repository {}): {e}", repo.display()),
+                None => format!("git checks not made: {e}"),
+            },
+        ),
+    };
+    const ESCAPE: &str = "to seal the plan anyway: `planseal finalize … --allow-unverified-git --reason TEXT` (recorded in the receipt as an exception)";
+    let hint = match e.object_id() {
+        Some(object) => format!(
+            "repair the repository (`git fsck` lists what is damaged; fetch object {object} again from a clone that has it), then run again; {ESCAPE}"
+        ),
+        None if id == "git-object-format-unsupported" => {
+            format!("check the plan with a build that reads this object format; {ESCAPE}")
+        }
+        None => format!(
+            "repair the repository (`git fsck` says what is damaged), then run again; {ESCAPE}"
+        ),
+    };
+    Finding::unverified(id, message).hint(hint)
+}
+
+fn git_unreadable(plan: &str, repository: Option<&Path>, e: &GitError) -> Finding {
+    unreadable_finding(repository, e).plan(plan)
 }
 
 /// How the git cross-checks judge what they find: the same checks, ids and hints for every
@@ -165,18 +195,18 @@ pub fn git_cross_checks(plan_dir: &Path, state: &State, candidate: Option<&Path>
 /// (`docs/verify.md`): one commit walk from HEAD per call — for a published plan and for
 /// finalize stopping as soon as every recorded commit, the published head and a commit naming
 /// each completed task have been seen; for a plan in progress over the whole history. Empty
-/// when the plan is not in a repository; `git-unreadable` (an advisory) when git cannot be read.
+/// when the plan is not in a repository. When git cannot be read — the repository, or any
+/// object a check rests on — the one finding is [`unreadable_finding`] (UNVERIFIED): no check
+/// that a partial walk could answer wrongly (`commit-missing`, `commit-not-ancestor`, …) is
+/// reported from it.
 pub fn cross_checks(req: &CrossCheck<'_>) -> Vec<Finding> {
     let plan = crate::dwp::layout::plan_name(req.plan_dir);
     let repo = match Repo::discover(req.plan_dir) {
         Ok(Some(repo)) => repo,
         Ok(None) => return Vec::new(),
-        Err(e) => return vec![git_unreadable(&plan, &e)],
+        Err(e) => return vec![git_unreadable(&plan, None, &e)],
     };
-    match cross_checks_in(&repo, req, &plan) {
-        Ok(findings) => findings,
-        Err(e) => vec![git_unreadable(&plan, &e)],
-    }
+    cross_checks_in_repo(&repo, req)
 }
 
 /// [`cross_checks`] in a repository already open (`verify` opens it once per plan for every
@@ -185,7 +215,7 @@ pub fn cross_checks_in_repo(repo: &Repo, req: &CrossCheck<'_>) -> Vec<Finding> {
     let plan = crate::dwp::layout::plan_name(req.plan_dir);
     match cross_checks_in(repo, req, &plan) {
         Ok(findings) => findings,
-        Err(e) => vec![git_unreadable(&plan, &e)],
+        Err(e) => vec![git_unreadable(&plan, Some(repo.git_dir()), &e)],
     }
 }
 

@@ -11,7 +11,7 @@ use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
 
 /// `planseal finalize PLAN_DIR [--candidate FILE] [--expected-sha256 HEX] [--dry-run]
-/// [--allow-dirty --reason TEXT]`.
+/// [--allow-dirty] [--allow-unverified-git] [--reason TEXT]`.
 #[derive(Debug, Clone)]
 pub struct FinalizeOptions {
     /// The directory the command runs in; relative paths are taken from here.
@@ -26,6 +26,9 @@ pub struct FinalizeOptions {
     pub dry_run: bool,
     /// `--allow-dirty --reason TEXT`: accept a dirty work tree for this reason.
     pub allow_dirty_reason: Option<String>,
+    /// `--allow-unverified-git --reason TEXT`: seal although git cannot be read, for this
+    /// reason.
+    pub allow_unverified_git_reason: Option<String>,
     /// Where the marker, the lock record and the journal line take their time.
     pub clock: Clock,
 }
@@ -46,12 +49,15 @@ pub fn finalize(opts: FinalizeOptions) -> Result<FinalizeOutcome, OpError> {
             origin: path.display().to_string(),
         },
     };
-    if let Some(reason) = &opts.allow_dirty_reason
+    if let Some(reason) = opts
+        .allow_dirty_reason
+        .as_ref()
+        .or(opts.allow_unverified_git_reason.as_ref())
         && reason.trim().is_empty()
     {
         return Err(
             Refusal::new(RefusalKind::UsageError, "--reason must not be empty")
-                .hint("say why the dirty work tree is acceptable")
+                .hint("say why the exception (a dirty work tree, git that cannot be read) is acceptable")
                 .into(),
         );
     }
@@ -59,6 +65,7 @@ pub fn finalize(opts: FinalizeOptions) -> Result<FinalizeOutcome, OpError> {
     req.expected_sha256 = opts.expected_sha256;
     req.dry_run = opts.dry_run;
     req.allow_dirty_reason = opts.allow_dirty_reason;
+    req.allow_unverified_git_reason = opts.allow_unverified_git_reason;
     req.candidate_path = opts.candidate.as_ref().map(|p| opts.cwd.join(p));
     req.clock = opts.clock;
     let published = publish::finalize(&req, &mut |_| {})?;

@@ -161,6 +161,7 @@ pub fn rebuild(
             candidate: &state_bytes(&inputs, &rebuilt),
             candidate_path: None,
             allow_dirty_reason: None,
+            allow_unverified_git_reason: None,
         })?;
         (!validation.failures.is_empty())
             .then(|| unpublishable(&plan.dir, &inputs, &rebuilt, validation.failures))

@@ -117,6 +117,9 @@ pub struct FinalizeRequest {
     pub dry_run: bool,
     /// `--allow-dirty --reason TEXT`: accept a dirty work tree and record why.
     pub allow_dirty_reason: Option<String>,
+    /// `--allow-unverified-git --reason TEXT`: seal although git could not be read, and record
+    /// why.
+    pub allow_unverified_git_reason: Option<String>,
     /// Where the candidate file lives (left out of the clean-tree check).
     pub candidate_path: Option<PathBuf>,
     /// The command that asked (`finalize`, `update`): journaled and written into the lock.
@@ -147,6 +150,7 @@ impl FinalizeRequest {
             expected_sha256: None,
             dry_run: false,
             allow_dirty_reason: None,
+            allow_unverified_git_reason: None,
             candidate_path: None,
             operation: "finalize".into(),
             journal_entry: None,
@@ -457,6 +461,7 @@ pub(crate) fn publish_from_marker(
         candidate: &published,
         candidate_path: req.candidate_path.as_deref(),
         allow_dirty_reason: req.allow_dirty_reason.as_deref(),
+        allow_unverified_git_reason: req.allow_unverified_git_reason.as_deref(),
     })?;
     if published != candidate_bytes
         || reverified.artifacts_sha256 != marker.artifacts_sha256
@@ -598,6 +603,7 @@ fn run_validation(
         candidate: candidate_bytes,
         candidate_path: req.candidate_path.as_deref(),
         allow_dirty_reason: req.allow_dirty_reason.as_deref(),
+        allow_unverified_git_reason: req.allow_unverified_git_reason.as_deref(),
     })?;
     if let Some(first) = validation.failures.first() {
         let count = validation.failures.len();

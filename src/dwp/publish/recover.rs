@@ -355,6 +355,7 @@ fn roll_forward(
         candidate,
         candidate_path: None,
         allow_dirty_reason: None,
+        allow_unverified_git_reason: None,
     })?;
     if let Some(first) = validation.failures.first() {
         return Err(Refusal::from_check(

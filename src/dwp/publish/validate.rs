@@ -36,6 +36,8 @@ pub struct ValidationInput<'a> {
     pub candidate_path: Option<&'a Path>,
     /// `--allow-dirty --reason TEXT`.
     pub allow_dirty_reason: Option<&'a str>,
+    /// `--allow-unverified-git --reason TEXT`: seal although git could not be read.
+    pub allow_unverified_git_reason: Option<&'a str>,
 }
 
 /// Everything the validation found, and what the receipt will record.
@@ -55,8 +57,12 @@ pub struct Validation {
     pub evidence_files: FileHashes,
     /// HEAD, branch and cleanliness of the repository; `None` outside a repository.
     pub git: Option<GitSeal>,
-    /// What the user accepted and why (a dirty work tree with `--allow-dirty --reason`).
+    /// What the user accepted and why (a dirty work tree with `--allow-dirty --reason`, git
+    /// that could not be read with `--allow-unverified-git --reason`).
     pub exceptions: Vec<AcceptedException>,
+    /// Checks that could not be made (`git-unreadable`): each refuses the publication unless
+    /// accepted.
+    pub unverified: Vec<Finding>,
 }
 
 impl Validation {
@@ -84,6 +90,7 @@ impl Validation {
                 Severity::Pass => self.checks_passed.push(f.id),
                 Severity::Advisory => self.advisories.push(f),
                 Severity::Fail => self.failures.push(f),
+                Severity::Unverified => self.unverified.push(f),
             }
         }
     }
@@ -284,12 +291,21 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
             git_findings.push(f);
         }
     }
-    v.git = git_seal(input.plan_dir, dirty.is_empty());
-    if v.git.is_none() {
-        v.advisories.push(Finding::advisory(
+    match git_seal(input.plan_dir, dirty.is_empty()) {
+        Ok(Some(seal)) => v.git = Some(seal),
+        Ok(None) => v.advisories.push(Finding::advisory(
             "git-not-applicable",
             "the plan is not in a git repository: git checks not applicable",
-        ));
+        )),
+        // A repository that cannot be read is never "no repository".
+        Err(e) => {
+            if !git_findings
+                .iter()
+                .any(|f| f.severity == Severity::Unverified)
+            {
+                git_findings.push(crate::dwp::history::unreadable_finding(None, &e).plan(&name));
+            }
+        }
     }
     match input.allow_dirty_reason {
         Some(reason) if !dirty.is_empty() => {
@@ -317,23 +333,58 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
         }
     }
     v.absorb(git_findings);
+    accept_unverified_git(&mut v, input.allow_unverified_git_reason);
 
     v.checks_passed.sort();
     v.checks_passed.dedup();
     Ok(v)
 }
 
-/// HEAD / branch / clean of the repository the plan lives in; `None` outside a repository.
-fn git_seal(plan_dir: &Path, clean: bool) -> Option<GitSeal> {
-    let repo = planseal_recovery::git::Repo::discover(plan_dir)
-        .ok()
-        .flatten()?;
-    let head = repo.head().ok()?;
-    Some(GitSeal {
+/// Git that could not be read refuses the publication (a failure with the way out in its hint),
+/// unless `--allow-unverified-git --reason` accepts it: then an exception the receipt records
+/// (the finding id, the reason, the message naming the repository and the object) and an
+/// advisory.
+fn accept_unverified_git(v: &mut Validation, reason: Option<&str>) {
+    let unverified = std::mem::take(&mut v.unverified);
+    for f in unverified {
+        match reason {
+            Some(reason) => {
+                v.exceptions.push(AcceptedException {
+                    kind: f.id.clone(),
+                    reason: reason.to_string(),
+                    subjects: vec![f.message.clone()],
+                });
+                v.advisories.push(Finding {
+                    severity: Severity::Advisory,
+                    message: format!("{} (accepted: {reason})", f.message),
+                    ..f
+                });
+            }
+            // The finding's hint names the repository's repair and the escape.
+            None => v.failures.push(Finding {
+                severity: Severity::Fail,
+                ..f
+            }),
+        }
+    }
+}
+
+/// HEAD / branch / clean of the repository the plan lives in; `None` outside a repository. A
+/// repository that cannot be opened, or whose HEAD cannot be read, is an error; with
+/// `--allow-unverified-git` the receipt then records no git seal.
+fn git_seal(
+    plan_dir: &Path,
+    clean: bool,
+) -> Result<Option<GitSeal>, planseal_recovery::git::GitError> {
+    let Some(repo) = planseal_recovery::git::Repo::discover(plan_dir)? else {
+        return Ok(None);
+    };
+    let head = repo.head()?;
+    Ok(Some(GitSeal {
         head: head.id.unwrap_or_default(),
         branch: head.branch,
         clean,
-    })
+    }))
 }
 
 /// Every task record has a readable Completion & Log that is not pending, a `Skills
