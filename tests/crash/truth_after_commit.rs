@@ -132,12 +132,10 @@ fn journal_failure_after_rename_is_applied_unconfirmed_naming_the_journal() {
     let s = Scratch::a_task1_in_progress();
     let journal = s.journal();
     let old_journal = read_or_empty(&journal);
-    let _ = std::fs::remove_file(&journal);
-    // A folder where the journal file should be: opening it for appending fails (EISDIR).
-    std::fs::create_dir_all(&journal).unwrap();
     let old_state = s.state();
-    let out = block_task1(&s, None, true);
+    let out = block_task1(&s, Some("store.journal_write=return(EIO)"), true);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert_eq!(read_or_empty(&journal), old_journal, "no line was written");
     assert_ne!(s.state(), old_state, "the change is in place");
     let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(doc["result"], "applied-unconfirmed");
@@ -154,7 +152,6 @@ fn journal_failure_after_rename_is_applied_unconfirmed_naming_the_journal() {
         "{}",
         stderr(&out)
     );
-    let _ = old_journal;
     assert!(!s.plan_dir().join("state.json.lock").exists());
 }
 

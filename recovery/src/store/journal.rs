@@ -150,8 +150,11 @@ impl Journal {
         // serde_json's compact form of a Value never fails to serialise.
         line.extend_from_slice(entry.to_string().as_bytes());
         line.push(b'\n');
-        file.write_all(&line)
-            .map_err(|e| StoreError::io("append to journal", &self.path, e))?;
+        match super::failpoint::io_fault("store.journal_write") {
+            Some(e) => Err(e),
+            None => file.write_all(&line),
+        }
+        .map_err(|e| StoreError::io("append to journal", &self.path, e))?;
         if durability == Durability::Full {
             file.sync_data()
                 .map_err(|e| StoreError::io("fsync journal", &self.path, e))?;
