@@ -1,0 +1,400 @@
+//! The invariants checked after every faulted run, and the recovery the product hints at.
+
+use crate::fixture::{self, Writer, is_journal, plan_rel};
+use crate::trace::{self, Outcome, Traced};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every invariant, in the order the report lists them.
+pub const INVARIANTS: &[&str] = &[
+    // every file the command may touch is its old bytes or its new bytes (or absent where it
+    // was absent before or after)
+    "old-or-new",
+    // 0/4 ⇒ the new bytes are in place; 1/3 ⇒ the old bytes; never 2 or another code
+    "exit-code",
+    // a failure says so on stderr, and names every file it leaves and the command that
+    // finishes it
+    "message",
+    // the hinted `recover` / `unlock` (and running the command again when nothing was applied)
+    // succeed and end at the new bytes
+    "recovery",
+    // nothing beyond the clean run's files is left after the recovery (temp files, locks,
+    // staging folders, markers)
+    "no-debris",
+    // each journal line's `before_sha256` is the previous line's `after_sha256` (per file)
+    "journal-chain",
+    // after the recovery `verify` finds exactly what it finds after a clean run
+    "verifies",
+];
+
+/// A file or folder of the workspace (outside `.git`), its bytes with the workspace's
+/// absolute path replaced (journals record absolute paths).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    File(Vec<u8>),
+    Dir,
+}
+
+pub type Snapshot = BTreeMap<PathBuf, Entry>;
+
+pub fn snapshot(root: &Path) -> Snapshot {
+    let needle = root.to_string_lossy().into_owned();
+    let mut out = Snapshot::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).unwrap().to_path_buf();
+            if rel == Path::new(".git") {
+                continue;
+            }
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                out.insert(rel, Entry::Dir);
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                let text = String::from_utf8_lossy(&bytes);
+                let bytes = if text.contains(&needle) {
+                    text.replace(&needle, "@ROOT@").into_bytes()
+                } else {
+                    bytes
+                };
+                out.insert(rel, Entry::File(bytes));
+            }
+        }
+    }
+    out
+}
+
+/// What the clean run of a writer gives.
+pub struct Clean {
+    pub old: Snapshot,
+    pub new: Snapshot,
+    pub verify_fails: Vec<String>,
+}
+
+/// One broken invariant.
+#[derive(Clone, Debug)]
+pub struct Broken {
+    pub invariant: &'static str,
+    pub detail: String,
+}
+
+/// Paths whose state differs from `want` (a path absent from `want` must be absent), limited to
+/// `paths`; journals skipped when `skip_journals`.
+fn differing(
+    now: &Snapshot,
+    want: &Snapshot,
+    paths: &BTreeSet<PathBuf>,
+    skip_journals: bool,
+) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .filter(|p| !(skip_journals && is_journal(p)))
+        .filter(|p| now.get(*p) != want.get(*p))
+        .cloned()
+        .collect()
+}
+
+fn names(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Runs the invariants on `root` after `out`, recovers as hinted and checks again.
+pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<Broken> {
+    let mut broken = Vec::new();
+    let mut fail = |invariant: &'static str, detail: String| {
+        broken.push(Broken { invariant, detail });
+    };
+    let now = snapshot(root);
+    // every path of the clean run, before or after (an untouched one must stay as it was)
+    let touched: BTreeSet<PathBuf> = clean.old.keys().chain(clean.new.keys()).cloned().collect();
+    let leftovers: Vec<PathBuf> = now
+        .keys()
+        .filter(|p| !touched.contains(*p))
+        .cloned()
+        .collect();
+
+    // old or new, file by file
+    let torn: Vec<PathBuf> = touched
+        .iter()
+        .filter(|p| now.get(*p) != clean.old.get(*p) && now.get(*p) != clean.new.get(*p))
+        .filter(|p| !(is_journal(p) && journal_between(&now, clean, p)))
+        .cloned()
+        .collect();
+    if !torn.is_empty() {
+        fail(
+            "old-or-new",
+            format!("neither old nor new: {}", names(&torn)),
+        );
+    }
+
+    // the exit code
+    let not_new = differing(&now, &clean.new, &touched, false);
+    let not_new_but_journals = differing(&now, &clean.new, &touched, true);
+    let not_old = differing(&now, &clean.old, &touched, false);
+    let state = if not_old.is_empty() {
+        "nothing applied".to_string()
+    } else if not_new_but_journals.is_empty() {
+        format!("applied (not the old bytes: {})", names(&not_old))
+    } else {
+        format!("partly applied: {}", names(&not_old))
+    };
+    match out.code {
+        _ if out.killed => {}
+        Some(0) if !not_new.is_empty() => fail(
+            "exit-code",
+            format!("exit 0 but not the new bytes: {}", names(&not_new)),
+        ),
+        Some(4) if !not_new_but_journals.is_empty() => fail(
+            "exit-code",
+            format!(
+                "exit 4 but not the new bytes: {}",
+                names(&not_new_but_journals)
+            ),
+        ),
+        Some(1) | Some(3) if !not_old.is_empty() => {
+            fail("exit-code", format!("exit {:?} but {state}", out.code))
+        }
+        Some(0) | Some(1) | Some(3) | Some(4) => {}
+        other => fail(
+            "exit-code",
+            format!(
+                "exit {other:?} is no writer outcome ({state}): {}",
+                first_line(out)
+            ),
+        ),
+    }
+
+    // the message
+    if !out.killed && out.code != Some(0) {
+        if out.stderr.trim().is_empty() {
+            fail(
+                "message",
+                format!("exit {:?} with nothing on stderr", out.code),
+            );
+        } else if !leftovers.is_empty() {
+            let unnamed: Vec<PathBuf> = leftovers
+                .iter()
+                .filter(|p| {
+                    let base = p.file_name().unwrap().to_string_lossy();
+                    !out.stderr.contains(base.as_ref())
+                })
+                .cloned()
+                .collect();
+            if !unnamed.is_empty() {
+                fail(
+                    "message",
+                    format!("leaves {} unnamed: {}", names(&unnamed), first_line(out)),
+                );
+            }
+            let hints = ["planseal recover", "planseal unlock"];
+            if !hints.iter().any(|h| out.stderr.contains(h)) {
+                fail(
+                    "message",
+                    format!(
+                        "leaves {} and names no command that finishes it: {}",
+                        names(&leftovers),
+                        first_line(out)
+                    ),
+                );
+            }
+        }
+    }
+    if out.code == Some(0) && !leftovers.is_empty() {
+        fail(
+            "no-debris",
+            format!("exit 0 but left {}", names(&leftovers)),
+        );
+    }
+    if let Some(bad) = broken_chain(&now) {
+        fail("journal-chain", format!("after the run: {bad}"));
+    }
+
+    // the hinted recovery
+    let mut steps = Vec::new();
+    let plan = root.join(plan_rel());
+    if plan.join(".finalizing.json").exists() {
+        steps.push(vec!["recover".to_string(), plan_rel()]);
+    }
+    for p in &leftovers {
+        if p.to_string_lossy().ends_with(".lock") {
+            steps.push(vec!["unlock".to_string(), p.display().to_string()]);
+        }
+    }
+    for step in &steps {
+        let r = trace::run(root, step, Traced::Plain);
+        if r.code != Some(0) {
+            fail(
+                "recovery",
+                format!(
+                    "`planseal {}` exits {:?}: {}",
+                    step.join(" "),
+                    r.code,
+                    first_line(&r)
+                ),
+            );
+        }
+    }
+    if !differing(&snapshot(root), &clean.new, &touched, true).is_empty() {
+        let r = trace::run(root, &writer.args, Traced::Plain);
+        if r.code != Some(0) {
+            fail(
+                "recovery",
+                format!("running it again exits {:?}: {}", r.code, first_line(&r)),
+            );
+        }
+    }
+    let after = snapshot(root);
+    let wrong = differing(&after, &clean.new, &touched, true);
+    if !wrong.is_empty() {
+        fail(
+            "recovery",
+            format!("after the recovery not the new bytes: {}", names(&wrong)),
+        );
+    }
+    let debris: Vec<PathBuf> = after
+        .keys()
+        .filter(|p| !clean.new.contains_key(*p))
+        .cloned()
+        .collect();
+    if !debris.is_empty() {
+        fail(
+            "no-debris",
+            format!("after the recovery: {}", names(&debris)),
+        );
+    }
+    if let Some(bad) = broken_chain(&after) {
+        fail("journal-chain", format!("after the recovery: {bad}"));
+    }
+    let fails = verify_fails(root);
+    if fails != clean.verify_fails {
+        fail(
+            "verifies",
+            format!(
+                "verify fails {fails:?} (a clean run: {:?})",
+                clean.verify_fails
+            ),
+        );
+    }
+    broken
+}
+
+/// A journal is append-only: a writer of several steps (rebuild: its own line, then the
+/// publication's) may stop between them, so any whole-line prefix of the new journal that
+/// extends the old one is "old or new" too; whether its lines are true is the chain's check.
+fn journal_between(now: &Snapshot, clean: &Clean, path: &Path) -> bool {
+    let bytes = |s: &Snapshot| match s.get(path) {
+        Some(Entry::File(b)) => b.clone(),
+        _ => Vec::new(),
+    };
+    let (now, old, new) = (bytes(now), bytes(&clean.old), bytes(&clean.new));
+    now.starts_with(&old) && new.starts_with(&now) && now.ends_with(b"\n")
+}
+
+fn first_line(out: &Outcome) -> String {
+    let text = if out.stderr.trim().is_empty() {
+        &out.stdout
+    } else {
+        &out.stderr
+    };
+    text.lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(160)
+        .collect()
+}
+
+/// The failing finding ids of `verify --json` (sorted), or its exit code when it prints none.
+pub fn verify_fails(root: &Path) -> Vec<String> {
+    let r = trace::run(root, &["--json".into(), "verify".into()], Traced::Plain);
+    let Ok(doc) = serde_json::from_str::<Value>(&r.stdout) else {
+        return vec![format!("verify exit {:?}: {}", r.code, first_line(&r))];
+    };
+    let mut ids: Vec<String> = doc["sections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s["findings"].as_array().into_iter().flatten())
+        .filter(|f| f["severity"] == "fail")
+        .filter_map(|f| f["id"].as_str().map(str::to_string))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids.insert(
+        0,
+        format!("verdict {}", doc["verdict"].as_str().unwrap_or("?")),
+    );
+    ids
+}
+
+/// The first break of a journal's chain, if any: a line that is not whole JSON, or a line whose
+/// `before_sha256` is not the `after_sha256` of the line before it for the same file.
+pub fn broken_chain(snap: &Snapshot) -> Option<String> {
+    for (path, entry) in snap {
+        let (true, Entry::File(bytes)) = (is_journal(path), entry) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(bytes);
+        let mut last: BTreeMap<String, String> = BTreeMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                return Some(format!("{} line {}: not whole JSON", path.display(), i + 1));
+            };
+            let (Some(before), Some(after)) =
+                (v["before_sha256"].as_str(), v["after_sha256"].as_str())
+            else {
+                continue;
+            };
+            let file = v["file"].as_str().unwrap_or("").to_string();
+            if let Some(prev) = last.get(&file)
+                && prev != before
+            {
+                return Some(format!(
+                    "{} line {}: before_sha256 {} is not the previous after_sha256 {} ({})",
+                    path.display(),
+                    i + 1,
+                    &before[..12.min(before.len())],
+                    &prev[..12.min(prev.len())],
+                    v["operation"].as_str().unwrap_or("?")
+                ));
+            }
+            last.insert(file, after.to_string());
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            return Some(format!("{}: last line torn", path.display()));
+        }
+    }
+    None
+}
+
+/// The writer's clean run on a copy of `template`: old and new snapshots and verify's answer.
+pub fn clean_run(template: &fixture::Template, writer: &Writer) -> Clean {
+    let (_tmp, root) = fixture::copy_of(template);
+    let old = snapshot(&root);
+    let out = trace::run(&root, &writer.args, Traced::Plain);
+    assert_eq!(
+        out.code,
+        Some(0),
+        "{}: the clean run fails: {}",
+        writer.name,
+        out.stderr
+    );
+    let new = snapshot(&root);
+    assert_ne!(old, new, "{}: the clean run changes nothing", writer.name);
+    Clean {
+        old,
+        new,
+        verify_fails: verify_fails(&root),
+    }
+}
