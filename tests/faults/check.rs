@@ -240,17 +240,21 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
     if plan.join(".finalizing.json").exists() {
         steps.push(vec!["recover".to_string(), plan_rel()]);
     }
-    for p in &leftovers {
-        if p.to_string_lossy().ends_with(".lock") {
-            steps.push(vec!["unlock".to_string(), p.display().to_string()]);
+    for lock in leftovers.iter().filter_map(|p| lock_of_leftover(p)) {
+        let step = vec!["unlock".to_string(), lock.display().to_string()];
+        if !steps.contains(&step) {
+            steps.push(step);
         }
     }
     for (i, step) in steps.iter().enumerate() {
         let named = i < hinted.len();
         // a marker or lock the named commands already cleared needs no step of its own
+        // (a lock's released or staging folder without the lock still gets its `unlock`)
         let cleared = match step[0].as_str() {
             "recover" => !plan.join(".finalizing.json").exists(),
-            _ => !root.join(&step[1]).exists(),
+            _ => !leftovers_now(root)
+                .iter()
+                .any(|p| lock_of_leftover(p).is_some_and(|l| l == Path::new(&step[1]))),
         };
         if !named && cleared {
             continue;
@@ -312,6 +316,29 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
         );
     }
     broken
+}
+
+/// The lock a leftover belongs to: the lock itself (`X.lock`), its released folder
+/// (`.X.lock.<tag>.<token>.released`) or its staging folder (`X.lock.staging-<tag>.<token>`).
+/// `planseal unlock X.lock` is what clears each of them once its writer is dead.
+fn lock_of_leftover(p: &Path) -> Option<PathBuf> {
+    let name = p.file_name()?.to_string_lossy().into_owned();
+    let lock = if name.ends_with(".lock") {
+        name
+    } else if let Some(rest) = name
+        .strip_prefix('.')
+        .filter(|_| name.ends_with(".released"))
+    {
+        rest[..rest.find(".lock.")? + ".lock".len()].to_string()
+    } else {
+        name[..name.find(".lock.staging-")? + ".lock".len()].to_string()
+    };
+    Some(p.with_file_name(lock))
+}
+
+/// The locks and lock folders in the workspace now (relative paths).
+fn leftovers_now(root: &Path) -> Vec<PathBuf> {
+    snapshot(root).into_keys().collect()
 }
 
 /// The `planseal recover ARG` / `planseal unlock [--flag…] ARG` commands stderr names, as

@@ -15,7 +15,8 @@
 //! Fault points ([`io_fault`]) make one system call of the store fail instead, with the errno
 //! the action carries: `FAILPOINTS=store.fsync_dir=return(EIO)`, `store.write_temp=return(ENOSPC)`,
 //! `store.rename=1*off->return(EACCES)` (the second rename). Names: `store.create_temp`,
-//! `store.write_temp`, `store.fsync_temp`, `store.rename`, `store.fsync_dir`, `store.journal_write`.
+//! `store.write_temp`, `store.fsync_temp`, `store.rename`, `store.fsync_dir`, `store.journal_write` (also the first line of a new journal),
+//! `store.release_read_owner` (reading the own owner record when the lock is released).
 
 /// Ends the process here when the crash point `name` is armed; does nothing otherwise.
 #[inline]

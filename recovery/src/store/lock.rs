@@ -230,10 +230,25 @@ impl Drop for LockGuard {
 fn release_path(lock_path: &Path, style: &LockStyle, me: &LockOwner) -> Result<bool, StoreError> {
     match style {
         LockStyle::Directory => {
+            // Our own record that cannot be read (EIO) is a failed release, not someone else's
+            // lock: the caller reports it with the `unlock` that finishes it.
             let ours = |path: &Path| -> Result<bool, StoreError> {
-                Ok(
-                    matches!(read_dir_holder(path)?, Some(LockHolder::Owner(o)) if o.token == me.token),
-                )
+                if let Some(e) = super::failpoint::io_fault("store.release_read_owner") {
+                    return Err(StoreError::io(
+                        "read owner record",
+                        path.join(OWNER_FILE),
+                        e,
+                    ));
+                }
+                match read_dir_holder(path)? {
+                    Some(LockHolder::Owner(o)) => Ok(o.token == me.token),
+                    Some(LockHolder::Unreadable { reason }) => Err(StoreError::io(
+                        "read owner record",
+                        path.join(OWNER_FILE),
+                        std::io::Error::other(reason),
+                    )),
+                    _ => Ok(false),
+                }
             };
             if !ours(lock_path)? {
                 return Ok(false);
@@ -412,7 +427,7 @@ fn discard_staging(staging: &Path) {
     let _ = debris::remove_owner_folder(staging);
 }
 
-fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+pub(super) fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let from = CString::new(from.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
@@ -649,7 +664,7 @@ fn same_holder(a: &LockHolder, b: &LockHolder) -> bool {
 }
 
 /// Removes the temp files the dead lock owner with this pid left of `target`
-/// (`.<name>.<pid>.<token>.tmp`, see [`super::write_atomic`]), also when the pid now belongs to
+/// (`.<name>.<pid>-<ticks>.<token>.tmp`, see [`super::write_atomic`]), also when the pid now belongs to
 /// another process: only the lock's holder writes `target`, and the lock was the dead owner's.
 fn remove_temp_files_of(target: &Path, pid: u32) -> Vec<PathBuf> {
     let dir = super::atomic::parent_dir(target);
