@@ -118,3 +118,17 @@ fn temp_file_names_carry_the_process_start_ticks() {
         "{tag}"
     );
 }
+
+/// Before: only the lock's folder was swept, so a dead finalizer's receipt temp (or a dead
+/// writer's first-journal temp) in `analysis_results/` stayed until `unlock` or `recover`.
+#[test]
+fn writer_sweeps_a_dead_writers_temp_in_the_journal_folder() {
+    let s = Scratch::a_task1_in_progress();
+    let results = s.journal().parent().unwrap().to_path_buf();
+    // a pid above any pid_max in use: provably not running
+    let dead = results.join(".FINALIZATION.json.4194999-17.deadbeef.tmp");
+    std::fs::write(&dead, b"half a receipt").unwrap();
+    let out = block_task1(&s, None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!dead.exists(), "the dead writer's temp is swept");
+}
