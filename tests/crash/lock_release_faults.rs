@@ -132,3 +132,66 @@ fn writer_sweeps_a_dead_writers_temp_in_the_journal_folder() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!dead.exists(), "the dead writer's temp is swept");
 }
+
+/// A GSD project small enough for `gsd sync --write` to have something to change.
+fn gsd_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(".planning");
+    for f in ["phases/01-a/01-PLAN.md", "phases/01-a/01-SUMMARY.md"] {
+        std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
+        std::fs::write(p.join(f), "---\nstatus: active\n---\n").unwrap();
+    }
+    let state = "---\nstatus: planning\n---\n# Project State\n\n## Current Position\n\n\
+                 Phase: 1 of 1 (Build)\nPlan: 1 of 1 in current phase\nStatus: Executing Phase 1\n";
+    std::fs::write(p.join("STATE.md"), state).unwrap();
+    dir
+}
+
+fn gsd_sync_write(dir: &Path, faults: Option<&str>) -> Run {
+    let mut cmd = planseal()
+        .args([
+            "gsd",
+            "sync",
+            ".planning/STATE.md",
+            "--write",
+            "--lock-wait",
+            "0",
+        ])
+        .cwd(dir)
+        .clock(CLOCK)
+        .env("HOME", "/nonexistent-home");
+    if let Some(spec) = faults {
+        cmd = cmd.env("FAILPOINTS", spec);
+    }
+    cmd.output()
+}
+
+/// Before: the pid file was created empty and filled afterwards, so a writer killed in between
+/// left an empty `STATE.md.lock` that `unlock` refused ("pid file holds \"\"").
+#[test]
+fn gsd_writer_killed_before_its_pid_is_written_leaves_no_empty_pid_file() {
+    let dir = gsd_project();
+    let planning = dir.path().join(".planning");
+    let out = gsd_sync_write(dir.path(), Some("store.pid_temp_created=return"));
+    assert_eq!(out.status.code(), Some(137), "{}", stderr(&out));
+    assert!(
+        !planning.join("STATE.md.lock").exists(),
+        "no lock, not an empty one"
+    );
+    let temps: Vec<String> = tree(&planning)
+        .into_iter()
+        .filter(|p| p.starts_with(".STATE.md.lock.") && p.ends_with(".tmp"))
+        .collect();
+    assert_eq!(
+        temps.len(),
+        1,
+        "the dead writer's temp, its name proving it dead: {temps:?}"
+    );
+    let again = gsd_sync_write(dir.path(), None);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let left: Vec<String> = tree(&planning)
+        .into_iter()
+        .filter(|p| p.contains(".lock") || p.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "the next writer swept it: {left:?}");
+}

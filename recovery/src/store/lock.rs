@@ -469,23 +469,42 @@ fn acquire_dir_by_mkdir(lock_path: &Path, owner: &LockOwner) -> Result<(), Store
     Ok(())
 }
 
+/// GSD's pid file, whole or not at all: the pid is written to a temp file beside the lock
+/// (`.<file>.lock.<pid>-<ticks>.<token>.tmp`), fsynced, and renamed onto the lock path with
+/// `RENAME_NOREPLACE` (a hard link where the file system has no such rename). A writer killed
+/// at any moment leaves no lock or a lock holding its pid — never an empty pid file — plus at
+/// most a temp file whose name proves its maker dead (swept like every other leftover).
 fn acquire_pid_file(lock_path: &Path, pid: u32, wait: Duration) -> Result<(), StoreError> {
+    let name = lock_path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = super::atomic::temp_path(&super::atomic::parent_dir(lock_path), &name);
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o666)
+        .open(&temp)
+        .and_then(|mut f| {
+            crash_point("store.pid_temp_created");
+            f.write_all(pid.to_string().as_bytes())?;
+            f.sync_all()
+        })
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            StoreError::io("write pid file", &temp, e)
+        })?;
+    let result = place_pid_file(&temp, lock_path, wait);
+    let _ = std::fs::remove_file(&temp); // gone already unless the lock was refused or linked
+    result
+}
+
+fn place_pid_file(temp: &Path, lock_path: &Path, wait: Duration) -> Result<(), StoreError> {
     let started = Instant::now();
     loop {
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o666)
-            .open(lock_path)
-        {
-            Ok(mut f) => {
-                // A pid file we could not fill would read as an unreadable owner and block every
-                // later writer: remove it again.
-                return f.write_all(pid.to_string().as_bytes()).map_err(|e| {
-                    let _ = std::fs::remove_file(lock_path);
-                    StoreError::io("write pid file", lock_path, e)
-                });
-            }
+        let placed = rename_no_replace(temp, lock_path).or_else(|e| match e.raw_os_error() {
+            Some(libc::EINVAL) | Some(libc::ENOSYS) => std::fs::hard_link(temp, lock_path),
+            _ => Err(e),
+        });
+        match placed {
+            Ok(()) => return Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(StoreError::io("create lock file", lock_path, e)),
         }
@@ -501,7 +520,7 @@ fn acquire_pid_file(lock_path: &Path, pid: u32, wait: Duration) -> Result<(), St
             continue;
         }
         let Some(holder) = holder else {
-            continue; // released between our open and our read
+            continue; // released between our rename and our read
         };
         if started.elapsed() >= wait {
             return Err(StoreError::LockPresent {
