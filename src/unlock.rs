@@ -220,10 +220,5 @@ pub fn unlock(req: &UnlockRequest, clock: &mut Clock) -> Result<UnlockOutcome, U
 /// The leftovers of dead writers in the journal's folder when it is not the target's own (a DWP
 /// plan's `analysis_results/`, where the receipt is written).
 pub(crate) fn sweep_journal_folder(target: &Target) -> Sweep {
-    let folder = |p: &Path| p.parent().map(Path::to_path_buf).unwrap_or_default();
-    let journal_folder = folder(target.journal().path());
-    if journal_folder == folder(target.path()) {
-        return Sweep::default();
-    }
-    store::lock::sweep_folder(&journal_folder)
+    target.sweep_journal_folder()
 }

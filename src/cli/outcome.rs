@@ -42,10 +42,14 @@ pub(super) fn deliver<T: serde::Serialize>(
 /// a writer's I/O error before its commit point is 3 (nothing was applied: the temp file is
 /// removed, the target untouched); anything else is 2.
 pub(super) fn error_code(err: &anyhow::Error) -> (Option<String>, ExitCode) {
-    let io_hint = || {
+    let io_hint = |read: bool| {
         Some(
-            "nothing was applied; check the folder's permissions and free space, then retry"
-                .to_string(),
+            if read {
+                "nothing was applied; the file could not be read: check the disk and its permissions, then retry"
+            } else {
+                "nothing was applied; check the folder's permissions and free space, then retry"
+            }
+            .to_string(),
         )
     };
     if let Some(h) = err.downcast_ref::<HintedError>() {
@@ -55,9 +59,32 @@ pub(super) fn error_code(err: &anyhow::Error) -> (Option<String>, ExitCode) {
         err.downcast_ref::<WriteError>(),
         err.downcast_ref::<FinalizeError>(),
     ) {
-        (Some(WriteError::Io { .. }), _) | (_, Some(FinalizeError::Io { .. })) => {
-            (io_hint(), ExitCode::Io)
-        }
+        (Some(WriteError::Io { op, .. }), _) => (io_hint(*op == "read"), ExitCode::Io),
+        (_, Some(FinalizeError::Io { .. })) => (io_hint(false), ExitCode::Io),
         _ => (None, ExitCode::UsageOrUnverified),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use planseal_recovery::read::ReadError;
+
+    #[test]
+    fn a_writers_read_error_before_its_commit_point_is_exit_3_nothing_applied() {
+        let eio = || std::io::Error::from_raw_os_error(libc::EIO);
+        for err in [
+            WriteError::read(ReadError::Io {
+                path: "/p/state.json".into(),
+                source: eio(),
+            }),
+            WriteError::reading("/p/.git/HEAD", eio()),
+        ] {
+            let text = err.to_string();
+            let (hint, code) = error_code(&anyhow::Error::from(err));
+            assert_eq!(code, ExitCode::Io);
+            assert!(text.starts_with("read /p/"), "{text}");
+            assert!(hint.unwrap().starts_with("nothing was applied"));
+        }
     }
 }

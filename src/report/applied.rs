@@ -79,7 +79,10 @@ fn hint(u: &Unconfirmed) -> String {
             "do not run the command again (the change is applied); only its journal line is missing"
         }
         UnconfirmedStep::LockRelease => {
-            "the lock stays until `planseal unlock FILE` removes it (its owner, this process, has ended)"
+            return format!(
+                "`planseal unlock {}` removes what is left of the lock (its owner, this process, has ended)",
+                u.path.display()
+            );
         }
         UnconfirmedStep::Unfinished => "run `planseal status` to see what is left",
     }

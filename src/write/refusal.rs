@@ -45,6 +45,17 @@ impl WriteError {
         }
     }
 
+    /// An input a writer could not read before its commit point (EIO on state.json, a README,
+    /// `.git/HEAD` …): exit 3, nothing applied — never a usage error, never "not found", never a
+    /// guess in its place. For reads that do not go through [`crate::recovery::read`].
+    pub fn reading(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        WriteError::Io {
+            op: "read",
+            path: path.into(),
+            source,
+        }
+    }
+
     /// The refusal, when this is one.
     pub fn refusal(&self) -> Option<&Refusal> {
         match self {

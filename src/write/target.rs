@@ -65,6 +65,11 @@ impl Target {
     pub fn journal(&self) -> &Journal {
         &self.journal
     }
+    /// Removes the leftovers of provably dead writers in the journal's folder when it is not the
+    /// target's own (a DWP plan's `analysis_results/`: receipt and journal temps).
+    pub fn sweep_journal_folder(&self) -> crate::recovery::store::debris::Sweep {
+        crate::recovery::store::commit::sweep_journal_folder(&self.path, self.journal.path())
+    }
     /// The folder every file of a transaction must resolve inside; `None` when only the file itself
     /// is written.
     pub fn root(&self) -> Option<&Path> {

@@ -44,6 +44,8 @@ impl<'t> Transaction<'t> {
             Some(time),
         )
         .map_err(|e| refusal_of(e, target))?;
+        // Under the lock: a dead finalizer's receipt and journal temps in analysis_results/ go.
+        target.sweep_journal_folder();
         Ok(Self {
             target,
             guard,

@@ -20,4 +20,5 @@ mod crash_debris;
 mod crash_finalize;
 mod crash_rebuild;
 mod crash_update;
+mod lock_release_faults;
 mod truth_after_commit;

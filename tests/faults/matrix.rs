@@ -179,6 +179,13 @@ pub fn run_matrix(writer: &Writer) -> Report {
             },
         );
         let broken = check::check(&root, writer, &clean, &out);
+        // PLANSEAL_FAULTS_VERBOSE=1: the whole stderr of every run that broke an invariant
+        if !broken.is_empty() && std::env::var_os("PLANSEAL_FAULTS_VERBOSE").is_some() {
+            eprintln!(
+                "--- {} {}#{} {}: exit {:?}\n{}",
+                writer.name, run.point.syscall, run.point.when, run.fault, out.code, out.stderr
+            );
+        }
         for inv in INVARIANTS {
             let entry = tally.entry(inv).or_default();
             if broken.iter().any(|b| b.invariant == *inv) {

@@ -97,6 +97,8 @@ pub fn run(root: &Path, args: &[String], traced: Traced<'_>) -> Outcome {
     };
     let out = cmd
         .env("PLANSEAL_FAKE_NOW", crate::fixture::CLOCK)
+        // git's status compares files on planseal's thread budget: one, so few reads are shared
+        .env("PLANSEAL_GIT_THREADS", "1")
         .current_dir(root)
         .args(args)
         .stdin(Stdio::null())

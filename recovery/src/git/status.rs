@@ -75,6 +75,16 @@ pub struct StatusEntry {
     pub kind: StatusKind,
 }
 
+/// `PLANSEAL_GIT_THREADS=N` caps the threads git's work-tree status compares files with (unset
+/// or not a positive number: one per core). The fault suite sets 1 so that a fault injected into
+/// the N-th system call hits planseal's own thread, not a status worker (`docs/verify.md`).
+fn thread_limit() -> Option<usize> {
+    std::env::var("PLANSEAL_GIT_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+}
+
 impl Repo {
     /// Paths that differ from `HEAD` or the index, limited to `pathspecs` (relative to the work
     /// tree root; empty means the whole tree). Each untracked file is listed on its own;
@@ -93,7 +103,8 @@ impl Repo {
             .gix()
             .status(gix::progress::Discard)
             .map_err(|e| GitError::read("the work-tree status", e))?
-            .untracked_files(gix::status::UntrackedFiles::Files);
+            .untracked_files(gix::status::UntrackedFiles::Files)
+            .index_worktree_options_mut(|o| o.thread_limit = thread_limit());
         let iter = platform
             .into_iter(patterns)
             .map_err(|e| GitError::read("the work-tree status", e))?;

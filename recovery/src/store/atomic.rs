@@ -70,12 +70,7 @@ pub fn replace_atomic(
         .ok()
         .filter(|m| m.file_type().is_file())
         .map(|m| m.permissions().mode() & 0o7777);
-    let token = super::process::random_token();
-    let temp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        &token[..8]
-    ));
+    let temp = temp_path(&dir, &name);
 
     let result = write_temp(&temp, bytes, keep_mode, durability).and_then(|()| {
         crash_point("store.after_temp_write");
@@ -93,6 +88,14 @@ pub fn replace_atomic(
 
 /// Syncs `dir` after a rename or removal inside it already happened: a failure is what was not
 /// confirmed, not an error.
+/// `.<name>.<pid>-<ticks>.<token>.tmp` in `dir`: the process start ticks make a dead writer's
+/// temp file provable even after its pid was reused ([`super::debris`] reads the name).
+pub(crate) fn temp_path(dir: &Path, name: &str) -> PathBuf {
+    let token = super::process::random_token();
+    let tag = super::process::NameTag::of_this_process();
+    dir.join(format!(".{name}.{tag}.{}.tmp", &token[..8]))
+}
+
 fn confirm_dir(dir: &Path, durability: Durability) -> Confirmation {
     if durability == Durability::NoSync {
         return Confirmation::Confirmed;

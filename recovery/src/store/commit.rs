@@ -65,6 +65,11 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
         req.tool,
         req.acquired_at,
     )?;
+    // Under the lock: a dead writer's temp files in the journal's own folder go too (the lock's
+    // folder was swept by `acquire_at`).
+    if let Some((journal, _)) = req.journal {
+        sweep_journal_folder(req.target, journal.path());
+    }
     let current = crate::read::read(req.target, crate::read::Kind::Document)?;
     if current.as_deref() != req.expected_bytes {
         let hash = |b: Option<&[u8]>| b.map(sha256_hex).unwrap_or_else(|| "<absent>".into());
@@ -101,6 +106,21 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
         after_sha256: sha256_hex(req.new_bytes),
         confirmation,
     })
+}
+
+/// Sweeps the folder of `journal` for leftovers of provably dead writers when it is not the
+/// folder of `target` (a DWP plan's `analysis_results/`: journal and receipt temps); returns
+/// what it removed and kept.
+pub fn sweep_journal_folder(
+    target: &std::path::Path,
+    journal: &std::path::Path,
+) -> super::debris::Sweep {
+    let folder = |p: &std::path::Path| super::atomic::parent_dir(p);
+    let journal_folder = folder(journal);
+    if journal_folder == folder(target) || !journal_folder.is_dir() {
+        return super::debris::Sweep::default();
+    }
+    super::lock::sweep_folder(&journal_folder)
 }
 
 #[cfg(test)]

@@ -9,13 +9,15 @@
 //! Names used by the store: `store.after_lock`, `store.after_recheck`, `store.after_temp_write`,
 //! `store.after_rename`, `store.after_journal_append`, `store.before_release`, and inside the lock
 //! `store.acquire_after_staging`, `store.release_after_rename`,
-//! `store.release_after_record_removal`, `store.unlock_after_rename`. Other writers add
+//! `store.release_after_record_removal`, `store.unlock_after_rename`, `store.pid_temp_created` (GSD's
+//! pid-file temp made, no pid in it yet). Other writers add
 //! their own (`finalize.after_marker`, …) by calling [`crash_point`].
 //!
 //! Fault points ([`io_fault`]) make one system call of the store fail instead, with the errno
 //! the action carries: `FAILPOINTS=store.fsync_dir=return(EIO)`, `store.write_temp=return(ENOSPC)`,
 //! `store.rename=1*off->return(EACCES)` (the second rename). Names: `store.create_temp`,
-//! `store.write_temp`, `store.fsync_temp`, `store.rename`, `store.fsync_dir`, `store.journal_write`.
+//! `store.write_temp`, `store.fsync_temp`, `store.rename`, `store.fsync_dir`, `store.journal_write` (also the first line of a new journal),
+//! `store.release_read_owner` (reading the own owner record when the lock is released).
 
 /// Ends the process here when the crash point `name` is armed; does nothing otherwise.
 #[inline]

@@ -111,6 +111,10 @@ impl Journal {
                 .map_err(|e| StoreError::io("create journal folder", &dir, e))?;
         }
         let existed = self.path.exists();
+        if !existed && self.create_with(entry, durability, &dir)? {
+            crash_point("store.after_journal_append");
+            return Ok(());
+        }
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
@@ -164,6 +168,61 @@ impl Journal {
         }
         crash_point("store.after_journal_append");
         Ok(())
+    }
+
+    /// A new journal appears whole or not at all: its first line is written to a temp file,
+    /// fsynced and renamed onto the journal's name without replacing (a failed or killed append
+    /// leaves no journal, never an empty or half-written one). `false` when a journal appeared
+    /// meanwhile: the caller appends to it.
+    fn create_with(
+        &self,
+        entry: &serde_json::Value,
+        durability: Durability,
+        dir: &Path,
+    ) -> Result<bool, StoreError> {
+        let name = self.path.file_name().unwrap_or_default().to_string_lossy();
+        let temp = super::atomic::temp_path(dir, &name);
+        let mut line = entry.to_string().into_bytes();
+        line.push(b'\n');
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(&temp)
+            .and_then(|mut f| {
+                match super::failpoint::io_fault("store.journal_write") {
+                    Some(e) => Err(e),
+                    None => f.write_all(&line),
+                }?;
+                if durability == Durability::Full {
+                    f.sync_data()?;
+                }
+                Ok(())
+            });
+        // Without RENAME_NOREPLACE a hard link refuses an existing name just as well.
+        let placed = written.and_then(|()| {
+            super::lock::rename_no_replace(&temp, &self.path).or_else(|e| match e.raw_os_error() {
+                Some(libc::EINVAL) | Some(libc::ENOSYS) => std::fs::hard_link(&temp, &self.path)
+                    .map(|()| {
+                        let _ = std::fs::remove_file(&temp);
+                    }),
+                _ => Err(e),
+            })
+        });
+        match placed {
+            Ok(()) => {}
+            Err(e) => {
+                let _ = std::fs::remove_file(&temp);
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    return Ok(false);
+                }
+                return Err(StoreError::io("append to journal", &self.path, e));
+            }
+        }
+        if durability == Durability::Full {
+            fsync_dir(dir)?;
+        }
+        Ok(true)
     }
 
     /// Reads the journal; a missing file is an empty journal.

@@ -230,10 +230,25 @@ impl Drop for LockGuard {
 fn release_path(lock_path: &Path, style: &LockStyle, me: &LockOwner) -> Result<bool, StoreError> {
     match style {
         LockStyle::Directory => {
+            // Our own record that cannot be read (EIO) is a failed release, not someone else's
+            // lock: the caller reports it with the `unlock` that finishes it.
             let ours = |path: &Path| -> Result<bool, StoreError> {
-                Ok(
-                    matches!(read_dir_holder(path)?, Some(LockHolder::Owner(o)) if o.token == me.token),
-                )
+                if let Some(e) = super::failpoint::io_fault("store.release_read_owner") {
+                    return Err(StoreError::io(
+                        "read owner record",
+                        path.join(OWNER_FILE),
+                        e,
+                    ));
+                }
+                match read_dir_holder(path)? {
+                    Some(LockHolder::Owner(o)) => Ok(o.token == me.token),
+                    Some(LockHolder::Unreadable { reason }) => Err(StoreError::io(
+                        "read owner record",
+                        path.join(OWNER_FILE),
+                        std::io::Error::other(reason),
+                    )),
+                    _ => Ok(false),
+                }
             };
             if !ours(lock_path)? {
                 return Ok(false);
@@ -412,7 +427,7 @@ fn discard_staging(staging: &Path) {
     let _ = debris::remove_owner_folder(staging);
 }
 
-fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+pub(super) fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let from = CString::new(from.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
@@ -454,23 +469,42 @@ fn acquire_dir_by_mkdir(lock_path: &Path, owner: &LockOwner) -> Result<(), Store
     Ok(())
 }
 
+/// GSD's pid file, whole or not at all: the pid is written to a temp file beside the lock
+/// (`.<file>.lock.<pid>-<ticks>.<token>.tmp`), fsynced, and renamed onto the lock path with
+/// `RENAME_NOREPLACE` (a hard link where the file system has no such rename). A writer killed
+/// at any moment leaves no lock or a lock holding its pid — never an empty pid file — plus at
+/// most a temp file whose name proves its maker dead (swept like every other leftover).
 fn acquire_pid_file(lock_path: &Path, pid: u32, wait: Duration) -> Result<(), StoreError> {
+    let name = lock_path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = super::atomic::temp_path(&super::atomic::parent_dir(lock_path), &name);
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o666)
+        .open(&temp)
+        .and_then(|mut f| {
+            crash_point("store.pid_temp_created");
+            f.write_all(pid.to_string().as_bytes())?;
+            f.sync_all()
+        })
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            StoreError::io("write pid file", &temp, e)
+        })?;
+    let result = place_pid_file(&temp, lock_path, wait);
+    let _ = std::fs::remove_file(&temp); // gone already unless the lock was refused or linked
+    result
+}
+
+fn place_pid_file(temp: &Path, lock_path: &Path, wait: Duration) -> Result<(), StoreError> {
     let started = Instant::now();
     loop {
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o666)
-            .open(lock_path)
-        {
-            Ok(mut f) => {
-                // A pid file we could not fill would read as an unreadable owner and block every
-                // later writer: remove it again.
-                return f.write_all(pid.to_string().as_bytes()).map_err(|e| {
-                    let _ = std::fs::remove_file(lock_path);
-                    StoreError::io("write pid file", lock_path, e)
-                });
-            }
+        let placed = rename_no_replace(temp, lock_path).or_else(|e| match e.raw_os_error() {
+            Some(libc::EINVAL) | Some(libc::ENOSYS) => std::fs::hard_link(temp, lock_path),
+            _ => Err(e),
+        });
+        match placed {
+            Ok(()) => return Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(StoreError::io("create lock file", lock_path, e)),
         }
@@ -486,7 +520,7 @@ fn acquire_pid_file(lock_path: &Path, pid: u32, wait: Duration) -> Result<(), St
             continue;
         }
         let Some(holder) = holder else {
-            continue; // released between our open and our read
+            continue; // released between our rename and our read
         };
         if started.elapsed() >= wait {
             return Err(StoreError::LockPresent {
@@ -649,7 +683,7 @@ fn same_holder(a: &LockHolder, b: &LockHolder) -> bool {
 }
 
 /// Removes the temp files the dead lock owner with this pid left of `target`
-/// (`.<name>.<pid>.<token>.tmp`, see [`super::write_atomic`]), also when the pid now belongs to
+/// (`.<name>.<pid>-<ticks>.<token>.tmp`, see [`super::write_atomic`]), also when the pid now belongs to
 /// another process: only the lock's holder writes `target`, and the lock was the dead owner's.
 fn remove_temp_files_of(target: &Path, pid: u32) -> Vec<PathBuf> {
     let dir = super::atomic::parent_dir(target);

@@ -37,7 +37,7 @@ impl fmt::Display for OwnerStatus {
 /// from the recorded ones is not the writer (a process keeps its start time for life, and none
 /// outlives a reboot). Equal ticks count as alive, so a coincidence after a reboot only keeps a
 /// leftover longer, never removes a live writer's file. A name without ticks (the temp files of
-/// `write_atomic`, `.<file>.<pid>.<token>.tmp`) proves death only when the pid is not running.
+/// `write_atomic` before the ticks were added, `.<file>.<pid>.<token>.tmp`) proves death only when the pid is not running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NameTag {
     /// The process id of the writer that made the leftover.
