@@ -1,7 +1,7 @@
 //! `gsd sync`: derive the frontmatter from the body and the phase folders, show the diff, and
 //! with `write` apply it under GSD's lock.
 
-use super::{StateFile, derive_with_phases, read_state, write_locked};
+use super::{StateFile, derive_with_phases, git_input, read_state_for, write_locked};
 use crate::clock::{Clock, TimestampShape, format_timestamp, format_utc};
 use crate::gsd::document::Document;
 use crate::gsd::error::GsdError;
@@ -52,7 +52,7 @@ pub struct SyncOutcome {
 /// `clock` stamps `last_updated` (GSD's spelling) and the journal line.
 pub fn sync(opts: &SyncOptions, clock: &mut Clock) -> Result<SyncOutcome, GsdError> {
     let path = &opts.state.path;
-    let (bytes, text) = read_state(path)?;
+    let (bytes, text) = read_state_for(path, opts.write)?;
     if std::str::from_utf8(&bytes).is_err() {
         return Err(Refusal::new(
             RefusalKind::NotUtf8,
@@ -68,7 +68,7 @@ pub fn sync(opts: &SyncOptions, clock: &mut Clock) -> Result<SyncOutcome, GsdErr
     let derivation = derive_with_phases(&doc, path);
     let baseline = match journal_baseline(path) {
         Some(b) => Some(b),
-        None => git_head_baseline(path)?,
+        None => git_head_baseline(path).map_err(git_input(path, opts.write))?,
     };
     // GSD's own spelling: JavaScript's `toISOString()`.
     let now = format_utc(clock.now(), TimestampShape::JsMillisZ);
@@ -186,10 +186,12 @@ fn git_head_baseline(path: &Path) -> Result<Option<Baseline>, GsdError> {
         return Ok(None);
     };
     let rel = repo.relative_to_work_tree(path)?;
-    if repo.head()?.id.is_none() {
+    // The commit HEAD was read as, not `HEAD` again: a second read of the reference that fails
+    // would say "`HEAD` is not a revision" instead of naming the file that could not be read.
+    let Some(head) = repo.head()?.id else {
         return Ok(None);
-    }
+    };
     Ok(repo
-        .file_at("HEAD", &rel)?
+        .file_at(&head, &rel)?
         .map(|bytes| Baseline::from_text("git HEAD", &String::from_utf8_lossy(&bytes))))
 }
