@@ -256,3 +256,35 @@ fn gsd_sync_write_eio_on_a_later_read_of_the_branch_ref_is_never_an_unknown_revi
         }
     }
 }
+
+#[test]
+fn gsd_sync_write_eio_on_its_journal_never_falls_back_to_the_git_baseline() {
+    let repo = workspace();
+    let root = repo.path();
+    let run = |args: &[&str]| {
+        hermetic(BIN)
+            .args(args)
+            .env("PLANSEAL_FAKE_NOW", FIXED_NOW)
+            .current_dir(root)
+            .output()
+            .expect("planseal")
+    };
+    assert_eq!(run(&["gsd", "sync", "--write"]).status.code(), Some(0));
+    let journal = ".planning/STATE.md.journal.ndjson";
+    assert!(root.join(journal).is_file(), "the first sync journals");
+    // The body moves on: the next sync has something to write, from the journal's baseline.
+    let state = root.join(".planning/STATE.md");
+    let text = std::fs::read_to_string(&state).expect("STATE.md");
+    let moved = text.replace("Phase: 4 of 8 (Observability)", "Phase: 5 of 8 (Release)");
+    assert_ne!(moved, text, "the fixture names its phase");
+    std::fs::write(&state, moved).expect("write");
+    let before = files(root);
+    let out = faulted(
+        root,
+        journal,
+        "read",
+        "error=EIO",
+        &["gsd", "sync", "--write"],
+    );
+    assert_nothing_applied(&out, &before, root, journal);
+}

@@ -9,7 +9,7 @@ use crate::gsd::layout;
 use crate::gsd::sync::{self as planner, Baseline, Drift, KeyUpdate};
 use crate::recovery::git::Repo;
 use crate::report::text::{printable, unified_diff};
-use crate::report::{Refusal, RefusalKind};
+use crate::report::{HintedError, Refusal, RefusalKind};
 use crate::write::{Committed, JournalEntry};
 use serde::Serialize;
 use std::fmt::Write;
@@ -66,7 +66,7 @@ pub fn sync(opts: &SyncOptions, clock: &mut Clock) -> Result<SyncOutcome, GsdErr
     }
     let doc = Document::parse(text);
     let derivation = derive_with_phases(&doc, path);
-    let baseline = match journal_baseline(path) {
+    let baseline = match journal_baseline(path, opts.write)? {
         Some(b) => Some(b),
         None => git_head_baseline(path).map_err(git_input(path, opts.write))?,
     };
@@ -152,12 +152,26 @@ impl SyncOutcome {
 
 /// The baseline of the preservation rule: the body at the last journaled planseal write (its
 /// recorded source lines), when that write is what the file still holds or an ancestor of it.
-fn journal_baseline(path: &Path) -> Option<Baseline> {
+/// A journal that is there but cannot be read stops the sync (exit 3 when `writing`, else 2):
+/// the git baseline in its place would be a guess.
+fn journal_baseline(path: &Path, writing: bool) -> Result<Option<Baseline>, GsdError> {
     // The lock wait does not matter for reading the journal.
-    let read = layout::state_target(path, Duration::ZERO)
-        .journal()
-        .read()
-        .ok()?;
+    let target = layout::state_target(path, Duration::ZERO);
+    let journal = target.journal();
+    let read = journal.read().map_err(|e| {
+        // The store's error names the journal.
+        let message = format!("cannot read the journal {e}");
+        if writing {
+            HintedError::input_io(message)
+        } else {
+            HintedError::usage(message).hint("check the journal's permissions and its disk")
+        }
+    })?;
+    Ok(baseline_of(&read))
+}
+
+/// The last journaled write's recorded source lines, as the baseline.
+fn baseline_of(read: &crate::recovery::store::JournalRead) -> Option<Baseline> {
     let entry = read
         .entries
         .iter()
