@@ -288,3 +288,19 @@ fn gsd_sync_write_eio_on_its_journal_never_falls_back_to_the_git_baseline() {
     );
     assert_nothing_applied(&out, &before, root, journal);
 }
+
+#[test]
+fn gsd_sync_write_eio_on_a_plan_or_the_roadmap_never_derives_from_a_partial_count() {
+    for rel in [".planning/phases/01-a/01-PLAN.md", ".planning/ROADMAP.md"] {
+        let repo = workspace();
+        let root = repo.path();
+        repo.write(
+            ".planning/phases/01-a/01-PLAN.md",
+            "---\nstatus: active\n---\n",
+        );
+        repo.write(".planning/ROADMAP.md", "## Phase 1: A\n## Phase 2: B\n");
+        let before = files(root);
+        let out = faulted(root, rel, "read", "error=EIO", &["gsd", "sync", "--write"]);
+        assert_nothing_applied(&out, &before, root, rel);
+    }
+}

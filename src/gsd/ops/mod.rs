@@ -106,6 +106,25 @@ fn derive_with_phases(doc: &Document, state: &Path) -> Derivation {
     derive::derive(doc, phases)
 }
 
+/// [`derive_with_phases`] for `gsd sync`: a phase folder, plan or ROADMAP.md that is there but
+/// cannot be read stops it (exit 3 when `writing`, else 2) — the frontmatter is never derived
+/// from a partial count.
+fn derive_with_phases_checked(
+    doc: &Document,
+    state: &Path,
+    writing: bool,
+) -> Result<Derivation, GsdError> {
+    let phases = derive::count_phases_checked(&layout::state_dir(state), doc.scalar("milestone"))
+        .map_err(|e| {
+        if writing {
+            HintedError::input_io(e.to_string())
+        } else {
+            HintedError::usage(e.to_string()).hint("check the file's permissions and its disk")
+        }
+    })?;
+    Ok(derive::derive(doc, phases))
+}
+
 /// Replaces STATE.md under GSD's pid-file lock (waiting up to `lock_wait` for a live writer) if
 /// it still holds `before`, and journals `entry` beside it.
 fn write_locked(

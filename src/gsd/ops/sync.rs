@@ -1,7 +1,7 @@
 //! `gsd sync`: derive the frontmatter from the body and the phase folders, show the diff, and
 //! with `write` apply it under GSD's lock.
 
-use super::{StateFile, derive_with_phases, git_input, read_state_for, write_locked};
+use super::{StateFile, derive_with_phases_checked, git_input, read_state_for, write_locked};
 use crate::clock::{Clock, TimestampShape, format_timestamp, format_utc};
 use crate::gsd::document::Document;
 use crate::gsd::error::GsdError;
@@ -65,7 +65,7 @@ pub fn sync(opts: &SyncOptions, clock: &mut Clock) -> Result<SyncOutcome, GsdErr
         .into());
     }
     let doc = Document::parse(text);
-    let derivation = derive_with_phases(&doc, path);
+    let derivation = derive_with_phases_checked(&doc, path, opts.write)?;
     let baseline = match journal_baseline(path, opts.write)? {
         Some(b) => Some(b),
         None => git_head_baseline(path).map_err(git_input(path, opts.write))?,
