@@ -182,12 +182,12 @@ impl InitOutcome {
 }
 
 /// Creates the standard skeleton when the project has no checkpoint (`dry_run`: shows it).
-/// What it could not do but went on without is added to `warnings`, even when it then stops.
+/// An input it cannot read (a story file, the git repository) stops it before anything is
+/// written.
 pub fn init(
     place: &Place,
     dry_run: bool,
     clock: &mut Clock,
-    warnings: &mut Vec<String>,
 ) -> Result<InitOutcome, CheckpointError> {
     let (target, name) = place.locate()?;
     if target.checkpoint.exists() {
@@ -198,12 +198,12 @@ pub fn init(
         .hint("planseal checkpoint refresh --write regenerates its generated sections")
         .into());
     }
-    let g = gather(&target, None)?;
-    let git = git_summary(&target.root, warnings);
+    let g = gather(&target, None).map_err(unreadable_input)?;
+    let git = git_summary(&target.root, &target.checkpoint)?;
     let keys = g.env.as_deref().map(generate::env_keys);
     let now = clock.now();
     let skeleton = generate::skeleton(&generate::Inputs {
-        git: git.as_ref(),
+        git: Some(&git),
         env_keys: keys.as_deref(),
         stories: &g.stories,
         prune_sessions: false,
@@ -229,9 +229,11 @@ pub fn init(
         .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
         .map(Path::to_path_buf)
         .collect();
-    if let Some(dir) = target.checkpoint.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| HintedError::usage(format!("cannot create {}: {e}", dir.display())))?;
+    if let Some(dir) = target.checkpoint.parent()
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        remove_created(&created);
+        return Err(HintedError::input_io(format!("cannot create {}: {e}", dir.display())).into());
     }
     let path = &target.checkpoint;
     let entry = JournalEntry::for_file(
@@ -247,9 +249,7 @@ pub fn init(
     ) {
         Ok(c) => c,
         Err(e) => {
-            for dir in &created {
-                let _ = std::fs::remove_dir(dir);
-            }
+            remove_created(&created);
             return Err(e.into());
         }
     };
@@ -346,17 +346,17 @@ impl RefreshOutcome {
     }
 }
 
-/// Regenerates the generated sections and the story table; every other byte stays. What it
-/// could not do but went on without is added to `warnings`, even when it then stops.
+/// Regenerates the generated sections and the story table; every other byte stays. An input it
+/// cannot read (the checkpoint, a story file, the git repository) stops it before anything is
+/// written.
 pub fn refresh(
     place: &Place,
     opts: &RefreshOptions,
     clock: &mut Clock,
-    warnings: &mut Vec<String>,
 ) -> Result<RefreshOutcome, CheckpointError> {
     let (target, name) = place.locate()?;
     require_existing(&target, &name)?;
-    let g = gather(&target, None)?;
+    let g = gather(&target, None).map_err(unreadable_input)?;
     if let Some(exp) = &opts.expected_sha256 {
         let actual = sha256_hex(&g.bytes);
         if !actual.eq_ignore_ascii_case(exp.trim()) {
@@ -375,13 +375,13 @@ pub fn refresh(
         )
         .hint("save the file as UTF-8")
     })?;
-    let git = git_summary(&target.root, warnings);
+    let git = git_summary(&target.root, &target.checkpoint)?;
     let keys = g.env.as_deref().map(generate::env_keys);
     let now = clock.now();
     let (new, changes) = generate::refresh(
         old,
         &generate::Inputs {
-            git: git.as_ref(),
+            git: Some(&git),
             env_keys: keys.as_deref(),
             stories: &g.stories,
             prune_sessions: opts.prune_sessions,
@@ -563,10 +563,30 @@ fn require_existing(target: &Target, name: &str) -> Result<(), HintedError> {
     )
 }
 
-/// The `## Git Recente` facts; `None` (and why, in `warnings`) when the repository cannot be
-/// read, so the section is left as it is.
-fn git_summary(root: &Path, warnings: &mut Vec<String>) -> Option<GitSummary> {
-    git::summary(root)
-        .map_err(|e| warnings.push(format!("`## Git Recente` left as it is: {e}")))
-        .ok()
+/// The `## Git Recente` facts. A repository that is there but cannot be read stops the command
+/// (exit 3, nothing applied): the section is never written from a guess, and an unreadable
+/// repository is never "no repository".
+fn git_summary(root: &Path, checkpoint: &Path) -> Result<GitSummary, HintedError> {
+    git::summary(root).map_err(|e| {
+        HintedError::git_input(&format!("{}: `## Git Recente`", checkpoint.display()), &e)
+    })
+}
+
+/// A writer stops on an input it cannot read (an OS error such as EIO) with exit 3: nothing was
+/// applied. A refusal (a FIFO, a file over its cap) stays a refusal.
+fn unreadable_input(e: GatherError) -> CheckpointError {
+    match e {
+        GatherError::Io { path, source } => {
+            HintedError::input_io(format!("cannot read {}: {source}", path.display())).into()
+        }
+        other => other.into(),
+    }
+}
+
+/// Removes the folders an init created (innermost first), so a failed init leaves the tree as
+/// it was.
+fn remove_created(created: &[PathBuf]) {
+    for dir in created {
+        let _ = std::fs::remove_dir(dir);
+    }
 }

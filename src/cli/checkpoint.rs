@@ -6,7 +6,7 @@
 //! workspace's `.env` is handed to the process-wide output redactor before anything runs.
 
 use super::Context;
-use crate::{print_err, print_json, print_out};
+use crate::{print_json, print_out};
 use planseal::checkpoint::locate;
 use planseal::checkpoint::ops::{self, CheckpointError, Place};
 use planseal::clock::Clock;
@@ -111,14 +111,8 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::failed_if(a.exit_code && o.failed()))
         }
         Command::Init(a) => {
-            let mut warnings = Vec::new();
-            let done = ops::init(
-                &place(a.target),
-                a.dry_run,
-                &mut Clock::from_env()?,
-                &mut warnings,
-            );
-            let o = finish(done, &warnings)?;
+            let o =
+                ops::init(&place(a.target), a.dry_run, &mut Clock::from_env()?).map_err(lift)?;
             let applied = o.written.as_ref().map(|w| &w.committed.confirmation);
             super::outcome::deliver(ctx, &o, &o.to_text(), applied)
         }
@@ -128,14 +122,7 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 prune_sessions: a.prune_sessions,
                 expected_sha256: a.expected_sha256,
             };
-            let mut warnings = Vec::new();
-            let done = ops::refresh(
-                &place(a.target),
-                &opts,
-                &mut Clock::from_env()?,
-                &mut warnings,
-            );
-            let o = finish(done, &warnings)?;
+            let o = ops::refresh(&place(a.target), &opts, &mut Clock::from_env()?).map_err(lift)?;
             let applied = o.written.as_ref().map(|w| &w.committed.confirmation);
             super::outcome::deliver(ctx, &o, &o.to_text(), applied)
         }
@@ -145,14 +132,6 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::failed_if(a.exit_code && o.differs()))
         }
     }
-}
-
-/// Reports on stderr what a write went on without (whether or not it then stopped).
-fn finish<T>(done: Result<T, CheckpointError>, warnings: &[String]) -> anyhow::Result<T> {
-    for w in warnings {
-        print_err(&format!("planseal: warning: {w}\n"));
-    }
-    done.map_err(lift)
 }
 
 /// The outcome as one JSON document with `--json`, else as its text.

@@ -126,7 +126,12 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
         Command::Sync(a) => a.file.as_deref(),
         Command::Recover(a) => a.file.as_deref(),
     };
-    let path = locate::state_file(file, &ctx.cwd, &lookup).map_err(error)?;
+    let writing = match &command {
+        Command::Sync(a) => a.write,
+        Command::Recover(a) => a.write,
+        _ => false,
+    };
+    let path = locate::state_file(file, &ctx.cwd, &lookup, writing).map_err(error)?;
     // Whatever STATE.md or its history holds, a value of the project's .env is never printed.
     crate::redact_output_with(locate::env_redactor(&path));
     let state = StateFile {

@@ -4,7 +4,8 @@
 use super::document::Document;
 use super::layout;
 use super::rules::{compute_progress_percent, leading_date, normalize_status};
-use std::path::Path;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
 
 /// The order GSD writes its keys in; every other key follows in its original order.
 pub const KEY_ORDER: [&str; 13] = [
@@ -241,22 +242,39 @@ pub fn derive(doc: &Document, phases: Option<PhaseCounts>) -> Derivation {
 /// `status: superseded`; a summary counts only when paired with a plan (same stem); a phase is
 /// complete with ≥ 1 plan and summaries ≥ plans; `total_phases` is the larger of the folder
 /// count and the `## Phase N:` headings of the current milestone in ROADMAP.md (struck-through
-/// phases excluded). `None` when there is no `phases/` folder.
+/// phases excluded). `None` when there is no `phases/` folder, or when something in it cannot be
+/// read.
 pub fn count_phases(planning: &Path, milestone: Option<&str>) -> Option<PhaseCounts> {
+    count_phases_checked(planning, milestone).ok().flatten()
+}
+
+/// A phase folder, a plan or ROADMAP.md that is there but could not be read (an OS error).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {}: {source}", path.display())]
+pub struct PhaseReadError {
+    /// The folder or file.
+    pub path: PathBuf,
+    /// The operating system's error.
+    pub source: std::io::Error,
+}
+
+/// [`count_phases`], an OS error reading what is there being an error rather than "no phases":
+/// a writer must not derive the frontmatter from a partial count.
+pub fn count_phases_checked(
+    planning: &Path,
+    milestone: Option<&str>,
+) -> Result<Option<PhaseCounts>, PhaseReadError> {
     let phases_dir = planning.join(layout::PHASES_DIR);
-    let mut folders: Vec<_> = std::fs::read_dir(&phases_dir)
-        .ok()?
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .map(|e| e.path())
-        .collect();
+    let Some(mut folders) = entries(&phases_dir, |t| t.is_dir())? else {
+        return Ok(None);
+    };
     folders.sort();
     let mut counts = PhaseCounts {
         phase_folders: folders.len() as u64,
         ..PhaseCounts::default()
     };
     for folder in &folders {
-        let (plans, summaries) = plans_and_summaries(folder);
+        let (plans, summaries) = plans_and_summaries(folder)?;
         let done = plans
             .iter()
             .filter(|stem| summaries.contains(*stem))
@@ -268,42 +286,66 @@ pub fn count_phases(planning: &Path, milestone: Option<&str>) -> Option<PhaseCou
             counts.completed_phases += 1;
         }
     }
-    counts.roadmap_phases = read_text(&planning.join(layout::ROADMAP_FILE))
+    counts.roadmap_phases = read_text_checked(&planning.join(layout::ROADMAP_FILE))?
         .map(|text| roadmap_phase_count(&text, milestone))
         .unwrap_or(0);
     counts.total_phases = counts.phase_folders.max(counts.roadmap_phases);
-    Some(counts)
+    Ok(Some(counts))
+}
+
+/// The entries of `dir` whose type `keep` accepts; `None` when `dir` is absent or not a folder.
+fn entries(
+    dir: &Path,
+    keep: impl Fn(std::fs::FileType) -> bool,
+) -> Result<Option<Vec<PathBuf>>, PhaseReadError> {
+    let failed = |source| PhaseReadError {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let listing = match std::fs::read_dir(dir) {
+        Ok(listing) => listing,
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            return Ok(None);
+        }
+        Err(e) => return Err(failed(e)),
+    };
+    let mut out = Vec::new();
+    for entry in listing {
+        let entry = entry.map_err(failed)?;
+        if keep(entry.file_type().map_err(failed)?) {
+            out.push(entry.path());
+        }
+    }
+    Ok(Some(out))
 }
 
 /// The plan stems and summary stems of one phase folder.
-fn plans_and_summaries(folder: &Path) -> (Vec<String>, Vec<String>) {
+fn plans_and_summaries(folder: &Path) -> Result<(Vec<String>, Vec<String>), PhaseReadError> {
     let mut plans = Vec::new();
     let mut summaries = Vec::new();
-    let mut visit = |dir: &Path, every_file_is_a_plan: bool| {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut names: Vec<_> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-            .collect();
-        names.sort();
-        for (name, path) in names {
+    for (dir, every_file_is_a_plan) in [
+        (folder.to_path_buf(), false),
+        (folder.join(layout::PHASE_PLANS_DIR), true),
+        (folder.join(layout::PHASE_SUMMARIES_DIR), false),
+    ] {
+        let mut files = entries(&dir, |t| t.is_file())?.unwrap_or_default();
+        files.sort();
+        for path in files {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             if let Some(stem) = summary_stem(&name) {
                 summaries.push(stem.to_string());
             } else if let Some(stem) = plan_stem(&name)
                 .or(every_file_is_a_plan.then(|| name.strip_suffix(".md").unwrap_or(&name)))
-                && !is_superseded(&path)
+                && !is_superseded(&path)?
             {
                 plans.push(stem.to_string());
             }
         }
-    };
-    visit(folder, false);
-    visit(&folder.join(layout::PHASE_PLANS_DIR), true);
-    visit(&folder.join(layout::PHASE_SUMMARIES_DIR), false);
-    (plans, summaries)
+    }
+    Ok((plans, summaries))
 }
 
 fn plan_stem(name: &str) -> Option<&str> {
@@ -320,22 +362,28 @@ fn summary_stem(name: &str) -> Option<&str> {
     name.strip_suffix(layout::SUMMARY_SUFFIX)
 }
 
-/// A file's text under the reading discipline; `None` when it is missing, refused or not UTF-8.
-fn read_text(path: &Path) -> Option<String> {
-    let bytes =
-        planseal_recovery::read::read(path, planseal_recovery::read::Kind::Document).ok()??;
-    String::from_utf8(bytes).ok()
+/// A file's text under the reading discipline; `None` when it is missing, refused or not UTF-8;
+/// an OS error reading a file that is there is an error.
+fn read_text_checked(path: &Path) -> Result<Option<String>, PhaseReadError> {
+    match planseal_recovery::read::read(path, planseal_recovery::read::Kind::Document) {
+        Ok(bytes) => Ok(bytes.and_then(|b| String::from_utf8(b).ok())),
+        Err(planseal_recovery::read::ReadError::Io { path, source }) => {
+            Err(PhaseReadError { path, source })
+        }
+        Err(_) => Ok(None),
+    }
 }
 
 /// A plan file whose frontmatter says `status: superseded`.
-fn is_superseded(path: &Path) -> bool {
-    let Some(text) = read_text(path) else {
-        return false;
+fn is_superseded(path: &Path) -> Result<bool, PhaseReadError> {
+    let Some(text) = read_text_checked(path)? else {
+        return Ok(false);
     };
     let Some(rest) = text.strip_prefix("---") else {
-        return false;
+        return Ok(false);
     };
-    rest.lines()
+    Ok(rest
+        .lines()
         .skip(1)
         .take_while(|l| l.trim_end() != "---")
         .any(|l| {
@@ -345,7 +393,7 @@ fn is_superseded(path: &Path) -> bool {
                         .trim_matches(['"', '\''])
                         .eq_ignore_ascii_case("superseded")
             })
-        })
+        }))
 }
 
 /// `## Phase N:` headings (levels 2–4) of the milestone section naming `milestone` (all of them

@@ -12,6 +12,7 @@ use super::layout::{
 };
 use crate::report::redact::EnvRedactor;
 use crate::report::{HintedError, Refusal, RefusalKind};
+use planseal_recovery::read::ReadError;
 use std::path::{Path, PathBuf};
 
 /// How many folders the search climbs, the start included.
@@ -64,24 +65,45 @@ pub enum Located {
 /// the hook does); else, when `.planning/workstreams/` holds a
 /// workstream, the active one (`GSD_WORKSTREAM`, else `.planning/active-workstream`) is used.
 pub fn locate(start: &Path, home: Option<&Path>, env_workstream: Option<&str>) -> Located {
+    search(start, home, env_workstream, false).unwrap_or(Located::NotFound)
+}
+
+/// A STATE.md the strict search found but could not read (an OS error, or a file the reading
+/// discipline refuses).
+#[derive(Debug)]
+pub struct Unreadable(pub ReadError);
+
+/// The search; `strict` stops at a STATE.md that is there but cannot be read instead of passing
+/// over it: for a command, an I/O error is never "not found" and never another file further up.
+fn search(
+    start: &Path,
+    home: Option<&Path>,
+    env_workstream: Option<&str>,
+    strict: bool,
+) -> Result<Located, Unreadable> {
+    let read = |path: &Path| match read_text_checked(path) {
+        Ok(text) => Ok(text),
+        Err(e) if strict => Err(Unreadable(e)),
+        Err(_) => Ok(None),
+    };
     let mut current = start.to_path_buf();
     for _ in 0..MAX_LEVELS {
         let planning = layout::planning_dir(&current);
         let flat = layout::flat_state(&planning);
-        if let Some(text) = read_text(&flat) {
-            return Located::File { path: flat, text };
+        if let Some(text) = read(&flat)? {
+            return Ok(Located::File { path: flat, text });
         }
         if has_workstreams(&planning) {
-            return match active_workstream(&planning, env_workstream) {
+            return Ok(match active_workstream(&planning, env_workstream) {
                 None => Located::NoActiveWorkstream { root: current },
                 Some(ws) => {
                     let path = layout::workstream_state(&planning, &ws);
-                    match read_text(&path) {
+                    match read(&path)? {
                         Some(text) => Located::File { path, text },
                         None => Located::MissingWorkstreamState(path),
                     }
                 }
-            };
+            });
         }
         let at_home = home.is_some_and(|h| h == current);
         match current.parent() {
@@ -89,16 +111,30 @@ pub fn locate(start: &Path, home: Option<&Path>, env_workstream: Option<&str>) -
             _ => break,
         }
     }
-    Located::NotFound
+    Ok(Located::NotFound)
 }
 
 /// The STATE.md a command works on: `file` (relative to `cwd`) when given, else the one the
-/// statusline would render.
-pub fn state_file(file: Option<&Path>, cwd: &Path, lookup: &Lookup) -> Result<PathBuf, GsdError> {
+/// statusline would render. A STATE.md the search reaches but cannot read stops it: a refusal
+/// for a file the reading discipline refuses, else an I/O error — exit 3 (nothing applied) for a
+/// command that writes (`writing`), exit 2 for one that only reads.
+pub fn state_file(
+    file: Option<&Path>,
+    cwd: &Path,
+    lookup: &Lookup,
+    writing: bool,
+) -> Result<PathBuf, GsdError> {
     if let Some(file) = file {
         return Ok(cwd.join(file));
     }
-    match locate(cwd, lookup.home.as_deref(), lookup.workstream.as_deref()) {
+    let found = search(
+        cwd,
+        lookup.home.as_deref(),
+        lookup.workstream.as_deref(),
+        true,
+    )
+    .map_err(|Unreadable(e)| unreadable_state(&e, writing))?;
+    match found {
         Located::File { path, .. } => Ok(path),
         Located::NoActiveWorkstream { root } => Err(Refusal::new(
             RefusalKind::NoActiveWorkstream,
@@ -123,14 +159,40 @@ pub fn state_file(file: Option<&Path>, cwd: &Path, lookup: &Lookup) -> Result<Pa
     }
 }
 
-/// A file's text as Node reads it with `'utf8'`: invalid sequences become U+FFFD.
+/// Why a STATE.md could not be read, as the error a command stops with: a refusal (exit 1) for a
+/// file the reading discipline refuses; for an I/O error exit 3 when the command writes (nothing
+/// was applied), else exit 2.
+pub fn unreadable_state(e: &ReadError, writing: bool) -> GsdError {
+    if let Some(refusal) = crate::report::read_refusal(e) {
+        return refusal.into();
+    }
+    let message = format!(
+        "{}: cannot read STATE.md: {}",
+        e.path().display(),
+        e.reason()
+    );
+    if writing {
+        HintedError::input_io(message).into()
+    } else {
+        HintedError::usage(message)
+            .hint("check the path and its permissions")
+            .into()
+    }
+}
+
+/// A file's text as Node reads it with `'utf8'`: invalid sequences become U+FFFD. `None` when
+/// it is absent or cannot be read.
 pub fn read_text(path: &Path) -> Option<String> {
-    let bytes =
-        planseal_recovery::read::read(path, planseal_recovery::read::Kind::Document).ok()??;
-    Some(match String::from_utf8(bytes) {
+    read_text_checked(path).ok().flatten()
+}
+
+/// [`read_text`], keeping why a file that is there could not be read.
+fn read_text_checked(path: &Path) -> Result<Option<String>, ReadError> {
+    let bytes = planseal_recovery::read::read(path, planseal_recovery::read::Kind::Document)?;
+    Ok(bytes.map(|bytes| match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    }))
 }
 
 /// Workstream mode: `.planning/workstreams/` holds at least one folder.
@@ -293,6 +355,7 @@ mod tests {
             Some(Path::new("a/STATE.md")),
             Path::new("/w"),
             &Lookup::default(),
+            false,
         );
         assert_eq!(got.ok(), Some(PathBuf::from("/w/a/STATE.md")));
     }

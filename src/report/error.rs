@@ -29,6 +29,36 @@ impl HintedError {
         }
     }
 
+    /// A writer's input (a file it reads, the git repository) could not be read because of an OS
+    /// error such as EIO: exit 3, and the hint says nothing was applied.
+    pub fn input_io(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            hint: Some(
+                "nothing was applied; check the file, its disk and its permissions, then retry"
+                    .to_string(),
+            ),
+            code: ExitCode::Io,
+        }
+    }
+
+    /// A writer's git repository could not be read: exit 3, nothing applied — a writer never
+    /// writes from a guess of what the history holds. `context` names the file the writer works
+    /// on. When gix could not open the repository at all, its `HEAD` file is named too if that
+    /// is the file that cannot be read (gix only says it found no repository).
+    pub fn git_input(context: &str, e: &crate::recovery::git::GitError) -> Self {
+        let mut message = format!("{context}: cannot read the git repository: {e}");
+        if let crate::recovery::git::GitError::Open { repository, .. } = e {
+            let head = repository.join("HEAD");
+            if let Err(why) =
+                crate::recovery::read::read(&head, crate::recovery::read::Kind::Settings)
+            {
+                message.push_str(&format!(" ({})", why));
+            }
+        }
+        Self::input_io(message)
+    }
+
     /// Adds the next step for the user.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());

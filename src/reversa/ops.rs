@@ -205,7 +205,7 @@ pub fn advance(
     clock: &mut Clock,
 ) -> Result<WriteOutcome, ReversaError> {
     let (path, name) = place.locate()?;
-    let bytes = read(&path)?;
+    let bytes = read(&path).map_err(unreadable_input)?;
     check_expected(&bytes, opts.guard.expected_sha256.as_deref(), &name)?;
     let state = StateFile::parse(&bytes).map_err(|e| refusal(e.into(), &name))?;
     let e = edit::advance(&state, &opts.phase_done).map_err(|e| refusal(e, &name))?;
@@ -238,7 +238,7 @@ pub fn set(
             opts.field, opts.value
         ))
     })?;
-    let bytes = read(&path)?;
+    let bytes = read(&path).map_err(unreadable_input)?;
     check_expected(&bytes, opts.guard.expected_sha256.as_deref(), &name)?;
     let state = StateFile::parse(&bytes).map_err(|e| refusal(e.into(), &name))?;
     let e = edit::set(&state, &opts.field, value, opts.force).map_err(|e| refusal(e, &name))?;
@@ -390,6 +390,17 @@ fn read(path: &Path) -> Result<Vec<u8>, ReversaError> {
             },
         },
     )
+}
+
+/// A writer stops on a state file it cannot read (an OS error such as EIO) with exit 3: nothing
+/// was applied. A refusal (a FIFO, a file over its cap) stays a refusal.
+fn unreadable_input(e: ReversaError) -> ReversaError {
+    match e {
+        ReversaError::Read { path, source } => {
+            HintedError::input_io(format!("cannot read {}: {source}", path.display())).into()
+        }
+        other => other,
+    }
 }
 
 fn check_expected(bytes: &[u8], expected: Option<&str>, file: &str) -> Result<(), Refusal> {

@@ -41,3 +41,4 @@ mod verify_fixtures;
 mod verify_history;
 mod verify_hostile;
 mod verify_vectors;
+mod writer_input_io;

@@ -82,9 +82,8 @@ fn init_then_status_then_refresh() {
     let at = place(tmp.path(), None);
     let cp = tmp.path().join("docs/PROJECT-CHECKPOINT.md");
 
-    let mut warnings = Vec::new();
     let mut c = clock();
-    let dry = ops::init(&at, true, &mut c, &mut warnings).expect("dry run");
+    let dry = ops::init(&at, true, &mut c).expect("dry run");
     assert_eq!(dry.result, InitResult::DryRun);
     assert!(!cp.exists() && !tmp.path().join("docs").exists());
     let doc = serde_json::to_value(&dry).expect("json");
@@ -95,8 +94,7 @@ fn init_then_status_then_refresh() {
     assert_eq!(dry.to_text(), skeleton);
 
     let mut c = clock();
-    let written = ops::init(&at, false, &mut c, &mut warnings).expect("init");
-    assert!(warnings.is_empty(), "{warnings:?}");
+    let written = ops::init(&at, false, &mut c).expect("init");
     assert_eq!(
         c.calls(),
         1,
@@ -119,7 +117,7 @@ fn init_then_status_then_refresh() {
             .to_text()
             .starts_with("docs/PROJECT-CHECKPOINT.md: created (sha256 ")
     );
-    match ops::init(&at, false, &mut clock(), &mut warnings) {
+    match ops::init(&at, false, &mut clock()) {
         Err(CheckpointError::Refused(r)) => assert_eq!(r.kind, RefusalKind::CheckpointExists),
         other => panic!("expected a refusal, got {other:?}"),
     }
@@ -152,7 +150,7 @@ fn init_then_status_then_refresh() {
         write: true,
         ..Default::default()
     };
-    let o = ops::refresh(&at, &opts, &mut clock(), &mut warnings).expect("refresh");
+    let o = ops::refresh(&at, &opts, &mut clock()).expect("refresh");
     assert_eq!(o.result, RefreshResult::Unchanged);
     assert!(o.written.is_none() && o.diff.is_empty());
     assert_eq!(

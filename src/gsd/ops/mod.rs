@@ -75,28 +75,54 @@ pub fn check(state: &StateFile) -> CheckOutcome {
     }
 }
 
-/// The file's bytes and text (read once).
+/// The file's bytes and text (read once), for a command that only reads: an I/O error is exit 2.
 fn read_state(path: &Path) -> Result<(Vec<u8>, String), GsdError> {
+    read_state_for(path, false)
+}
+
+/// [`read_state`]; an I/O error is exit 3 (nothing applied) when the command writes (`writing`).
+fn read_state_for(path: &Path, writing: bool) -> Result<(Vec<u8>, String), GsdError> {
     let bytes =
         planseal_recovery::read::read_existing(path, planseal_recovery::read::Kind::Document)
-            .map_err(|e| match crate::report::read_refusal(&e) {
-                Some(refusal) => GsdError::Refused(refusal),
-                None => HintedError::usage(format!(
-                    "{}: cannot read STATE.md: {}",
-                    path.display(),
-                    e.reason()
-                ))
-                .hint("check the path and its permissions")
-                .into(),
-            })?;
+            .map_err(|e| super::locate::unreadable_state(&e, writing))?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     Ok((bytes, text))
+}
+
+/// A git read failure of a command that writes: exit 3, nothing applied — the file is never
+/// written from a guess of what its history holds. A command that only reads keeps the error.
+fn git_input(path: &Path, writing: bool) -> impl FnOnce(GsdError) -> GsdError + '_ {
+    move |e| match e {
+        GsdError::Git(g) if writing => {
+            HintedError::git_input(&path.display().to_string(), &g).into()
+        }
+        other => other,
+    }
 }
 
 /// What the body and the phase folders beside the file imply.
 fn derive_with_phases(doc: &Document, state: &Path) -> Derivation {
     let phases = derive::count_phases(&layout::state_dir(state), doc.scalar("milestone"));
     derive::derive(doc, phases)
+}
+
+/// [`derive_with_phases`] for `gsd sync`: a phase folder, plan or ROADMAP.md that is there but
+/// cannot be read stops it (exit 3 when `writing`, else 2) — the frontmatter is never derived
+/// from a partial count.
+fn derive_with_phases_checked(
+    doc: &Document,
+    state: &Path,
+    writing: bool,
+) -> Result<Derivation, GsdError> {
+    let phases = derive::count_phases_checked(&layout::state_dir(state), doc.scalar("milestone"))
+        .map_err(|e| {
+        if writing {
+            HintedError::input_io(e.to_string())
+        } else {
+            HintedError::usage(e.to_string()).hint("check the file's permissions and its disk")
+        }
+    })?;
+    Ok(derive::derive(doc, phases))
 }
 
 /// Replaces STATE.md under GSD's pid-file lock (waiting up to `lock_wait` for a live writer) if

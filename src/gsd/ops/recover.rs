@@ -1,7 +1,7 @@
 //! `gsd recover`: what earlier committed versions of STATE.md had and the file lost, and with a
 //! restoration the picked pieces put back under GSD's lock.
 
-use super::{StateFile, read_state, write_locked};
+use super::{StateFile, git_input, read_state_for, write_locked};
 use crate::clock::{Clock, format_timestamp};
 use crate::gsd::document::Document;
 use crate::gsd::error::GsdError;
@@ -13,6 +13,7 @@ use crate::report::{ExitCode, HintedError, Refusal, RefusalKind};
 use crate::write::{Committed, JournalEntry};
 use serde::Serialize;
 use std::fmt::Write;
+use std::path::Path;
 use std::time::Duration;
 
 /// `gsd recover`: which STATE.md, which versions to compare it with, and what to put back.
@@ -75,34 +76,10 @@ pub struct RecoverOutcome {
 /// `clock` stamps the journal line of a restoration; it is not read otherwise.
 pub fn recover(opts: &RecoverOptions, clock: &mut Clock) -> Result<RecoverOutcome, GsdError> {
     let path = &opts.state.path;
-    let (bytes, text) = read_state(path)?;
-    let Some(repo) = Repo::discover(&layout::state_dir(path))? else {
-        return Err(Refusal::new(
-            RefusalKind::NoGit,
-            format!(
-                "{} is not inside a git repository: there is no history to recover from",
-                path.display()
-            ),
-        )
-        .hint("recover needs the file's committed versions")
-        .into());
-    };
-    let rel = repo.relative_to_work_tree(path)?;
-    let versions = match &opts.from {
-        Some(rev) => vec![version_at(&repo, rev, &rel)?],
-        None => repo
-            .file_versions(
-                &rel,
-                &HistoryOptions {
-                    with_content: true,
-                    ..HistoryOptions::default()
-                },
-            )?
-            .versions
-            .iter()
-            .filter_map(|v| v.content.as_ref().map(|c| to_version(&v.commit, c)))
-            .collect(),
-    };
+    let writing = opts.restore.is_some();
+    let (bytes, text) = read_state_for(path, writing)?;
+    let versions =
+        committed_versions(path, opts.from.as_deref()).map_err(git_input(path, writing))?;
     let current = Document::parse(text);
     let lost = pieces::find_lost(&current, &versions);
     let mut committed = None;
@@ -153,6 +130,37 @@ pub fn recover(opts: &RecoverOptions, clock: &mut Clock) -> Result<RecoverOutcom
         restore_requested: opts.restore.is_some(),
         committed,
         exit_code: ExitCode::failed_if(opts.exit_code && still_lost),
+    })
+}
+
+/// The file's committed versions (newest first), or its version at `from`.
+fn committed_versions(path: &Path, from: Option<&str>) -> Result<Vec<Version>, GsdError> {
+    let Some(repo) = Repo::discover(&layout::state_dir(path))? else {
+        return Err(Refusal::new(
+            RefusalKind::NoGit,
+            format!(
+                "{} is not inside a git repository: there is no history to recover from",
+                path.display()
+            ),
+        )
+        .hint("recover needs the file's committed versions")
+        .into());
+    };
+    let rel = repo.relative_to_work_tree(path)?;
+    Ok(match from {
+        Some(rev) => vec![version_at(&repo, rev, &rel)?],
+        None => repo
+            .file_versions(
+                &rel,
+                &HistoryOptions {
+                    with_content: true,
+                    ..HistoryOptions::default()
+                },
+            )?
+            .versions
+            .iter()
+            .filter_map(|v| v.content.as_ref().map(|c| to_version(&v.commit, c)))
+            .collect(),
     })
 }
 

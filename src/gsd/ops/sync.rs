@@ -1,7 +1,7 @@
 //! `gsd sync`: derive the frontmatter from the body and the phase folders, show the diff, and
 //! with `write` apply it under GSD's lock.
 
-use super::{StateFile, derive_with_phases, read_state, write_locked};
+use super::{StateFile, derive_with_phases_checked, git_input, read_state_for, write_locked};
 use crate::clock::{Clock, TimestampShape, format_timestamp, format_utc};
 use crate::gsd::document::Document;
 use crate::gsd::error::GsdError;
@@ -9,7 +9,7 @@ use crate::gsd::layout;
 use crate::gsd::sync::{self as planner, Baseline, Drift, KeyUpdate};
 use crate::recovery::git::Repo;
 use crate::report::text::{printable, unified_diff};
-use crate::report::{Refusal, RefusalKind};
+use crate::report::{HintedError, Refusal, RefusalKind};
 use crate::write::{Committed, JournalEntry};
 use serde::Serialize;
 use std::fmt::Write;
@@ -52,7 +52,7 @@ pub struct SyncOutcome {
 /// `clock` stamps `last_updated` (GSD's spelling) and the journal line.
 pub fn sync(opts: &SyncOptions, clock: &mut Clock) -> Result<SyncOutcome, GsdError> {
     let path = &opts.state.path;
-    let (bytes, text) = read_state(path)?;
+    let (bytes, text) = read_state_for(path, opts.write)?;
     if std::str::from_utf8(&bytes).is_err() {
         return Err(Refusal::new(
             RefusalKind::NotUtf8,
@@ -65,10 +65,10 @@ pub fn sync(opts: &SyncOptions, clock: &mut Clock) -> Result<SyncOutcome, GsdErr
         .into());
     }
     let doc = Document::parse(text);
-    let derivation = derive_with_phases(&doc, path);
-    let baseline = match journal_baseline(path) {
+    let derivation = derive_with_phases_checked(&doc, path, opts.write)?;
+    let baseline = match journal_baseline(path, opts.write)? {
         Some(b) => Some(b),
-        None => git_head_baseline(path)?,
+        None => git_head_baseline(path).map_err(git_input(path, opts.write))?,
     };
     // GSD's own spelling: JavaScript's `toISOString()`.
     let now = format_utc(clock.now(), TimestampShape::JsMillisZ);
@@ -152,12 +152,26 @@ impl SyncOutcome {
 
 /// The baseline of the preservation rule: the body at the last journaled planseal write (its
 /// recorded source lines), when that write is what the file still holds or an ancestor of it.
-fn journal_baseline(path: &Path) -> Option<Baseline> {
+/// A journal that is there but cannot be read stops the sync (exit 3 when `writing`, else 2):
+/// the git baseline in its place would be a guess.
+fn journal_baseline(path: &Path, writing: bool) -> Result<Option<Baseline>, GsdError> {
     // The lock wait does not matter for reading the journal.
-    let read = layout::state_target(path, Duration::ZERO)
-        .journal()
-        .read()
-        .ok()?;
+    let target = layout::state_target(path, Duration::ZERO);
+    let journal = target.journal();
+    let read = journal.read().map_err(|e| {
+        // The store's error names the journal.
+        let message = format!("cannot read the journal {e}");
+        if writing {
+            HintedError::input_io(message)
+        } else {
+            HintedError::usage(message).hint("check the journal's permissions and its disk")
+        }
+    })?;
+    Ok(baseline_of(&read))
+}
+
+/// The last journaled write's recorded source lines, as the baseline.
+fn baseline_of(read: &crate::recovery::store::JournalRead) -> Option<Baseline> {
     let entry = read
         .entries
         .iter()
@@ -186,10 +200,12 @@ fn git_head_baseline(path: &Path) -> Result<Option<Baseline>, GsdError> {
         return Ok(None);
     };
     let rel = repo.relative_to_work_tree(path)?;
-    if repo.head()?.id.is_none() {
+    // The commit HEAD was read as, not `HEAD` again: a second read of the reference that fails
+    // would say "`HEAD` is not a revision" instead of naming the file that could not be read.
+    let Some(head) = repo.head()?.id else {
         return Ok(None);
-    }
+    };
     Ok(repo
-        .file_at("HEAD", &rel)?
+        .file_at(&head, &rel)?
         .map(|bytes| Baseline::from_text("git HEAD", &String::from_utf8_lossy(&bytes))))
 }
