@@ -10,8 +10,8 @@
 
 use crate::dwp::layout;
 use crate::dwp::read::PlanFiles;
-use crate::recovery::store::debris::{Debris, DebrisKind};
 use crate::recovery::read::{Kind, read_no_follow};
+use crate::recovery::store::debris::{Debris, DebrisKind};
 use crate::recovery::store::lock::OWNER_FILE;
 use crate::recovery::store::{
     LockHolder, LockOwner, LockStyle, OwnerStatus, inspect, owner_status,

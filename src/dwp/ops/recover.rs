@@ -10,6 +10,7 @@ use crate::dwp::layout;
 use crate::dwp::model::receipt::Receipt;
 use crate::dwp::publish::recover::{self as publish, Diagnosis, RecoverRequest, StateRelation};
 use crate::report::LockOwnerState;
+use crate::write::{Confirmation, UnconfirmedStep};
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 
@@ -267,6 +268,7 @@ impl Serialize for RecoveredOutcome {
                 state_written,
                 receipt,
                 lock_removed,
+                ..
             } => RecoveredDocument::RolledForward {
                 plan: &diagnosis.plan,
                 state_sha256,
@@ -277,6 +279,7 @@ impl Serialize for RecoveredOutcome {
             publish::RecoverOutcome::RolledBack {
                 diagnosis,
                 lock_removed,
+                ..
             } => RecoveredDocument::RolledBack {
                 plan: &diagnosis.plan,
                 state_sha256: diagnosis.state_sha256.as_deref(),
@@ -288,6 +291,16 @@ impl Serialize for RecoveredOutcome {
 }
 
 impl RecoveredOutcome {
+    /// What the run wrote and could not confirm; `None` when it wrote nothing (nothing to
+    /// recover).
+    pub fn confirmation(&self) -> Option<&Confirmation> {
+        match &self.outcome {
+            publish::RecoverOutcome::NothingToRecover(_) => None,
+            publish::RecoverOutcome::RolledForward { confirmation, .. }
+            | publish::RecoverOutcome::RolledBack { confirmation, .. } => Some(confirmation),
+        }
+    }
+
     /// One line saying what was done (and, with nothing to recover, how to clear a leftover
     /// lock).
     pub fn to_text(&self) -> String {
@@ -306,6 +319,23 @@ impl RecoveredOutcome {
             publish::RecoverOutcome::RolledForward {
                 diagnosis,
                 state_sha256,
+                confirmation,
+                ..
+            } if confirmation
+                .unconfirmed()
+                .iter()
+                .any(|u| u.step == UnconfirmedStep::Unfinished) =>
+            {
+                format!(
+                    "{}: state {} published, but the publication is not finished · {} is left for another `planseal recover`\n",
+                    diagnosis.plan,
+                    short(state_sha256),
+                    layout::MARKER_FILE
+                )
+            }
+            publish::RecoverOutcome::RolledForward {
+                diagnosis,
+                state_sha256,
                 state_written,
                 lock_removed,
                 ..
@@ -319,6 +349,7 @@ impl RecoveredOutcome {
             publish::RecoverOutcome::RolledBack {
                 diagnosis,
                 lock_removed,
+                ..
             } => format!(
                 "{}: rolled back — marker removed, state.json left as it was{}\n",
                 diagnosis.plan,

@@ -377,13 +377,17 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     tx.replace(&marker_path, &marker_bytes)?;
     reach(Step::AfterMarker, hook);
 
-    // 7. nothing moved while we validated
-    let again = store::read_state_before(&state_path, req.restores_state)?;
-    let fp_again = validate::fingerprint(&plan_dir, &candidate_bytes)?;
+    // 7. nothing moved while we validated. Until state.json is replaced, a failure rolls the
+    // publication back: the marker goes, the lock is released, nothing is applied.
+    let rechecked = read_fault("finalize.recheck_read", &state_path)
+        .and_then(|()| store::read_state_before(&state_path, req.restores_state))
+        .and_then(|again| validate::fingerprint(&plan_dir, &candidate_bytes).map(|fp| (again, fp)));
+    let (again, fp_again) = match rechecked {
+        Ok(found) => found,
+        Err(e) => return Err(roll_back(tx, &plan_dir, e)),
+    };
     if again != state_bytes || fp_again.hex != validation.artifacts_sha256 {
-        tx.remove(&marker_path)?;
-        tx.finish()?;
-        return Err(Refusal::new(
+        return Err(roll_back(tx, &plan_dir, Refusal::new(
             RefusalKind::PlanChangedDuringValidation,
             format!(
                 "{}: state.json or a fingerprinted file changed while the candidate was being validated; nothing was published",
@@ -391,11 +395,13 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
             ),
         )
         .hint("wait for the other writer to finish, then run the same command again")
-        .into());
+        .into()));
     }
 
-    // Past the commit point: an I/O error leaves the marker for `recover`, and is reported as
-    // such — never as a plain error, never as "nothing applied".
+    // Once state.json is replaced, whatever fails (an I/O error, a re-check that cannot read
+    // what it needs) leaves the marker for `recover` and is reported as applied but not
+    // confirmed — never as a plain error or a refusal, never as "nothing applied". Before, the
+    // publication is rolled back.
     match publish_from_marker(
         &tx,
         &candidate_bytes,
@@ -406,18 +412,11 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         hook,
     ) {
         Ok(()) => {}
-        Err(FinalizeError::Refused(r)) => return Err(r.into()),
-        Err(FinalizeError::Io { path, source }) => tx.note(
-            Unconfirmed::new(
-                UnconfirmedStep::Unfinished,
-                &marker_path,
-                format!("{}: {source}", path.display()),
-            )
-            .hint(format!(
-                "the publication is committed: `planseal recover {}` finishes it",
-                plan_dir.display()
-            )),
-        ),
+        Err(Stopped {
+            state_replaced: false,
+            error,
+        }) => return Err(roll_back(tx, &plan_dir, error)),
+        Err(Stopped { error, .. }) => tx.note(unfinished(&plan_dir, &error)),
     }
     let confirmation = tx.close();
     let mut outcome = published(
@@ -434,6 +433,59 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     Ok(outcome)
 }
 
+/// Where [`publish_from_marker`] stopped: before state.json was replaced (nothing of the
+/// publication but its marker is on disk) or after (the publication is committed).
+#[derive(Debug)]
+pub(crate) struct Stopped {
+    /// state.json holds the candidate: what is left is for `recover` to finish.
+    pub state_replaced: bool,
+    /// What failed.
+    pub error: FinalizeError,
+}
+
+/// Rolls back a publication stopped before state.json was replaced: removes the marker
+/// (each step already removed its own temp file) and releases the lock, then returns `error`,
+/// so the run ends with nothing applied. When the marker itself cannot be removed, the error
+/// says so and names the command that finishes the job.
+fn roll_back(tx: Transaction<'_>, plan_dir: &Path, error: FinalizeError) -> FinalizeError {
+    let marker_path = plan_dir.join(MARKER_FILE);
+    if let Err(e) = tx.remove(&marker_path) {
+        return FinalizeError::io(
+            &marker_path,
+            std::io::Error::other(format!(
+                "the publication stopped before state.json was replaced ({error}), and its marker could not be removed ({e}); run `planseal recover {}`",
+                plan_dir.display()
+            )),
+        );
+    }
+    match tx.finish() {
+        Ok(()) => error,
+        Err(e) => e.into(),
+    }
+}
+
+/// In `failpoints` builds, the fault point `name` (`finalize.recheck_read=return(EIO)`) fails
+/// the read of `path` that follows it; a no-op otherwise.
+fn read_fault(name: &str, path: &Path) -> Result<(), FinalizeError> {
+    match planseal_recovery::store::io_fault(name) {
+        Some(e) => Err(FinalizeError::io(path, e)),
+        None => Ok(()),
+    }
+}
+
+/// The publication is committed but not finished: the marker stays for `recover`.
+pub(crate) fn unfinished(plan_dir: &Path, error: &FinalizeError) -> Unconfirmed {
+    Unconfirmed::new(
+        UnconfirmedStep::Unfinished,
+        plan_dir.join(MARKER_FILE),
+        error.to_string(),
+    )
+    .hint(format!(
+        "the publication is committed: `planseal recover {}` finishes it",
+        plan_dir.display()
+    ))
+}
+
 /// Steps 8–11 with the marker already durable and the lock held: replace state.json (when it
 /// differs), re-read and re-validate, write the receipt, journal, remove the marker. Shared by
 /// `finalize` and the roll-forward of `recover`.
@@ -445,16 +497,54 @@ pub(crate) fn publish_from_marker(
     req: &FinalizeRequest,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
+) -> Result<(), Stopped> {
+    let state_path = tx.target().path().to_path_buf();
+    let before = store::read_state_before(&state_path, req.restores_state)
+        .and_then(|before| {
+            if before != candidate_bytes {
+                tx.replace(&state_path, candidate_bytes)?;
+            }
+            Ok(before)
+        })
+        .map_err(|error| Stopped {
+            state_replaced: false,
+            error,
+        })?;
+    reach(Step::AfterStateRename, hook);
+    seal_published(
+        tx,
+        candidate_bytes,
+        &before,
+        marker,
+        validation,
+        req,
+        clock,
+        hook,
+    )
+    .map_err(|error| Stopped {
+        state_replaced: true,
+        error,
+    })
+}
+
+/// Steps 9–11, state.json already the candidate: re-read and re-validate, the receipt, the
+/// journal line, the marker's removal.
+#[allow(clippy::too_many_arguments)]
+fn seal_published(
+    tx: &Transaction<'_>,
+    candidate_bytes: &[u8],
+    before: &[u8],
+    marker: &Marker,
+    validation: &Validation,
+    req: &FinalizeRequest,
+    clock: &mut Clock,
+    hook: &mut dyn FnMut(Step),
 ) -> Result<(), FinalizeError> {
     let state_path = tx.target().path().to_path_buf();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
-    let before = store::read_state_before(&state_path, req.restores_state)?;
-    if before != candidate_bytes {
-        tx.replace(&state_path, candidate_bytes)?;
-    }
-    reach(Step::AfterStateRename, hook);
 
     // 9. what is on disk now is exactly what was validated
+    read_fault("finalize.reverify_read", &state_path)?;
     let published = store::read_state(&state_path)?;
     let reverified = validate::validate_candidate(&ValidationInput {
         plan_dir,
@@ -497,7 +587,7 @@ pub(crate) fn publish_from_marker(
                 .clone()
                 .hashes(before, Some(sha256_hex(candidate_bytes)))
         }
-        None => publication_entry(plan_dir, &req.operation, &before, candidate_bytes, clock),
+        None => publication_entry(plan_dir, &req.operation, before, candidate_bytes, clock),
     };
     record_exceptions(&mut entry, &validation.exceptions);
     entry = entry.with("receipt", RECEIPT_FILE);

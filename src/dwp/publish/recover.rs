@@ -23,7 +23,7 @@ use crate::clock::Clock;
 use crate::dwp::layout;
 use crate::dwp::model::receipt::{RECEIPT_FILE, Receipt};
 use crate::report::{Refusal, RefusalKind};
-use crate::write::{JournalEntry, Transaction, Writer, after_sha256, before_sha256};
+use crate::write::{Confirmation, JournalEntry, Transaction, Writer, after_sha256, before_sha256};
 use planseal_recovery::hash::sha256_hex;
 use std::path::{Path, PathBuf};
 
@@ -90,6 +90,10 @@ pub enum RecoverOutcome {
         receipt: Box<Receipt>,
         /// A lock whose owner is gone was removed first.
         lock_removed: bool,
+        /// What the run could not confirm: a folder sync, the journal line, the lock release —
+        /// or the rest of the publication, its marker left for another `recover`
+        /// ([`crate::write::UnconfirmedStep::Unfinished`]).
+        confirmation: Confirmation,
     },
     /// `--rollback`: marker removed, state.json left as it was.
     RolledBack {
@@ -97,6 +101,8 @@ pub enum RecoverOutcome {
         diagnosis: Diagnosis,
         /// A lock whose owner is gone was removed first.
         lock_removed: bool,
+        /// What the run could not confirm (a folder sync, the journal line, the lock release).
+        confirmation: Confirmation,
     },
 }
 
@@ -248,33 +254,42 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
 
     if req.rollback {
         tx.remove(&plan_dir.join(MARKER_FILE))?;
-        // Best effort, as every publication line: the marker is gone either way.
-        let _ = tx.journal(&rollback_entry(&diagnosis, &marker, &mut clock));
-        tx.finish()?;
+        // The marker is gone: a journal line or a lock release that fails now is reported as
+        // not confirmed, the rollback stands.
+        tx.journal_applied(&rollback_entry(&diagnosis, &marker, &mut clock));
+        let confirmation = tx.close();
         return Ok(RecoverOutcome::RolledBack {
             diagnosis,
             lock_removed,
+            confirmation,
         });
     }
 
     let journaled = journal_holds_publication(&target, &diagnosis.plan, &marker);
     let result = roll_forward(&tx, &candidate_bytes, &marker, journaled, &mut clock, hook);
-    match result {
-        Ok(receipt) => {
-            tx.finish()?;
-            Ok(RecoverOutcome::RolledForward {
-                diagnosis,
-                state_sha256: marker.candidate_sha256.clone(),
-                state_written: relation != StateRelation::IsCandidate,
-                receipt: Box::new(receipt),
-                lock_removed,
-            })
+    let receipt = match result {
+        Ok((receipt, None)) => receipt,
+        // state.json replaced by this run: the rest is reported as not finished, the marker
+        // stays for another `recover`.
+        Ok((receipt, Some(error))) => {
+            tx.note(finalize::unfinished(&plan_dir, &error));
+            receipt
         }
-        Err(e) => {
+        // Nothing of this run is applied: the marker is as it was before it.
+        Err(error) => {
             tx.finish()?;
-            Err(e)
+            return Err(error);
         }
-    }
+    };
+    let confirmation = tx.close();
+    Ok(RecoverOutcome::RolledForward {
+        diagnosis,
+        state_sha256: marker.candidate_sha256.clone(),
+        state_written: relation != StateRelation::IsCandidate,
+        receipt: Box::new(receipt),
+        lock_removed,
+        confirmation,
+    })
 }
 
 /// The journal line of a rollback: nothing was published, the marker was removed and
@@ -347,7 +362,7 @@ fn roll_forward(
     already_journaled: bool,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
-) -> Result<Receipt, FinalizeError> {
+) -> Result<(Receipt, Option<FinalizeError>), FinalizeError> {
     let state_path = tx.target().path();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
     let validation = validate_candidate(&ValidationInput {
@@ -405,8 +420,15 @@ fn roll_forward(
     }
     req.journal_entry = Some(entry);
     req.already_journaled = already_journaled;
-    finalize::publish_from_marker(tx, candidate, marker, &validation, &req, clock, hook)?;
-    Ok(validation.receipt(&marker.candidate_sha256))
+    let receipt = validation.receipt(&marker.candidate_sha256);
+    match finalize::publish_from_marker(tx, candidate, marker, &validation, &req, clock, hook) {
+        Ok(()) => Ok((receipt, None)),
+        Err(finalize::Stopped {
+            state_replaced: true,
+            error,
+        }) => Ok((receipt, Some(error))),
+        Err(finalize::Stopped { error, .. }) => Err(error),
+    }
 }
 
 /// `--candidate` does not carry the marker's hash: say what differs from the candidate the
