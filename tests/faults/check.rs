@@ -155,10 +155,11 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
             "exit-code",
             format!("exit 0 but not the new bytes: {}", names(&not_new)),
         ),
-        Some(4) if !not_new_but_journals.is_empty() => fail(
+        // applied or committed to be applied: not-yet-new only with the command that finishes it
+        Some(4) if !not_new_but_journals.is_empty() && hinted_steps(root, out).is_empty() => fail(
             "exit-code",
             format!(
-                "exit 4 but not the new bytes: {}",
+                "exit 4 but not the new bytes and no `planseal recover`/`planseal unlock` named: {}",
                 names(&not_new_but_journals)
             ),
         ),
@@ -182,12 +183,23 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
                 "message",
                 format!("exit {:?} with nothing on stderr", out.code),
             );
-        } else if !leftovers.is_empty() {
+        } else if out.code == Some(3) && !out.stderr.contains("nothing was applied") {
+            fail(
+                "message",
+                format!(
+                    "exit 3 without \"nothing was applied\": {}",
+                    first_line(out)
+                ),
+            );
+        }
+        if !out.stderr.trim().is_empty() && !leftovers.is_empty() {
+            // a leftover inside a folder the message names counts as named
             let unnamed: Vec<PathBuf> = leftovers
                 .iter()
                 .filter(|p| {
-                    let base = p.file_name().unwrap().to_string_lossy();
-                    !out.stderr.contains(base.as_ref())
+                    !p.ancestors()
+                        .filter_map(Path::file_name)
+                        .any(|base| out.stderr.contains(base.to_string_lossy().as_ref()))
                 })
                 .cloned()
                 .collect();
@@ -220,8 +232,10 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
         fail("journal-chain", format!("after the run: {bad}"));
     }
 
-    // the hinted recovery
-    let mut steps = Vec::new();
+    // the hinted recovery: every `planseal recover …`/`planseal unlock …` the message names,
+    // then `recover` for a marker and `unlock` for a lock that are still there
+    let hinted = hinted_steps(root, out);
+    let mut steps = hinted.clone();
     let plan = root.join(plan_rel());
     if plan.join(".finalizing.json").exists() {
         steps.push(vec!["recover".to_string(), plan_rel()]);
@@ -231,7 +245,16 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
             steps.push(vec!["unlock".to_string(), p.display().to_string()]);
         }
     }
-    for step in &steps {
+    for (i, step) in steps.iter().enumerate() {
+        let named = i < hinted.len();
+        // a marker or lock the named commands already cleared needs no step of its own
+        let cleared = match step[0].as_str() {
+            "recover" => !plan.join(".finalizing.json").exists(),
+            _ => !root.join(&step[1]).exists(),
+        };
+        if !named && cleared {
+            continue;
+        }
         let r = trace::run(root, step, Traced::Plain);
         if r.code != Some(0) {
             fail(
@@ -245,7 +268,9 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
             );
         }
     }
-    if !differing(&snapshot(root), &clean.new, &touched, true).is_empty() {
+    // running it again is the recovery only when nothing was applied (exit 1/3, or killed)
+    let applied = matches!(out.code, Some(0) | Some(4)) && !out.killed;
+    if !applied && !differing(&snapshot(root), &clean.new, &touched, true).is_empty() {
         let r = trace::run(root, &writer.args, Traced::Plain);
         if r.code != Some(0) {
             fail(
@@ -287,6 +312,49 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
         );
     }
     broken
+}
+
+/// The `planseal recover ARG` / `planseal unlock [--flag…] ARG` commands stderr names, as
+/// argument vectors (an absolute path in the workspace made relative to it).
+fn hinted_steps(root: &Path, out: &Outcome) -> Vec<Vec<String>> {
+    let trim = |w: &str| {
+        w.trim_matches(|c: char| "`'\"(),;:".contains(c))
+            .trim_end_matches('.')
+            .to_string()
+    };
+    let words: Vec<String> = out.stderr.split_whitespace().map(trim).collect();
+    let mut steps: Vec<Vec<String>> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if w != "planseal" {
+            continue;
+        }
+        let Some(cmd) = words
+            .get(i + 1)
+            .filter(|c| *c == "recover" || *c == "unlock")
+        else {
+            continue;
+        };
+        let mut step = vec![cmd.clone()];
+        for arg in &words[i + 2..] {
+            let arg = match Path::new(arg).strip_prefix(root) {
+                Ok(rel) => rel.display().to_string(),
+                Err(_) => arg.clone(),
+            };
+            let flag = arg.starts_with('-');
+            step.push(arg);
+            if !flag {
+                break;
+            }
+        }
+        // `planseal unlock FILE` with the placeholder FILE is an explanation, not a command
+        let placeholder = step
+            .last()
+            .is_some_and(|a| a.chars().all(|c| c.is_ascii_uppercase()));
+        if step.len() > 1 && !placeholder && !steps.contains(&step) {
+            steps.push(step);
+        }
+    }
+    steps
 }
 
 /// A journal is append-only: a writer of several steps (rebuild: its own line, then the
