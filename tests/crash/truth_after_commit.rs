@@ -353,7 +353,18 @@ fn recover_unconfirmed_folder_sync_exits_4_applied_unconfirmed() {
     assert_eq!(rec.status.code(), Some(4), "{}", stderr(&rec));
     let doc: Value = serde_json::from_str(&stdout(&rec)).unwrap();
     assert_eq!(doc["result"], "applied-unconfirmed", "{doc}");
-    assert_eq!(doc["unconfirmed"][0]["kind"], "folder-sync", "{doc}");
+    // The stale lock's journal line (its folder sync failed), then the publication's folders.
+    let kinds: Vec<&str> = doc["unconfirmed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["journal-line", "folder-sync", "folder-sync"],
+        "{doc}"
+    );
     assert!(!ws.exists(".finalizing.json"));
     let verify = planseal().args(["verify"]).cwd(ws.root()).output();
     assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));

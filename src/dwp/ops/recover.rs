@@ -253,11 +253,19 @@ enum RecoveredDocument<'a> {
         state_sha256: Option<&'a str>,
         lock_removed: bool,
     },
+    Stopped {
+        plan: &'a str,
+        lock_removed: bool,
+    },
 }
 
 impl Serialize for RecoveredOutcome {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.outcome {
+            publish::RecoverOutcome::Stopped { diagnosis, .. } => RecoveredDocument::Stopped {
+                plan: &diagnosis.plan,
+                lock_removed: true,
+            },
             publish::RecoverOutcome::NothingToRecover(d) => RecoveredDocument::NothingToRecover {
                 plan: &d.plan,
                 lock_present: d.lock.is_some(),
@@ -297,7 +305,8 @@ impl RecoveredOutcome {
         match &self.outcome {
             publish::RecoverOutcome::NothingToRecover(_) => None,
             publish::RecoverOutcome::RolledForward { confirmation, .. }
-            | publish::RecoverOutcome::RolledBack { confirmation, .. } => Some(confirmation),
+            | publish::RecoverOutcome::RolledBack { confirmation, .. }
+            | publish::RecoverOutcome::Stopped { confirmation, .. } => Some(confirmation),
         }
     }
 
@@ -306,6 +315,11 @@ impl RecoveredOutcome {
     pub fn to_text(&self) -> String {
         let stale = |removed: bool| if removed { ", stale lock removed" } else { "" };
         match &self.outcome {
+            publish::RecoverOutcome::Stopped { diagnosis, .. } => format!(
+                "{}: stale lock removed, but the publication is not finished · {} is left for another `planseal recover`\n",
+                diagnosis.plan,
+                layout::MARKER_FILE
+            ),
             publish::RecoverOutcome::NothingToRecover(d) => {
                 let mut s = nothing_interrupted(&d.plan);
                 if d.lock.is_some() {

@@ -5,15 +5,16 @@
 //!      → replace state.json → re-read + re-validate → receipt → journal → remove marker → unlock
 //! ```
 //!
-//! The commit point is the marker: from the moment `.finalizing.json` is in place, an interrupted
-//! run is finished (or rolled back) by [`crate::dwp::publish::recover`], bound to the candidate stored in
-//! the marker. Before it, nothing but the lock has been written: an I/O error there (writing the
-//! marker included) leaves no marker and no temp file, and the run ends with nothing applied.
-//! After it, an I/O error (writing state.json or the receipt, removing the marker) is no plain
-//! error: the publication is committed and the marker stays for `planseal recover` to finish, so
-//! the run ends as applied but not confirmed ([`Published::confirmation`] names what is left and
-//! the command that finishes it). At no point does state.json say `completed` without a receipt
-//! or a marker next to it.
+//! The marker makes an interruption recoverable: from the moment `.finalizing.json` is in place,
+//! a killed run is finished (or rolled back) by [`crate::dwp::publish::recover`], bound to the
+//! candidate stored in the marker. The commit point of a run that is still alive is the rename
+//! of state.json: an I/O error before it (writing the marker, the re-check of step 7, the
+//! state's temp file) rolls back — marker and temp files removed, lock released, nothing
+//! applied. After it, any failure (the re-check reading the plan or git, the receipt, the
+//! marker's removal) is no plain error and no refusal: the publication is committed and the
+//! marker stays for `planseal recover` to finish, so the run ends as applied but not confirmed
+//! ([`Published::confirmation`] names what is left and the command that finishes it). At no
+//! point does state.json say `completed` without a receipt or a marker next to it.
 //!
 //! Every step boundary is a named [`Step`]; the caller's hook sees each one (the demo stops its
 //! child there), and builds with the `failpoints` feature crash there on request.

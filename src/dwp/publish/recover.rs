@@ -95,6 +95,14 @@ pub enum RecoverOutcome {
         /// ([`crate::write::UnconfirmedStep::Unfinished`]).
         confirmation: Confirmation,
     },
+    /// A stale lock was removed (and journaled), then the recovery stopped: the marker stays
+    /// for another `recover` ([`crate::write::UnconfirmedStep::Unfinished`] says why).
+    Stopped {
+        /// What was found before acting.
+        diagnosis: Diagnosis,
+        /// The unfinished step, with the error and the command that finishes it.
+        confirmation: Confirmation,
+    },
     /// `--rollback`: marker removed, state.json left as it was.
     RolledBack {
         /// What was found before acting.
@@ -104,6 +112,21 @@ pub enum RecoverOutcome {
         /// What the run could not confirm (a folder sync, the journal line, the lock release).
         confirmation: Confirmation,
     },
+}
+
+impl RecoverOutcome {
+    /// Adds what an earlier step (the stale lock's journal line) could not confirm.
+    fn with_confirmation(mut self, earlier: Confirmation) -> Self {
+        match &mut self {
+            RecoverOutcome::NothingToRecover(_) => {}
+            RecoverOutcome::RolledForward { confirmation, .. }
+            | RecoverOutcome::RolledBack { confirmation, .. }
+            | RecoverOutcome::Stopped { confirmation, .. } => {
+                *confirmation = earlier.and(std::mem::take(confirmation));
+            }
+        }
+        self
+    }
 }
 
 /// Reads what an interruption left, without changing anything.
@@ -232,7 +255,47 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
     let target = layout::state_target(&plan_dir);
     finalize::check_write_targets(&target)?;
     // The lock: removed only when its owner is provably dead.
-    let lock_removed = store::clear_stale_lock(&state_path, diagnosis.lock.as_ref(), &mut clock)?;
+    let (lock_removed, lock_confirmation) =
+        store::clear_stale_lock(&state_path, diagnosis.lock.as_ref(), &mut clock)?;
+    let outcome = match under_lock(
+        req,
+        diagnosis.clone(),
+        &marker,
+        candidate_bytes,
+        lock_removed,
+        &mut clock,
+        hook,
+    ) {
+        // The stale lock is gone (and journaled): something was applied, so a failure after it
+        // is no "nothing applied" — the marker stays and another `recover` finishes the job.
+        Err(error) if lock_removed => {
+            let mut confirmation = Confirmation::Confirmed;
+            confirmation.push(finalize::unfinished(&plan_dir, &error));
+            RecoverOutcome::Stopped {
+                diagnosis,
+                confirmation,
+            }
+        }
+        other => other?,
+    };
+    Ok(outcome.with_confirmation(lock_confirmation))
+}
+
+/// Recovery once a stale lock is out of the way: take the lock, check that nothing moved, then
+/// roll back or roll forward.
+fn under_lock(
+    req: &RecoverRequest,
+    diagnosis: Diagnosis,
+    marker: &Marker,
+    candidate_bytes: Vec<u8>,
+    lock_removed: bool,
+    clock: &mut Clock,
+    hook: StepHook<'_>,
+) -> Result<RecoverOutcome, FinalizeError> {
+    let plan_dir = diagnosis.plan_dir.clone();
+    let state_path = plan_dir.join(layout::STATE_FILE);
+    let relation = diagnosis.relation.unwrap_or(StateRelation::Neither);
+    let target = layout::state_target(&plan_dir);
     let tx = Writer::from_env().begin(&target, "recover", &clock.now_iso())?;
     reach_lock(hook);
     // The lock's folder was swept when the lock was taken; the receipt's folder is swept here.
@@ -245,7 +308,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         .map(Marker::parse)
         .and_then(Result::ok)
         .as_ref()
-        != Some(&marker)
+        != Some(marker)
         || state_now.as_deref().map(sha256_hex) != diagnosis.state_sha256
     {
         tx.finish()?;
@@ -256,7 +319,7 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         tx.remove(&plan_dir.join(MARKER_FILE))?;
         // The marker is gone: a journal line or a lock release that fails now is reported as
         // not confirmed, the rollback stands.
-        tx.journal_applied(&rollback_entry(&diagnosis, &marker, &mut clock));
+        tx.journal_applied(&rollback_entry(&diagnosis, marker, clock));
         let confirmation = tx.close();
         return Ok(RecoverOutcome::RolledBack {
             diagnosis,
@@ -265,8 +328,8 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         });
     }
 
-    let journaled = journal_holds_publication(&target, &diagnosis.plan, &marker);
-    let result = roll_forward(&tx, &candidate_bytes, &marker, journaled, &mut clock, hook);
+    let journaled = journal_holds_publication(&target, &diagnosis.plan, marker);
+    let result = roll_forward(&tx, &candidate_bytes, marker, journaled, clock, hook);
     let receipt = match result {
         Ok((receipt, None)) => receipt,
         // state.json replaced by this run: the rest is reported as not finished, the marker

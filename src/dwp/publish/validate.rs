@@ -134,17 +134,28 @@ fn covered_in(files: &PlanFiles, value: &Value) -> Result<Covered, FinalizeError
     let fp = fingerprint::fingerprint(files, &fingerprint_names(value), true)
         .map_err(|e| FinalizeError::io(&files.dir, e))?;
     let mut evidence = FileHashes::new();
-    let mut cover = |rel: &str, read: &FileRead| {
-        if let FileRead::Bytes(bytes) = read {
-            evidence.insert(rel.to_string(), Some(sha256_hex(bytes)));
+    // A file that exists but cannot be read (EIO) is an error, never left out of the receipt.
+    let mut cover = |rel: &str, read: &FileRead| -> Result<(), FinalizeError> {
+        match read {
+            FileRead::Bytes(bytes) => {
+                evidence.insert(rel.to_string(), Some(sha256_hex(bytes)));
+            }
+            FileRead::Unreadable(why) => {
+                return Err(FinalizeError::io(
+                    &files.dir.join(rel),
+                    std::io::Error::other(why.clone()),
+                ));
+            }
+            FileRead::Missing | FileRead::Outside(_) => {}
         }
+        Ok(())
     };
     cover(
         layout::PLAN_ANALYSIS_FILE,
         files.get(layout::PLAN_ANALYSIS_FILE),
-    );
+    )?;
     for log in log_pointers(value) {
-        cover(&log, &crate::dwp::read::read_inside(&files.dir, &log));
+        cover(&log, &crate::dwp::read::read_inside(&files.dir, &log))?;
     }
     Ok(Covered {
         artifacts_sha256: fp.hex.clone(),
