@@ -21,7 +21,7 @@
 
 use super::candidate;
 use super::files as store;
-use super::marker::{self, MARKER_FILE, Marker, MarkerExtension};
+use super::marker::{self, Companion, MARKER_FILE, Marker, MarkerExtension};
 use super::validate::{self, Validation, ValidationInput};
 use crate::clock::Clock;
 use crate::dwp::layout;
@@ -139,6 +139,10 @@ pub struct FinalizeRequest {
     /// The journal already holds this publication's line (`recover` after a finalizer killed
     /// between its journal line and the marker's removal): it is not written twice.
     pub already_journaled: bool,
+    /// Plan files written inside the same transaction, after the marker and before state.json
+    /// (`rebuild --write`: its PROGRESS.md entry): validated as they will be, recorded in the
+    /// marker, rolled back with it.
+    pub companions: Vec<Companion>,
 }
 
 impl FinalizeRequest {
@@ -158,6 +162,7 @@ impl FinalizeRequest {
             clock: Clock::system(),
             restores_state: false,
             already_journaled: false,
+            companions: Vec::new(),
         }
     }
 }
@@ -348,6 +353,13 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         tx.finish()?;
         return Err(marker_present(&plan_dir));
     }
+    for c in &req.companions {
+        let path = plan_dir.join(&c.file);
+        if let Err(e) = tx.expect_unchanged(&path, c.before.as_deref()) {
+            tx.finish()?;
+            return Err(e.into());
+        }
+    }
     let validation = match run_validation(&plan_dir, &candidate_bytes, req) {
         Ok(v) => v,
         Err(e) => {
@@ -372,11 +384,18 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
                     format!("{candidate_origin}: the candidate is not UTF-8 text"),
                 )
             })?,
+            companions: req.companions.clone(),
         }),
     };
     let marker_bytes = marker.to_bytes();
     tx.replace(&marker_path, &marker_bytes)?;
     reach(Step::AfterMarker, hook);
+    // The files published with state.json, before it; the marker lets `recover` finish them.
+    for c in &req.companions {
+        if let Err(e) = tx.replace(&plan_dir.join(&c.file), &c.after) {
+            return Err(roll_back(tx, &plan_dir, &req.companions, e.into()));
+        }
+    }
 
     // 7. nothing moved while we validated. Until state.json is replaced, a failure rolls the
     // publication back: the marker goes, the lock is released, nothing is applied.
@@ -385,10 +404,10 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         .and_then(|again| validate::fingerprint(&plan_dir, &candidate_bytes).map(|fp| (again, fp)));
     let (again, fp_again) = match rechecked {
         Ok(found) => found,
-        Err(e) => return Err(roll_back(tx, &plan_dir, e)),
+        Err(e) => return Err(roll_back(tx, &plan_dir, &req.companions, e)),
     };
     if again != state_bytes || fp_again.hex != validation.artifacts_sha256 {
-        return Err(roll_back(tx, &plan_dir, Refusal::new(
+        return Err(roll_back(tx, &plan_dir, &req.companions, Refusal::new(
             RefusalKind::PlanChangedDuringValidation,
             format!(
                 "{}: state.json or a fingerprinted file changed while the candidate was being validated; nothing was published",
@@ -416,7 +435,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         Err(Stopped {
             state_replaced: false,
             error,
-        }) => return Err(roll_back(tx, &plan_dir, error)),
+        }) => return Err(roll_back(tx, &plan_dir, &req.companions, error)),
         Err(Stopped { error, .. }) => tx.note(unfinished(&plan_dir, &error)),
     }
     let confirmation = tx.close();
@@ -448,9 +467,16 @@ pub(crate) struct Stopped {
 /// (each step already removed its own temp file) and releases the lock, then returns `error`,
 /// so the run ends with nothing applied. When the marker itself cannot be removed, the error
 /// says so and names the command that finishes the job.
-fn roll_back(tx: Transaction<'_>, plan_dir: &Path, error: FinalizeError) -> FinalizeError {
+fn roll_back(
+    tx: Transaction<'_>,
+    plan_dir: &Path,
+    companions: &[Companion],
+    error: FinalizeError,
+) -> FinalizeError {
     let marker_path = plan_dir.join(MARKER_FILE);
-    if let Err(e) = tx.remove(&marker_path) {
+    if let Err(e) = restore_companions(&tx, plan_dir, companions)
+        .and_then(|()| tx.remove(&marker_path).map_err(FinalizeError::from))
+    {
         return FinalizeError::io(
             &marker_path,
             std::io::Error::other(format!(
@@ -463,6 +489,27 @@ fn roll_back(tx: Transaction<'_>, plan_dir: &Path, error: FinalizeError) -> Fina
         Ok(()) => error,
         Err(e) => e.into(),
     }
+}
+
+/// Puts every companion back to its bytes before the publication (removes one that did not
+/// exist); one already as it was is left alone.
+pub(crate) fn restore_companions(
+    tx: &Transaction<'_>,
+    plan_dir: &Path,
+    companions: &[Companion],
+) -> Result<(), FinalizeError> {
+    for c in companions.iter().rev() {
+        let path = plan_dir.join(&c.file);
+        let now = tx.read(&path)?;
+        if now == c.before {
+            continue;
+        }
+        match &c.before {
+            Some(bytes) => tx.replace(&path, bytes)?,
+            None => tx.remove(&path)?,
+        }
+    }
+    Ok(())
 }
 
 /// In `failpoints` builds, the fault point `name` (`finalize.recheck_read=return(EIO)`) fails
@@ -689,13 +736,21 @@ fn run_validation(
     candidate_bytes: &[u8],
     req: &FinalizeRequest,
 ) -> Result<Validation, FinalizeError> {
-    let validation = validate::validate_candidate(&ValidationInput {
-        plan_dir,
-        candidate: candidate_bytes,
-        candidate_path: req.candidate_path.as_deref(),
-        allow_dirty_reason: req.allow_dirty_reason.as_deref(),
-        allow_unverified_git_reason: req.allow_unverified_git_reason.as_deref(),
-    })?;
+    let overlay: Vec<(String, Vec<u8>)> = req
+        .companions
+        .iter()
+        .map(|c| (c.file.clone(), c.after.clone()))
+        .collect();
+    let validation = validate::validate_candidate_with(
+        &ValidationInput {
+            plan_dir,
+            candidate: candidate_bytes,
+            candidate_path: req.candidate_path.as_deref(),
+            allow_dirty_reason: req.allow_dirty_reason.as_deref(),
+            allow_unverified_git_reason: req.allow_unverified_git_reason.as_deref(),
+        },
+        &overlay,
+    )?;
     if let Some(first) = validation.failures.first() {
         let count = validation.failures.len();
         let message = if count == 1 {

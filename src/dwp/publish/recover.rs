@@ -315,7 +315,21 @@ fn under_lock(
         return Err(finalize::state_changed(&state_path));
     }
 
+    let companions = marker
+        .planseal
+        .as_ref()
+        .map(|e| e.companions.clone())
+        .unwrap_or_default();
+    if let Err(e) = check_companions(&tx, &plan_dir, &companions) {
+        tx.finish()?;
+        return Err(e);
+    }
     if req.rollback {
+        // The files written with the publication go back too, then the marker.
+        if let Err(e) = finalize::restore_companions(&tx, &plan_dir, &companions) {
+            tx.finish()?;
+            return Err(e);
+        }
         tx.remove(&plan_dir.join(MARKER_FILE))?;
         // The marker is gone: a journal line or a lock release that fails now is reported as
         // not confirmed, the rollback stands.
@@ -353,6 +367,32 @@ fn under_lock(
         lock_removed,
         confirmation,
     })
+}
+
+/// Refuses (`state-diverged`) when a file the interrupted publication writes with state.json is
+/// neither as it was before nor as the publication writes it: nothing resumes by guesswork.
+fn check_companions(
+    tx: &Transaction<'_>,
+    plan_dir: &Path,
+    companions: &[super::marker::Companion],
+) -> Result<(), FinalizeError> {
+    for c in companions {
+        let path = plan_dir.join(&c.file);
+        let now = tx.read(&path)?;
+        if now != c.before && now.as_deref() != Some(c.after.as_slice()) {
+            return Err(Refusal::new(
+                RefusalKind::StateDiverged,
+                format!(
+                    "{}: {} was changed after the interruption: it is neither as it was before the publication nor as the publication writes it",
+                    plan_dir.display(),
+                    c.file
+                ),
+            )
+            .hint("restore one of the two versions, then run `planseal recover` again")
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// The journal line of a rollback: nothing was published, the marker was removed and
@@ -428,6 +468,13 @@ fn roll_forward(
 ) -> Result<(Receipt, Option<FinalizeError>), FinalizeError> {
     let state_path = tx.target().path();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
+    // The files the publication writes before state.json, as the marker records them.
+    for c in marker.planseal.iter().flat_map(|e| &e.companions) {
+        let path = plan_dir.join(&c.file);
+        if tx.read(&path)?.as_deref() != Some(c.after.as_slice()) {
+            tx.replace(&path, &c.after)?;
+        }
+    }
     let validation = validate_candidate(&ValidationInput {
         plan_dir,
         candidate,

@@ -196,6 +196,15 @@ fn log_pointers(candidate: &Value) -> Vec<String> {
 /// Step 4: every check of the candidate. Failures are collected, not thrown: the caller refuses
 /// with all of them, the first naming the refusal.
 pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, FinalizeError> {
+    validate_candidate_with(input, &[])
+}
+
+/// [`validate_candidate`] with `overlay` (plan-relative name → bytes) read in place of the files
+/// on disk: the plan as it will be once the publication has written them too.
+pub(crate) fn validate_candidate_with(
+    input: &ValidationInput<'_>,
+    overlay: &[(String, Vec<u8>)],
+) -> Result<Validation, FinalizeError> {
     let mut v = Validation::default();
     let name = layout::plan_name(input.plan_dir);
     // The plan read once, with the candidate in state.json's place.
@@ -215,6 +224,11 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
         }
     };
     files.display = input.plan_dir.display().to_string();
+    for (name, bytes) in overlay {
+        files
+            .files
+            .insert(name.clone(), FileRead::Bytes(bytes.clone()));
+    }
     files.files.insert(
         layout::STATE_FILE.into(),
         FileRead::Bytes(input.candidate.to_vec()),
