@@ -172,3 +172,23 @@ fn rebuild_write_progress_entry_is_part_of_the_publication_transaction() {
         );
     }
 }
+
+/// FAULTS.md: an input `rebuild --write` cannot read (EIO on a task file, state.json,
+/// .git/HEAD) used to exit 2 like a usage error; before its commit point a writer's I/O error is
+/// exit 3, "nothing was applied", every file as it was. A dry run keeps 2 (unreadable input).
+#[test]
+fn rebuild_write_unreadable_input_exits_3_nothing_applied() {
+    let case = lost_state();
+    let old_bytes = plan_bytes(&case);
+    let out = rebuild_write(&case, Some("rebuild.gather=return(EIO)"));
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("nothing was applied"), "{}", out.stderr);
+    assert!(out.stderr.contains("Input/output error"), "{}", out.stderr);
+    assert!(plan_bytes(&case) == old_bytes, "every file as it was");
+    let dry = Planseal::new()
+        .cwd(&case.root)
+        .args(["rebuild", &case.plan_rel()])
+        .env("FAILPOINTS", "rebuild.gather=return(EIO)")
+        .output();
+    assert_eq!(dry.code, 2, "{}{}", dry.stdout, dry.stderr);
+}

@@ -317,13 +317,12 @@ fn finalize_error_after_state_rename_is_applied_unconfirmed_and_recover_finishes
             assert_eq!(rec.status.code(), Some(0), "{fixture}: {}", stderr(&rec));
             assert!(!ws.exists(".finalizing.json"));
             assert_eq!(ws.state(), reference.state(), "{fixture}");
-            for file in ["analysis_results/FINALIZATION.json"] {
-                assert_eq!(
-                    std::fs::read(ws.plan_dir().join(file)).unwrap(),
-                    std::fs::read(reference.plan_dir().join(file)).unwrap(),
-                    "{fixture} {spec}: {file}"
-                );
-            }
+            let receipt = "analysis_results/FINALIZATION.json";
+            assert_eq!(
+                std::fs::read(ws.plan_dir().join(receipt)).unwrap(),
+                std::fs::read(reference.plan_dir().join(receipt)).unwrap(),
+                "{fixture} {spec}: {receipt}"
+            );
             let verify = planseal().args(["verify"]).cwd(ws.root()).output();
             assert_eq!(
                 verify.status.code(),

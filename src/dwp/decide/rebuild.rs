@@ -251,6 +251,16 @@ pub enum RebuildError {
         /// The I/O or decoding error, as text.
         reason: String,
     },
+    /// The operating system failed reading a plan file that exists (EIO, EACCES): kept as the
+    /// OS error, so a writer reports it as an I/O error (exit 3), not as bad input.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file that could not be read.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// Reading the commits that name the plan's tasks failed.
     #[error("{0}")]
     Git(#[from] GitError),
@@ -270,7 +280,12 @@ fn unreadable(path: &Path, reason: impl std::fmt::Display) -> RebuildError {
 fn read_optional(plan_dir: &Path, rel: &str) -> Result<Option<Vec<u8>>, RebuildError> {
     crate::dwp::read::read_plan_file(plan_dir, rel).map_err(|e| match read_refusal(&e) {
         Some(refusal) => RebuildError::Refused(refusal),
-        None => unreadable(e.path(), e.reason()),
+        None => match e {
+            planseal_recovery::read::ReadError::Io { path, source } => {
+                RebuildError::Io { path, source }
+            }
+            other => unreadable(other.path(), other.reason()),
+        },
     })
 }
 

@@ -133,6 +133,11 @@ pub fn rebuild(
     let options = GatherOptions {
         from: opts.from.clone(),
     };
+    // `failpoints` builds: `rebuild.gather=return(EIO)` fails reading the inputs.
+    if let Some(source) = planseal_recovery::store::io_fault("rebuild.gather") {
+        let what = format!("reading {}", plan.dir.display());
+        return Err(OpError::Read { what, source });
+    }
     let inputs = gather_with(&plan.dir, plan.repo.as_ref(), &options)?;
     let now = clock.now_iso();
     if opts.manifest {
