@@ -406,3 +406,60 @@ fn finalize_folder_fsync_failure_is_published_unconfirmed() {
     let verify = planseal().args(["verify"]).cwd(ws.root()).output();
     assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
 }
+
+/// Issue 13 items 3/4: `recover` after a killed finalizer removes the dead writer's lock (and
+/// journals it) before it publishes; an I/O error after that used to exit 3 "nothing applied"
+/// (or, past its own state.json rename, exit 3 with state.json replaced). Both are exit 4
+/// applied-unconfirmed now, the marker kept and `planseal recover PLAN` named; running it
+/// finishes the publication.
+#[test]
+fn recover_failing_after_removing_the_stale_lock_is_applied_unconfirmed_and_rerun_finishes() {
+    let (fixture, plan) = FIXTURES[0];
+    let reference = Workspace::ready_to_publish(fixture, plan);
+    reference.place("lifecycle/publication/02-state.json", "candidate.json");
+    let ok = finalize(&reference, None);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    for spec in [
+        // before recover's state.json rename: its first temp file
+        "store.write_temp=return(ENOSPC)",
+        // after it: the re-check cannot read state.json back
+        "finalize.reverify_read=return(EIO)",
+    ] {
+        let ws = Workspace::ready_to_publish(fixture, plan);
+        ws.place("lifecycle/publication/02-state.json", "candidate.json");
+        let out = finalize(&ws, Some("finalize.after_marker=return"));
+        assert_eq!(out.status.code(), Some(137), "{}", stderr(&out));
+        let rec = planseal()
+            .args(["recover", &ws.plan_rel(), "--json"])
+            .cwd(ws.root())
+            .env("FAILPOINTS", spec)
+            .output();
+        assert_eq!(rec.status.code(), Some(4), "{spec}: {}", stderr(&rec));
+        let doc: Value = serde_json::from_str(&stdout(&rec)).unwrap();
+        assert_eq!(doc["result"], "applied-unconfirmed", "{doc}");
+        let unfinished = doc["unconfirmed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["kind"] == "unfinished")
+            .unwrap_or_else(|| panic!("{spec}: {doc}"));
+        assert!(
+            unfinished["hint"]
+                .as_str()
+                .unwrap()
+                .contains("`planseal recover "),
+            "{doc}"
+        );
+        assert!(ws.exists(".finalizing.json"), "{spec}");
+        assert_eq!(debris(&ws.plan_dir()), Vec::<String>::new(), "{spec}");
+        let again = planseal()
+            .args(["recover", &ws.plan_rel()])
+            .cwd(ws.root())
+            .output();
+        assert_eq!(again.status.code(), Some(0), "{spec}: {}", stderr(&again));
+        assert!(!ws.exists(".finalizing.json"));
+        assert_eq!(ws.state(), reference.state(), "{spec}");
+        let verify = planseal().args(["verify"]).cwd(ws.root()).output();
+        assert_eq!(verify.status.code(), Some(0), "{spec}: {}", stdout(&verify));
+    }
+}
