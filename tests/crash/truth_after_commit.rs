@@ -463,3 +463,19 @@ fn recover_failing_after_removing_the_stale_lock_is_applied_unconfirmed_and_reru
         assert_eq!(verify.status.code(), Some(0), "{spec}: {}", stdout(&verify));
     }
 }
+
+/// FAULTS.md: EIO reading state.json, the README or a task file in `update` used to exit 2 like
+/// a usage error; a writer's I/O error before its commit point is exit 3, "nothing was
+/// applied", naming the file, every file as it was.
+#[test]
+fn update_unreadable_input_exits_3_nothing_applied() {
+    let s = Scratch::a_task1_in_progress();
+    let before = s.state();
+    let out = block_task1(&s, Some("update.read_state=return(EIO)"), false);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("state.json: cannot read: "), "{err}");
+    assert!(err.contains("nothing was applied"), "{err}");
+    assert_eq!(s.state(), before);
+    assert_eq!(debris(s.root()), Vec::<String>::new());
+}
