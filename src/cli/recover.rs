@@ -61,10 +61,5 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         print_out(&recover::diagnose(&prepared).map_err(error)?.to_text());
     }
     let outcome = recover::recover(prepared).map_err(error)?;
-    if ctx.json {
-        print_json(serde_json::to_value(&outcome)?);
-    } else {
-        print_out(&outcome.to_text());
-    }
-    Ok(ExitCode::Ok)
+    super::outcome::deliver(ctx, &outcome, &outcome.to_text(), outcome.confirmation())
 }

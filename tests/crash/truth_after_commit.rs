@@ -228,8 +228,47 @@ fn finalize(ws: &Workspace, faults: Option<&str>) -> Run {
     cmd.output()
 }
 
+/// Issue 13 item 3: ENOSPC creating the state temp file after the marker (and EIO re-reading the
+/// plan after it) used to leave the marker behind with a bare OS error (or exit 4 "committed"):
+/// before state.json is replaced the publication is rolled back — no marker, no temp file, no
+/// lock, exit 3, "nothing was applied".
 #[test]
-fn finalize_error_after_marker_names_recover() {
+fn finalize_io_error_after_marker_before_state_rename_rolls_back_exit_3() {
+    let (fixture, plan) = FIXTURES[0];
+    for spec in [
+        "store.write_temp=1*off->return(ENOSPC)",
+        "store.create_temp=1*off->return(EIO)",
+        "store.rename=1*off->return(EIO)",
+        "finalize.recheck_read=return(EIO)",
+    ] {
+        let ws = Workspace::ready_to_publish(fixture, plan);
+        ws.place("lifecycle/publication/02-state.json", "candidate.json");
+        let before = ws.state();
+        let out = finalize(&ws, Some(spec));
+        assert_eq!(out.status.code(), Some(3), "{spec}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("nothing was applied"),
+            "{spec}: {}",
+            stderr(&out)
+        );
+        assert_eq!(ws.state(), before, "{spec}");
+        assert!(!ws.exists(".finalizing.json"), "{spec}");
+        assert!(!ws.exists("analysis_results/FINALIZATION.json"), "{spec}");
+        assert!(
+            !ws.exists("analysis_results/STATE_JOURNAL.ndjson"),
+            "{spec}"
+        );
+        assert_eq!(debris(&ws.plan_dir()), Vec::<String>::new(), "{spec}");
+    }
+}
+
+/// Past the state.json rename the publication is committed: an error writing the receipt, or
+/// reading the plan back for the re-check (EIO on .git/HEAD used to end in exit 1
+/// `plan-changed-after-publication` with state.json already replaced), is exit 4
+/// applied-unconfirmed, the marker kept, `planseal recover PLAN` named; recover then reaches
+/// exactly the bytes of a clean run.
+#[test]
+fn finalize_error_after_state_rename_is_applied_unconfirmed_and_recover_finishes_it() {
     for (fixture, plan) in FIXTURES {
         // The reference publication, without faults.
         let reference = Workspace::ready_to_publish(fixture, plan);
@@ -237,55 +276,97 @@ fn finalize_error_after_marker_names_recover() {
         let ok = finalize(&reference, None);
         assert_eq!(ok.status.code(), Some(0), "{fixture}: {}", stderr(&ok));
 
-        // The marker is written (the commit point), then writing state.json runs out of space
-        // (the second temp file of the run).
-        let ws = Workspace::ready_to_publish(fixture, plan);
-        ws.place("lifecycle/publication/02-state.json", "candidate.json");
-        let before = ws.state();
-        let out = finalize(&ws, Some("store.write_temp=1*off->return(ENOSPC)"));
-        assert_eq!(out.status.code(), Some(4), "{fixture}: {}", stderr(&out));
-        let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
-        assert_eq!(doc["result"], "applied-unconfirmed", "{doc}");
-        assert_eq!(doc["applied"], "published");
-        let left = &doc["unconfirmed"][0];
-        assert_eq!(left["kind"], "unfinished");
-        assert!(left["path"].as_str().unwrap().ends_with(".finalizing.json"));
-        assert!(
-            left["reason"]
-                .as_str()
-                .unwrap()
-                .contains("No space left on device"),
-            "{doc}"
-        );
-        let hint = left["hint"].as_str().unwrap();
-        assert!(hint.contains("`planseal recover "), "{hint}");
-        assert!(
-            stderr(&out).contains("is left for the recovery to finish"),
-            "{}",
-            stderr(&out)
-        );
-        // Exactly what is left: the marker; state.json as it was, no receipt, no temp, no lock.
-        assert!(ws.exists(".finalizing.json"));
-        assert_eq!(ws.state(), before, "{fixture}");
-        assert!(!ws.exists("analysis_results/FINALIZATION.json"));
-        assert_eq!(debris(&ws.plan_dir()), Vec::<String>::new());
+        for spec in [
+            // the receipt: the third temp file of the run
+            "store.write_temp=2*off->return(ENOSPC)",
+            "finalize.reverify_read=return(EIO)",
+        ] {
+            let ws = Workspace::ready_to_publish(fixture, plan);
+            ws.place("lifecycle/publication/02-state.json", "candidate.json");
+            let out = finalize(&ws, Some(spec));
+            assert_eq!(
+                out.status.code(),
+                Some(4),
+                "{fixture} {spec}: {}",
+                stderr(&out)
+            );
+            let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+            assert_eq!(doc["result"], "applied-unconfirmed", "{doc}");
+            assert_eq!(doc["applied"], "published");
+            let left = &doc["unconfirmed"][0];
+            assert_eq!(left["kind"], "unfinished");
+            assert!(left["path"].as_str().unwrap().ends_with(".finalizing.json"));
+            let hint = left["hint"].as_str().unwrap();
+            assert!(hint.contains("`planseal recover "), "{hint}");
+            assert!(
+                stderr(&out).contains("is left for the recovery to finish"),
+                "{}",
+                stderr(&out)
+            );
+            // Exactly what is left: the marker, state.json already the candidate; no temp, no
+            // lock.
+            assert!(ws.exists(".finalizing.json"));
+            assert_eq!(ws.state(), reference.state(), "{fixture} {spec}");
+            assert_eq!(debris(&ws.plan_dir()), Vec::<String>::new());
 
-        // The command the hint names finishes it: the same bytes as the reference publication.
-        let rec = planseal()
-            .args(["recover", &ws.plan_rel()])
-            .cwd(ws.root())
-            .output();
-        assert_eq!(rec.status.code(), Some(0), "{fixture}: {}", stderr(&rec));
-        assert!(!ws.exists(".finalizing.json"));
-        assert_eq!(ws.state(), reference.state(), "{fixture}");
-        let verify = planseal().args(["verify"]).cwd(ws.root()).output();
-        assert_eq!(
-            verify.status.code(),
-            Some(0),
-            "{fixture}: {}",
-            stdout(&verify)
-        );
+            // The command the hint names finishes it: the bytes of the reference publication.
+            let rec = planseal()
+                .args(["recover", &ws.plan_rel()])
+                .cwd(ws.root())
+                .output();
+            assert_eq!(rec.status.code(), Some(0), "{fixture}: {}", stderr(&rec));
+            assert!(!ws.exists(".finalizing.json"));
+            assert_eq!(ws.state(), reference.state(), "{fixture}");
+            let receipt = "analysis_results/FINALIZATION.json";
+            assert_eq!(
+                std::fs::read(ws.plan_dir().join(receipt)).unwrap(),
+                std::fs::read(reference.plan_dir().join(receipt)).unwrap(),
+                "{fixture} {spec}: {receipt}"
+            );
+            let verify = planseal().args(["verify"]).cwd(ws.root()).output();
+            assert_eq!(
+                verify.status.code(),
+                Some(0),
+                "{fixture}: {}",
+                stdout(&verify)
+            );
+        }
     }
+}
+
+/// `recover` reports what it could not confirm through the writers' outcome: a folder sync
+/// failing after it finished a publication used to exit 0 as if confirmed; it is exit 4
+/// applied-unconfirmed now, the publication finished.
+#[test]
+fn recover_unconfirmed_folder_sync_exits_4_applied_unconfirmed() {
+    let (fixture, plan) = FIXTURES[0];
+    let ws = Workspace::ready_to_publish(fixture, plan);
+    ws.place("lifecycle/publication/02-state.json", "candidate.json");
+    let out = finalize(&ws, Some("finalize.after_marker=return"));
+    assert_eq!(out.status.code(), Some(137), "{}", stderr(&out));
+    let rec = planseal()
+        .args(["recover", &ws.plan_rel(), "--json"])
+        .cwd(ws.root())
+        .env("FAILPOINTS", "store.fsync_dir=return(EIO)")
+        .output();
+    assert_eq!(rec.status.code(), Some(4), "{}", stderr(&rec));
+    let doc: Value = serde_json::from_str(&stdout(&rec)).unwrap();
+    assert_eq!(doc["result"], "applied-unconfirmed", "{doc}");
+    // The stale lock's journal line (its folder sync failed), then the publication's folders.
+    let kinds: Vec<&str> = doc["unconfirmed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["journal-line", "folder-sync", "folder-sync"],
+        "{doc}"
+    );
+    assert!(!ws.exists(".finalizing.json"));
+    let verify = planseal().args(["verify"]).cwd(ws.root()).output();
+    assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
 }
 
 /// The folder sync failing after every rename of a publication: published, exit 4.
@@ -324,4 +405,77 @@ fn finalize_folder_fsync_failure_is_published_unconfirmed() {
     assert_eq!(debris(&ws.plan_dir()), Vec::<String>::new());
     let verify = planseal().args(["verify"]).cwd(ws.root()).output();
     assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
+}
+
+/// Issue 13 items 3/4: `recover` after a killed finalizer removes the dead writer's lock (and
+/// journals it) before it publishes; an I/O error after that used to exit 3 "nothing applied"
+/// (or, past its own state.json rename, exit 3 with state.json replaced). Both are exit 4
+/// applied-unconfirmed now, the marker kept and `planseal recover PLAN` named; running it
+/// finishes the publication.
+#[test]
+fn recover_failing_after_removing_the_stale_lock_is_applied_unconfirmed_and_rerun_finishes() {
+    let (fixture, plan) = FIXTURES[0];
+    let reference = Workspace::ready_to_publish(fixture, plan);
+    reference.place("lifecycle/publication/02-state.json", "candidate.json");
+    let ok = finalize(&reference, None);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    for spec in [
+        // before recover's state.json rename: its first temp file
+        "store.write_temp=return(ENOSPC)",
+        // after it: the re-check cannot read state.json back
+        "finalize.reverify_read=return(EIO)",
+    ] {
+        let ws = Workspace::ready_to_publish(fixture, plan);
+        ws.place("lifecycle/publication/02-state.json", "candidate.json");
+        let out = finalize(&ws, Some("finalize.after_marker=return"));
+        assert_eq!(out.status.code(), Some(137), "{}", stderr(&out));
+        let rec = planseal()
+            .args(["recover", &ws.plan_rel(), "--json"])
+            .cwd(ws.root())
+            .env("FAILPOINTS", spec)
+            .output();
+        assert_eq!(rec.status.code(), Some(4), "{spec}: {}", stderr(&rec));
+        let doc: Value = serde_json::from_str(&stdout(&rec)).unwrap();
+        assert_eq!(doc["result"], "applied-unconfirmed", "{doc}");
+        let unfinished = doc["unconfirmed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["kind"] == "unfinished")
+            .unwrap_or_else(|| panic!("{spec}: {doc}"));
+        assert!(
+            unfinished["hint"]
+                .as_str()
+                .unwrap()
+                .contains("`planseal recover "),
+            "{doc}"
+        );
+        assert!(ws.exists(".finalizing.json"), "{spec}");
+        assert_eq!(debris(&ws.plan_dir()), Vec::<String>::new(), "{spec}");
+        let again = planseal()
+            .args(["recover", &ws.plan_rel()])
+            .cwd(ws.root())
+            .output();
+        assert_eq!(again.status.code(), Some(0), "{spec}: {}", stderr(&again));
+        assert!(!ws.exists(".finalizing.json"));
+        assert_eq!(ws.state(), reference.state(), "{spec}");
+        let verify = planseal().args(["verify"]).cwd(ws.root()).output();
+        assert_eq!(verify.status.code(), Some(0), "{spec}: {}", stdout(&verify));
+    }
+}
+
+/// FAULTS.md: EIO reading state.json, the README or a task file in `update` used to exit 2 like
+/// a usage error; a writer's I/O error before its commit point is exit 3, "nothing was
+/// applied", naming the file, every file as it was.
+#[test]
+fn update_unreadable_input_exits_3_nothing_applied() {
+    let s = Scratch::a_task1_in_progress();
+    let before = s.state();
+    let out = block_task1(&s, Some("update.read_state=return(EIO)"), false);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("state.json: cannot read: "), "{err}");
+    assert!(err.contains("nothing was applied"), "{err}");
+    assert_eq!(s.state(), before);
+    assert_eq!(debris(s.root()), Vec::<String>::new());
 }

@@ -181,9 +181,11 @@ pub fn template(setup: Setup) -> Template {
             let out = trace::run(
                 &root,
                 &finalize_args(),
+                // Killed at the rename of state.json: the third rename (the lock's owner record,
+                // the marker, then state.json).
                 Traced::Inject {
                     syscall: "rename",
-                    when: 2,
+                    when: 3,
                     action: "signal=KILL",
                 },
             );

@@ -34,6 +34,7 @@ proptest! {
                 tool_version: "planseal 0.1.0".into(),
                 started_at: started,
                 candidate: candidate.clone(),
+                companions: Vec::new(),
             }),
         };
         let bytes = m.to_bytes();

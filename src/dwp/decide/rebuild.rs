@@ -251,6 +251,16 @@ pub enum RebuildError {
         /// The I/O or decoding error, as text.
         reason: String,
     },
+    /// The operating system failed reading a plan file that exists (EIO, EACCES): kept as the
+    /// OS error, so a writer reports it as an I/O error (exit 3), not as bad input.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file that could not be read.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// Reading the commits that name the plan's tasks failed.
     #[error("{0}")]
     Git(#[from] GitError),
@@ -270,7 +280,12 @@ fn unreadable(path: &Path, reason: impl std::fmt::Display) -> RebuildError {
 fn read_optional(plan_dir: &Path, rel: &str) -> Result<Option<Vec<u8>>, RebuildError> {
     crate::dwp::read::read_plan_file(plan_dir, rel).map_err(|e| match read_refusal(&e) {
         Some(refusal) => RebuildError::Refused(refusal),
-        None => unreadable(e.path(), e.reason()),
+        None => match e {
+            planseal_recovery::read::ReadError::Io { path, source } => {
+                RebuildError::Io { path, source }
+            }
+            other => unreadable(other.path(), other.reason()),
+        },
     })
 }
 
@@ -1614,39 +1629,12 @@ pub fn write(
     let progress_path = plan_dir.join(layout::PROGRESS_FILE);
     let new_bytes = state_bytes(inputs, rebuilt);
     let target = layout::state_target(plan_dir);
-    let progress_before = crate::dwp::read::read_plan_file(plan_dir, layout::PROGRESS_FILE)
-        .map_err(crate::write::WriteError::read)?;
-    let corrupt_copy = match &inputs.old_bytes {
-        Some(bytes) if inputs.old_state.is_none() => Some(corrupt_copy_name(bytes)),
-        _ => None,
-    };
-    let mut lines = Vec::new();
-    if let Some(copy) = &corrupt_copy {
-        lines.push(format!(
-            "state.json did not parse; its bytes are kept as {copy}"
-        ));
-    }
-    lines.extend(change_lines(rebuilt));
-    lines.extend(rebuilt.reports.iter().map(Change::line));
-    if !replace_state {
-        lines.push(
-            "the rebuilt state is completed: it is published through the finalization transaction (receipt included)"
-                .into(),
-        );
-    }
-    let entry = crate::dwp::model::markdown::ReconciliationEntry {
-        date: now.get(..10).unwrap_or(now).to_string(),
-        summary: format!(
-            "state.json rebuilt by planseal from {}: {} field(s) changed; the markdown wins every disagreement",
-            sources_summary(inputs),
-            rebuilt.changes.len()
-        ),
-        changes: lines.clone(),
-    };
-    let progress_after = crate::dwp::model::markdown::append_reconciliation_entry(
-        progress_before.as_deref().unwrap_or_default(),
-        &entry,
-    );
+    let Reconciliation {
+        progress_before,
+        progress_after,
+        corrupt_copy,
+        lines,
+    } = reconciliation(plan_dir, inputs, rebuilt, now, replace_state)?;
 
     let tx = Writer::from_env().begin(&target, "rebuild", now)?;
     tx.expect_unchanged(&state_path, inputs.old_bytes.as_deref())?;
@@ -1693,6 +1681,93 @@ pub fn write(
         corrupt_copy,
         confirmation: tx.close(),
     })
+}
+
+/// What `rebuild --write` adds besides state.json: the PROGRESS.md reconciliation entry and, for
+/// an unparseable state.json, the name of its kept copy.
+struct Reconciliation {
+    progress_before: Option<Vec<u8>>,
+    progress_after: Vec<u8>,
+    corrupt_copy: Option<String>,
+    lines: Vec<String>,
+}
+
+fn reconciliation(
+    plan_dir: &Path,
+    inputs: &Inputs,
+    rebuilt: &Rebuilt,
+    now: &str,
+    replace_state: bool,
+) -> Result<Reconciliation, crate::write::WriteError> {
+    let progress_before = crate::dwp::read::read_plan_file(plan_dir, layout::PROGRESS_FILE)
+        .map_err(crate::write::WriteError::read)?;
+    let corrupt_copy = match &inputs.old_bytes {
+        Some(bytes) if inputs.old_state.is_none() => Some(corrupt_copy_name(bytes)),
+        _ => None,
+    };
+    let mut lines = Vec::new();
+    if let Some(copy) = &corrupt_copy {
+        lines.push(format!(
+            "state.json did not parse; its bytes are kept as {copy}"
+        ));
+    }
+    lines.extend(change_lines(rebuilt));
+    lines.extend(rebuilt.reports.iter().map(Change::line));
+    if !replace_state {
+        lines.push(
+            "the rebuilt state is completed: it is published through the finalization transaction (receipt included)"
+                .into(),
+        );
+    }
+    let entry = crate::dwp::model::markdown::ReconciliationEntry {
+        date: now.get(..10).unwrap_or(now).to_string(),
+        summary: format!(
+            "state.json rebuilt by planseal from {}: {} field(s) changed; the markdown wins every disagreement",
+            sources_summary(inputs),
+            rebuilt.changes.len()
+        ),
+        changes: lines.clone(),
+    };
+    let progress_after = crate::dwp::model::markdown::append_reconciliation_entry(
+        progress_before.as_deref().unwrap_or_default(),
+        &entry,
+    );
+
+    Ok(Reconciliation {
+        progress_before,
+        progress_after,
+        corrupt_copy,
+        lines,
+    })
+}
+
+/// A completed rebuilt state is published by the finalization transaction; the PROGRESS.md
+/// entry (and the copy of an unparseable state.json) are written inside it, after its marker
+/// and before state.json, so that the whole `rebuild --write` is one transaction. Returns the
+/// files and the entry's lines.
+pub fn publication_companions(
+    plan_dir: &Path,
+    inputs: &Inputs,
+    rebuilt: &Rebuilt,
+    now: &str,
+) -> Result<(Vec<crate::dwp::publish::Companion>, Vec<String>), crate::write::WriteError> {
+    use crate::dwp::publish::Companion;
+    let r = reconciliation(plan_dir, inputs, rebuilt, now, false)?;
+    let mut companions = Vec::new();
+    if let (Some(copy), Some(bytes)) = (&r.corrupt_copy, &inputs.old_bytes) {
+        companions.push(Companion {
+            file: copy.clone(),
+            before: crate::dwp::read::read_plan_file(plan_dir, copy)
+                .map_err(crate::write::WriteError::read)?,
+            after: bytes.clone(),
+        });
+    }
+    companions.push(Companion {
+        file: layout::PROGRESS_FILE.to_string(),
+        before: r.progress_before,
+        after: r.progress_after,
+    });
+    Ok((companions, r.lines))
 }
 
 /// The sources a rebuild read, for the reconciliation entry's summary.

@@ -133,6 +133,11 @@ pub fn rebuild(
     let options = GatherOptions {
         from: opts.from.clone(),
     };
+    // `failpoints` builds: `rebuild.gather=return(EIO)` fails reading the inputs.
+    if let Some(source) = planseal_recovery::store::io_fault("rebuild.gather") {
+        let what = format!("reading {}", plan.dir.display());
+        return Err(OpError::Read { what, source });
+    }
     let inputs = gather_with(&plan.dir, plan.repo.as_ref(), &options)?;
     let now = clock.now_iso();
     if opts.manifest {
@@ -205,17 +210,25 @@ pub fn rebuild(
         if let Some(refusal) = blocked_publication.clone() {
             return Err(refusal.into());
         }
-        let w = write(&plan.dir, &inputs, &rebuilt, &now, !as_candidate)?;
-        state_sha256 = w.after_sha256;
-        confirmation = w.confirmation;
-        written = true;
-        if completed {
-            let req = finalize_request(candidate());
+        if as_candidate {
+            // One transaction: the PROGRESS.md entry (and the copy of an unparseable
+            // state.json) are written by the finalization, after its marker and before
+            // state.json, so a failure before its commit point leaves every file as it was.
+            let (companions, _) = crate::dwp::decide::rebuild::publication_companions(
+                &plan.dir, &inputs, &rebuilt, &now,
+            )?;
+            let mut req = finalize_request(candidate());
+            req.companions = companions;
             let published = publish::finalize(&req, &mut |_| {})?;
             state_sha256 = Some(published.state_sha256.clone());
             receipt_sha256 = Some(sha256_hex(&published.receipt_bytes));
-            confirmation = confirmation.and(published.confirmation);
+            confirmation = published.confirmation;
+        } else {
+            let w = write(&plan.dir, &inputs, &rebuilt, &now, true)?;
+            state_sha256 = w.after_sha256;
+            confirmation = w.confirmation;
         }
+        written = true;
     }
     let (started_from, replayed) = match (&inputs.old_state, &inputs.base) {
         (Some(_), _) => ("on-disk".to_string(), 0),

@@ -10,6 +10,7 @@ use crate::dwp::layout;
 use crate::dwp::model::receipt::Receipt;
 use crate::dwp::publish::recover::{self as publish, Diagnosis, RecoverRequest, StateRelation};
 use crate::report::LockOwnerState;
+use crate::write::{Confirmation, UnconfirmedStep};
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 
@@ -252,11 +253,19 @@ enum RecoveredDocument<'a> {
         state_sha256: Option<&'a str>,
         lock_removed: bool,
     },
+    Stopped {
+        plan: &'a str,
+        lock_removed: bool,
+    },
 }
 
 impl Serialize for RecoveredOutcome {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.outcome {
+            publish::RecoverOutcome::Stopped { diagnosis, .. } => RecoveredDocument::Stopped {
+                plan: &diagnosis.plan,
+                lock_removed: true,
+            },
             publish::RecoverOutcome::NothingToRecover(d) => RecoveredDocument::NothingToRecover {
                 plan: &d.plan,
                 lock_present: d.lock.is_some(),
@@ -267,6 +276,7 @@ impl Serialize for RecoveredOutcome {
                 state_written,
                 receipt,
                 lock_removed,
+                ..
             } => RecoveredDocument::RolledForward {
                 plan: &diagnosis.plan,
                 state_sha256,
@@ -277,6 +287,7 @@ impl Serialize for RecoveredOutcome {
             publish::RecoverOutcome::RolledBack {
                 diagnosis,
                 lock_removed,
+                ..
             } => RecoveredDocument::RolledBack {
                 plan: &diagnosis.plan,
                 state_sha256: diagnosis.state_sha256.as_deref(),
@@ -288,11 +299,27 @@ impl Serialize for RecoveredOutcome {
 }
 
 impl RecoveredOutcome {
+    /// What the run wrote and could not confirm; `None` when it wrote nothing (nothing to
+    /// recover).
+    pub fn confirmation(&self) -> Option<&Confirmation> {
+        match &self.outcome {
+            publish::RecoverOutcome::NothingToRecover(_) => None,
+            publish::RecoverOutcome::RolledForward { confirmation, .. }
+            | publish::RecoverOutcome::RolledBack { confirmation, .. }
+            | publish::RecoverOutcome::Stopped { confirmation, .. } => Some(confirmation),
+        }
+    }
+
     /// One line saying what was done (and, with nothing to recover, how to clear a leftover
     /// lock).
     pub fn to_text(&self) -> String {
         let stale = |removed: bool| if removed { ", stale lock removed" } else { "" };
         match &self.outcome {
+            publish::RecoverOutcome::Stopped { diagnosis, .. } => format!(
+                "{}: stale lock removed, but the publication is not finished · {} is left for another `planseal recover`\n",
+                diagnosis.plan,
+                layout::MARKER_FILE
+            ),
             publish::RecoverOutcome::NothingToRecover(d) => {
                 let mut s = nothing_interrupted(&d.plan);
                 if d.lock.is_some() {
@@ -302,6 +329,23 @@ impl RecoveredOutcome {
                     ));
                 }
                 s
+            }
+            publish::RecoverOutcome::RolledForward {
+                diagnosis,
+                state_sha256,
+                confirmation,
+                ..
+            } if confirmation
+                .unconfirmed()
+                .iter()
+                .any(|u| u.step == UnconfirmedStep::Unfinished) =>
+            {
+                format!(
+                    "{}: state {} published, but the publication is not finished · {} is left for another `planseal recover`\n",
+                    diagnosis.plan,
+                    short(state_sha256),
+                    layout::MARKER_FILE
+                )
             }
             publish::RecoverOutcome::RolledForward {
                 diagnosis,
@@ -319,6 +363,7 @@ impl RecoveredOutcome {
             publish::RecoverOutcome::RolledBack {
                 diagnosis,
                 lock_removed,
+                ..
             } => format!(
                 "{}: rolled back — marker removed, state.json left as it was{}\n",
                 diagnosis.plan,

@@ -113,6 +113,11 @@ pub fn plan(
     let Some(name) = state.file_name().and_then(|n| n.to_str()) else {
         return Err(missing());
     };
+    // `failpoints` builds: `update.read_state=return(EIO)` fails reading state.json.
+    if let Some(source) = planseal_recovery::store::io_fault("update.read_state") {
+        let path = plan_dir.join(name);
+        return Err(read_error(ReadError::Io { path, source }));
+    }
     let state_bytes = read_plan_file(&plan_dir, name)
         .map_err(read_error)?
         .ok_or_else(missing)?;
@@ -240,11 +245,21 @@ pub fn read_plan_facts(
     })
 }
 
-/// A file refused under the reading discipline is a refusal; an I/O error is a usage error
-/// naming the file (as before: exit 2).
+/// A file refused under the reading discipline is a refusal; an OS error (EIO, EACCES) stops the
+/// writer before its commit point: exit 3, nothing applied, naming the file; anything else is a
+/// usage error naming the file (exit 2).
 fn read_error(e: ReadError) -> UpdateError {
     match crate::report::read_refusal(&e) {
         Some(refusal) => refusal.into(),
+        None if matches!(e, ReadError::Io { .. }) => HintedError {
+            message: format!("{}: cannot read: {}", e.path().display(), e.reason()),
+            hint: Some(
+                "nothing was applied; check the file and the disk, then run the command again"
+                    .into(),
+            ),
+            code: crate::report::ExitCode::Io,
+        }
+        .into(),
         None => HintedError::usage(format!(
             "{}: cannot read: {}",
             e.path().display(),

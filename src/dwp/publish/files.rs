@@ -107,14 +107,16 @@ pub(crate) fn lock_info(state_path: &Path) -> Result<Option<LockInfo>, FinalizeE
 }
 
 /// Removes a lock whose owner is provably dead (journaled); refuses for a live or unknown owner.
-/// Returns whether a lock was removed.
+/// Returns whether a lock was removed, and what of its removal was not confirmed (its journal
+/// line).
 pub(crate) fn clear_stale_lock(
     state_path: &Path,
     info: Option<&LockInfo>,
     clock: &mut Clock,
-) -> Result<bool, FinalizeError> {
+) -> Result<(bool, crate::write::Confirmation), FinalizeError> {
+    use crate::write::{Confirmation, Unconfirmed, UnconfirmedStep};
     if info.is_none() {
-        return Ok(false);
+        return Ok((false, Confirmation::Confirmed));
     }
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
     let target = layout::state_target(plan_dir);
@@ -130,11 +132,19 @@ pub(crate) fn clear_stale_lock(
                 serde_json::to_value(&outcome.holder).unwrap_or_default(),
             )
             .with("status", outcome.status.to_string());
-            // The lock is gone either way; a journal that cannot be written does not bring it back.
-            let _ = Writer::from_env().journal_only(&target, &entry);
-            Ok(true)
+            // The lock is gone either way; a journal line that cannot be written does not bring
+            // it back, and is reported as not confirmed.
+            let mut confirmation = Confirmation::Confirmed;
+            if let Err(e) = Writer::from_env().journal_only(&target, &entry) {
+                confirmation.push(Unconfirmed::new(
+                    UnconfirmedStep::JournalLine,
+                    target.journal().path(),
+                    e.to_string(),
+                ));
+            }
+            Ok((true, confirmation))
         }
-        Err(StoreError::NotLocked { .. }) => Ok(false),
+        Err(StoreError::NotLocked { .. }) => Ok((false, Confirmation::Confirmed)),
         Err(e) => Err(refusal_of(e, &target).into()),
     }
 }

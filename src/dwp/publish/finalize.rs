@@ -5,22 +5,23 @@
 //!      → replace state.json → re-read + re-validate → receipt → journal → remove marker → unlock
 //! ```
 //!
-//! The commit point is the marker: from the moment `.finalizing.json` is in place, an interrupted
-//! run is finished (or rolled back) by [`crate::dwp::publish::recover`], bound to the candidate stored in
-//! the marker. Before it, nothing but the lock has been written: an I/O error there (writing the
-//! marker included) leaves no marker and no temp file, and the run ends with nothing applied.
-//! After it, an I/O error (writing state.json or the receipt, removing the marker) is no plain
-//! error: the publication is committed and the marker stays for `planseal recover` to finish, so
-//! the run ends as applied but not confirmed ([`Published::confirmation`] names what is left and
-//! the command that finishes it). At no point does state.json say `completed` without a receipt
-//! or a marker next to it.
+//! The marker makes an interruption recoverable: from the moment `.finalizing.json` is in place,
+//! a killed run is finished (or rolled back) by [`crate::dwp::publish::recover`], bound to the
+//! candidate stored in the marker. The commit point of a run that is still alive is the rename
+//! of state.json: an I/O error before it (writing the marker, the re-check of step 7, the
+//! state's temp file) rolls back — marker and temp files removed, lock released, nothing
+//! applied. After it, any failure (the re-check reading the plan or git, the receipt, the
+//! marker's removal) is no plain error and no refusal: the publication is committed and the
+//! marker stays for `planseal recover` to finish, so the run ends as applied but not confirmed
+//! ([`Published::confirmation`] names what is left and the command that finishes it). At no
+//! point does state.json say `completed` without a receipt or a marker next to it.
 //!
 //! Every step boundary is a named [`Step`]; the caller's hook sees each one (the demo stops its
 //! child there), and builds with the `failpoints` feature crash there on request.
 
 use super::candidate;
 use super::files as store;
-use super::marker::{self, MARKER_FILE, Marker, MarkerExtension};
+use super::marker::{self, Companion, MARKER_FILE, Marker, MarkerExtension};
 use super::validate::{self, Validation, ValidationInput};
 use crate::clock::Clock;
 use crate::dwp::layout;
@@ -138,6 +139,10 @@ pub struct FinalizeRequest {
     /// The journal already holds this publication's line (`recover` after a finalizer killed
     /// between its journal line and the marker's removal): it is not written twice.
     pub already_journaled: bool,
+    /// Plan files written inside the same transaction, after the marker and before state.json
+    /// (`rebuild --write`: its PROGRESS.md entry): validated as they will be, recorded in the
+    /// marker, rolled back with it.
+    pub companions: Vec<Companion>,
 }
 
 impl FinalizeRequest {
@@ -157,6 +162,7 @@ impl FinalizeRequest {
             clock: Clock::system(),
             restores_state: false,
             already_journaled: false,
+            companions: Vec::new(),
         }
     }
 }
@@ -347,6 +353,13 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         tx.finish()?;
         return Err(marker_present(&plan_dir));
     }
+    for c in &req.companions {
+        let path = plan_dir.join(&c.file);
+        if let Err(e) = tx.expect_unchanged(&path, c.before.as_deref()) {
+            tx.finish()?;
+            return Err(e.into());
+        }
+    }
     let validation = match run_validation(&plan_dir, &candidate_bytes, req) {
         Ok(v) => v,
         Err(e) => {
@@ -371,19 +384,30 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
                     format!("{candidate_origin}: the candidate is not UTF-8 text"),
                 )
             })?,
+            companions: req.companions.clone(),
         }),
     };
     let marker_bytes = marker.to_bytes();
     tx.replace(&marker_path, &marker_bytes)?;
     reach(Step::AfterMarker, hook);
+    // The files published with state.json, before it; the marker lets `recover` finish them.
+    for c in &req.companions {
+        if let Err(e) = tx.replace(&plan_dir.join(&c.file), &c.after) {
+            return Err(roll_back(tx, &plan_dir, &req.companions, e.into()));
+        }
+    }
 
-    // 7. nothing moved while we validated
-    let again = store::read_state_before(&state_path, req.restores_state)?;
-    let fp_again = validate::fingerprint(&plan_dir, &candidate_bytes)?;
+    // 7. nothing moved while we validated. Until state.json is replaced, a failure rolls the
+    // publication back: the marker goes, the lock is released, nothing is applied.
+    let rechecked = read_fault("finalize.recheck_read", &state_path)
+        .and_then(|()| store::read_state_before(&state_path, req.restores_state))
+        .and_then(|again| validate::fingerprint(&plan_dir, &candidate_bytes).map(|fp| (again, fp)));
+    let (again, fp_again) = match rechecked {
+        Ok(found) => found,
+        Err(e) => return Err(roll_back(tx, &plan_dir, &req.companions, e)),
+    };
     if again != state_bytes || fp_again.hex != validation.artifacts_sha256 {
-        tx.remove(&marker_path)?;
-        tx.finish()?;
-        return Err(Refusal::new(
+        return Err(roll_back(tx, &plan_dir, &req.companions, Refusal::new(
             RefusalKind::PlanChangedDuringValidation,
             format!(
                 "{}: state.json or a fingerprinted file changed while the candidate was being validated; nothing was published",
@@ -391,11 +415,13 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
             ),
         )
         .hint("wait for the other writer to finish, then run the same command again")
-        .into());
+        .into()));
     }
 
-    // Past the commit point: an I/O error leaves the marker for `recover`, and is reported as
-    // such — never as a plain error, never as "nothing applied".
+    // Once state.json is replaced, whatever fails (an I/O error, a re-check that cannot read
+    // what it needs) leaves the marker for `recover` and is reported as applied but not
+    // confirmed — never as a plain error or a refusal, never as "nothing applied". Before, the
+    // publication is rolled back.
     match publish_from_marker(
         &tx,
         &candidate_bytes,
@@ -406,18 +432,11 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         hook,
     ) {
         Ok(()) => {}
-        Err(FinalizeError::Refused(r)) => return Err(r.into()),
-        Err(FinalizeError::Io { path, source }) => tx.note(
-            Unconfirmed::new(
-                UnconfirmedStep::Unfinished,
-                &marker_path,
-                format!("{}: {source}", path.display()),
-            )
-            .hint(format!(
-                "the publication is committed: `planseal recover {}` finishes it",
-                plan_dir.display()
-            )),
-        ),
+        Err(Stopped {
+            state_replaced: false,
+            error,
+        }) => return Err(roll_back(tx, &plan_dir, &req.companions, error)),
+        Err(Stopped { error, .. }) => tx.note(unfinished(&plan_dir, &error)),
     }
     let confirmation = tx.close();
     let mut outcome = published(
@@ -434,6 +453,87 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     Ok(outcome)
 }
 
+/// Where [`publish_from_marker`] stopped: before state.json was replaced (nothing of the
+/// publication but its marker is on disk) or after (the publication is committed).
+#[derive(Debug)]
+pub(crate) struct Stopped {
+    /// state.json holds the candidate: what is left is for `recover` to finish.
+    pub state_replaced: bool,
+    /// What failed.
+    pub error: FinalizeError,
+}
+
+/// Rolls back a publication stopped before state.json was replaced: removes the marker
+/// (each step already removed its own temp file) and releases the lock, then returns `error`,
+/// so the run ends with nothing applied. When the marker itself cannot be removed, the error
+/// says so and names the command that finishes the job.
+fn roll_back(
+    tx: Transaction<'_>,
+    plan_dir: &Path,
+    companions: &[Companion],
+    error: FinalizeError,
+) -> FinalizeError {
+    let marker_path = plan_dir.join(MARKER_FILE);
+    if let Err(e) = restore_companions(&tx, plan_dir, companions)
+        .and_then(|()| tx.remove(&marker_path).map_err(FinalizeError::from))
+    {
+        return FinalizeError::io(
+            &marker_path,
+            std::io::Error::other(format!(
+                "the publication stopped before state.json was replaced ({error}), and its marker could not be removed ({e}); run `planseal recover {}`",
+                plan_dir.display()
+            )),
+        );
+    }
+    match tx.finish() {
+        Ok(()) => error,
+        Err(e) => e.into(),
+    }
+}
+
+/// Puts every companion back to its bytes before the publication (removes one that did not
+/// exist); one already as it was is left alone.
+pub(crate) fn restore_companions(
+    tx: &Transaction<'_>,
+    plan_dir: &Path,
+    companions: &[Companion],
+) -> Result<(), FinalizeError> {
+    for c in companions.iter().rev() {
+        let path = plan_dir.join(&c.file);
+        let now = tx.read(&path)?;
+        if now == c.before {
+            continue;
+        }
+        match &c.before {
+            Some(bytes) => tx.replace(&path, bytes)?,
+            None => tx.remove(&path)?,
+        }
+    }
+    Ok(())
+}
+
+/// In `failpoints` builds, the fault point `name` (`finalize.recheck_read=return(EIO)`) fails
+/// the read of `path` that follows it; a no-op otherwise.
+fn read_fault(name: &str, path: &Path) -> Result<(), FinalizeError> {
+    match planseal_recovery::store::io_fault(name) {
+        Some(e) => Err(FinalizeError::io(path, e)),
+        None => Ok(()),
+    }
+}
+
+/// The publication is committed but not finished: the marker stays for `recover`.
+pub(crate) fn unfinished(plan_dir: &Path, error: &FinalizeError) -> Unconfirmed {
+    Unconfirmed::new(
+        UnconfirmedStep::Unfinished,
+        plan_dir.join(MARKER_FILE),
+        error.to_string(),
+    )
+    .hint(format!(
+        "the publication is committed: `planseal recover {}` finishes it",
+        plan_dir.display()
+    ))
+}
+
 /// Steps 8–11 with the marker already durable and the lock held: replace state.json (when it
 /// differs), re-read and re-validate, write the receipt, journal, remove the marker. Shared by
 /// `finalize` and the roll-forward of `recover`.
@@ -445,16 +545,54 @@ pub(crate) fn publish_from_marker(
     req: &FinalizeRequest,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
+) -> Result<(), Stopped> {
+    let state_path = tx.target().path().to_path_buf();
+    let before = store::read_state_before(&state_path, req.restores_state)
+        .and_then(|before| {
+            if before != candidate_bytes {
+                tx.replace(&state_path, candidate_bytes)?;
+            }
+            Ok(before)
+        })
+        .map_err(|error| Stopped {
+            state_replaced: false,
+            error,
+        })?;
+    reach(Step::AfterStateRename, hook);
+    seal_published(
+        tx,
+        candidate_bytes,
+        &before,
+        marker,
+        validation,
+        req,
+        clock,
+        hook,
+    )
+    .map_err(|error| Stopped {
+        state_replaced: true,
+        error,
+    })
+}
+
+/// Steps 9–11, state.json already the candidate: re-read and re-validate, the receipt, the
+/// journal line, the marker's removal.
+#[allow(clippy::too_many_arguments)]
+fn seal_published(
+    tx: &Transaction<'_>,
+    candidate_bytes: &[u8],
+    before: &[u8],
+    marker: &Marker,
+    validation: &Validation,
+    req: &FinalizeRequest,
+    clock: &mut Clock,
+    hook: &mut dyn FnMut(Step),
 ) -> Result<(), FinalizeError> {
     let state_path = tx.target().path().to_path_buf();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
-    let before = store::read_state_before(&state_path, req.restores_state)?;
-    if before != candidate_bytes {
-        tx.replace(&state_path, candidate_bytes)?;
-    }
-    reach(Step::AfterStateRename, hook);
 
     // 9. what is on disk now is exactly what was validated
+    read_fault("finalize.reverify_read", &state_path)?;
     let published = store::read_state(&state_path)?;
     let reverified = validate::validate_candidate(&ValidationInput {
         plan_dir,
@@ -497,7 +635,7 @@ pub(crate) fn publish_from_marker(
                 .clone()
                 .hashes(before, Some(sha256_hex(candidate_bytes)))
         }
-        None => publication_entry(plan_dir, &req.operation, &before, candidate_bytes, clock),
+        None => publication_entry(plan_dir, &req.operation, before, candidate_bytes, clock),
     };
     record_exceptions(&mut entry, &validation.exceptions);
     entry = entry.with("receipt", RECEIPT_FILE);
@@ -598,13 +736,21 @@ fn run_validation(
     candidate_bytes: &[u8],
     req: &FinalizeRequest,
 ) -> Result<Validation, FinalizeError> {
-    let validation = validate::validate_candidate(&ValidationInput {
-        plan_dir,
-        candidate: candidate_bytes,
-        candidate_path: req.candidate_path.as_deref(),
-        allow_dirty_reason: req.allow_dirty_reason.as_deref(),
-        allow_unverified_git_reason: req.allow_unverified_git_reason.as_deref(),
-    })?;
+    let overlay: Vec<(String, Vec<u8>)> = req
+        .companions
+        .iter()
+        .map(|c| (c.file.clone(), c.after.clone()))
+        .collect();
+    let validation = validate::validate_candidate_with(
+        &ValidationInput {
+            plan_dir,
+            candidate: candidate_bytes,
+            candidate_path: req.candidate_path.as_deref(),
+            allow_dirty_reason: req.allow_dirty_reason.as_deref(),
+            allow_unverified_git_reason: req.allow_unverified_git_reason.as_deref(),
+        },
+        &overlay,
+    )?;
     if let Some(first) = validation.failures.first() {
         let count = validation.failures.len();
         let message = if count == 1 {

@@ -41,6 +41,21 @@ pub struct MarkerExtension {
     pub started_at: String,
     /// The candidate's exact text; its SHA-256 equals `candidate_sha256`.
     pub candidate: String,
+    /// Plan files the same publication writes with state.json (`rebuild --write`: the
+    /// PROGRESS.md reconciliation entry, the copy of an unparseable state.json), before and
+    /// after, so that `recover` finishes or rolls back all of it. Written only when not empty.
+    pub companions: Vec<Companion>,
+}
+
+/// A plan file written inside the publication, before state.json.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Companion {
+    /// Its plan-relative name (`PROGRESS.md`).
+    pub file: String,
+    /// Its bytes before the publication; `None` when it did not exist.
+    pub before: Option<Vec<u8>>,
+    /// Its bytes once published.
+    pub after: Vec<u8>,
 }
 
 /// Why a marker could not be used.
@@ -109,6 +124,15 @@ impl Marker {
             );
             push_pair(&mut out, "started_at", &json_str(&ext.started_at), false);
             push_pair(&mut out, "candidate", &json_str(&ext.candidate), false);
+            if !ext.companions.is_empty() {
+                let list: Vec<Value> = ext.companions.iter().map(companion_value).collect();
+                push_pair(
+                    &mut out,
+                    "companions",
+                    &Value::Array(list).to_string(),
+                    false,
+                );
+            }
         }
         out.push('}');
         out.into_bytes()
@@ -158,6 +182,15 @@ impl Marker {
                 tool_version: text("tool_version")?,
                 started_at: text("started_at")?,
                 candidate,
+                companions: match map.get("companions") {
+                    None => Vec::new(),
+                    Some(Value::Array(list)) => list
+                        .iter()
+                        .map(companion_of)
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or(MarkerError::BadField("companions"))?,
+                    Some(_) => return Err(MarkerError::BadField("companions")),
+                },
             })
         } else {
             None
@@ -168,6 +201,55 @@ impl Marker {
             planseal,
         })
     }
+}
+
+/// A companion as the marker stores it: its bytes as text when they are UTF-8, else as hex
+/// (`"encoding": "hex"`).
+fn companion_value(c: &Companion) -> Value {
+    let utf8 = std::str::from_utf8(&c.after).is_ok()
+        && c.before
+            .as_deref()
+            .is_none_or(|b| std::str::from_utf8(b).is_ok());
+    let encode = |bytes: &[u8]| -> Value {
+        if utf8 {
+            Value::String(String::from_utf8_lossy(bytes).into_owned())
+        } else {
+            Value::String(planseal_recovery::hash::to_hex(bytes))
+        }
+    };
+    serde_json::json!({
+        "file": c.file,
+        "encoding": if utf8 { "utf-8" } else { "hex" },
+        "before": c.before.as_deref().map(encode),
+        "after": encode(&c.after),
+    })
+}
+
+fn companion_of(v: &Value) -> Option<Companion> {
+    let hex = v["encoding"] == "hex";
+    let decode = |v: &Value| -> Option<Vec<u8>> {
+        let text = v.as_str()?;
+        if !hex {
+            return Some(text.as_bytes().to_vec());
+        }
+        (0..text.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+            .collect()
+    };
+    let file = v["file"].as_str()?;
+    // A name that leaves the plan folder is never one planseal wrote.
+    if file.is_empty() || file.starts_with('/') || file.split('/').any(|p| p == "..") {
+        return None;
+    }
+    Some(Companion {
+        file: file.to_string(),
+        before: match &v["before"] {
+            Value::Null => None,
+            b => Some(decode(b)?),
+        },
+        after: decode(&v["after"])?,
+    })
 }
 
 /// `"key": value` with the helper's separators (`", "` between pairs).
@@ -221,6 +303,18 @@ mod tests {
                 tool_version: "planseal 0.1.0".into(),
                 started_at: "2026-10-05T09:00:00+00:00".into(),
                 candidate: candidate.clone(),
+                companions: vec![
+                    Companion {
+                        file: "PROGRESS.md".into(),
+                        before: Some(b"# Progress\n".to_vec()),
+                        after: b"# Progress\n\n- rebuilt\n".to_vec(),
+                    },
+                    Companion {
+                        file: "state.json.corrupt-1".into(),
+                        before: None,
+                        after: vec![0xff, 0x00, b'{'],
+                    },
+                ],
             }),
         };
         let bytes = m.to_bytes();

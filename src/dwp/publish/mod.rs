@@ -22,7 +22,7 @@ pub use crate::dwp::model::receipt::{
 pub use finalize::{
     Candidate, FinalizeError, FinalizeRequest, Published, Step, StepHook, crash_point, finalize,
 };
-pub use marker::{MARKER_FILE, Marker, MarkerError, MarkerExtension};
+pub use marker::{Companion, MARKER_FILE, Marker, MarkerError, MarkerExtension};
 pub use validate::{
     Covered, Validation, ValidationInput, covered_files, fingerprint, fingerprint_names,
     validate_candidate,

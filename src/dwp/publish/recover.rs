@@ -23,7 +23,7 @@ use crate::clock::Clock;
 use crate::dwp::layout;
 use crate::dwp::model::receipt::{RECEIPT_FILE, Receipt};
 use crate::report::{Refusal, RefusalKind};
-use crate::write::{JournalEntry, Transaction, Writer, after_sha256, before_sha256};
+use crate::write::{Confirmation, JournalEntry, Transaction, Writer, after_sha256, before_sha256};
 use planseal_recovery::hash::sha256_hex;
 use std::path::{Path, PathBuf};
 
@@ -90,6 +90,18 @@ pub enum RecoverOutcome {
         receipt: Box<Receipt>,
         /// A lock whose owner is gone was removed first.
         lock_removed: bool,
+        /// What the run could not confirm: a folder sync, the journal line, the lock release —
+        /// or the rest of the publication, its marker left for another `recover`
+        /// ([`crate::write::UnconfirmedStep::Unfinished`]).
+        confirmation: Confirmation,
+    },
+    /// A stale lock was removed (and journaled), then the recovery stopped: the marker stays
+    /// for another `recover` ([`crate::write::UnconfirmedStep::Unfinished`] says why).
+    Stopped {
+        /// What was found before acting.
+        diagnosis: Diagnosis,
+        /// The unfinished step, with the error and the command that finishes it.
+        confirmation: Confirmation,
     },
     /// `--rollback`: marker removed, state.json left as it was.
     RolledBack {
@@ -97,7 +109,24 @@ pub enum RecoverOutcome {
         diagnosis: Diagnosis,
         /// A lock whose owner is gone was removed first.
         lock_removed: bool,
+        /// What the run could not confirm (a folder sync, the journal line, the lock release).
+        confirmation: Confirmation,
     },
+}
+
+impl RecoverOutcome {
+    /// Adds what an earlier step (the stale lock's journal line) could not confirm.
+    fn with_confirmation(mut self, earlier: Confirmation) -> Self {
+        match &mut self {
+            RecoverOutcome::NothingToRecover(_) => {}
+            RecoverOutcome::RolledForward { confirmation, .. }
+            | RecoverOutcome::RolledBack { confirmation, .. }
+            | RecoverOutcome::Stopped { confirmation, .. } => {
+                *confirmation = earlier.and(std::mem::take(confirmation));
+            }
+        }
+        self
+    }
 }
 
 /// Reads what an interruption left, without changing anything.
@@ -226,7 +255,47 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
     let target = layout::state_target(&plan_dir);
     finalize::check_write_targets(&target)?;
     // The lock: removed only when its owner is provably dead.
-    let lock_removed = store::clear_stale_lock(&state_path, diagnosis.lock.as_ref(), &mut clock)?;
+    let (lock_removed, lock_confirmation) =
+        store::clear_stale_lock(&state_path, diagnosis.lock.as_ref(), &mut clock)?;
+    let outcome = match under_lock(
+        req,
+        diagnosis.clone(),
+        &marker,
+        candidate_bytes,
+        lock_removed,
+        &mut clock,
+        hook,
+    ) {
+        // The stale lock is gone (and journaled): something was applied, so a failure after it
+        // is no "nothing applied" — the marker stays and another `recover` finishes the job.
+        Err(error) if lock_removed => {
+            let mut confirmation = Confirmation::Confirmed;
+            confirmation.push(finalize::unfinished(&plan_dir, &error));
+            RecoverOutcome::Stopped {
+                diagnosis,
+                confirmation,
+            }
+        }
+        other => other?,
+    };
+    Ok(outcome.with_confirmation(lock_confirmation))
+}
+
+/// Recovery once a stale lock is out of the way: take the lock, check that nothing moved, then
+/// roll back or roll forward.
+fn under_lock(
+    req: &RecoverRequest,
+    diagnosis: Diagnosis,
+    marker: &Marker,
+    candidate_bytes: Vec<u8>,
+    lock_removed: bool,
+    clock: &mut Clock,
+    hook: StepHook<'_>,
+) -> Result<RecoverOutcome, FinalizeError> {
+    let plan_dir = diagnosis.plan_dir.clone();
+    let state_path = plan_dir.join(layout::STATE_FILE);
+    let relation = diagnosis.relation.unwrap_or(StateRelation::Neither);
+    let target = layout::state_target(&plan_dir);
     let tx = Writer::from_env().begin(&target, "recover", &clock.now_iso())?;
     reach_lock(hook);
     // The lock's folder was swept when the lock was taken; the receipt's folder is swept here.
@@ -239,42 +308,91 @@ pub fn recover(req: &RecoverRequest, hook: StepHook<'_>) -> Result<RecoverOutcom
         .map(Marker::parse)
         .and_then(Result::ok)
         .as_ref()
-        != Some(&marker)
+        != Some(marker)
         || state_now.as_deref().map(sha256_hex) != diagnosis.state_sha256
     {
         tx.finish()?;
         return Err(finalize::state_changed(&state_path));
     }
 
-    if req.rollback {
-        tx.remove(&plan_dir.join(MARKER_FILE))?;
-        // Best effort, as every publication line: the marker is gone either way.
-        let _ = tx.journal(&rollback_entry(&diagnosis, &marker, &mut clock));
+    let companions = marker
+        .planseal
+        .as_ref()
+        .map(|e| e.companions.clone())
+        .unwrap_or_default();
+    if let Err(e) = check_companions(&tx, &plan_dir, &companions) {
         tx.finish()?;
+        return Err(e);
+    }
+    if req.rollback {
+        // The files written with the publication go back too, then the marker.
+        if let Err(e) = finalize::restore_companions(&tx, &plan_dir, &companions) {
+            tx.finish()?;
+            return Err(e);
+        }
+        tx.remove(&plan_dir.join(MARKER_FILE))?;
+        // The marker is gone: a journal line or a lock release that fails now is reported as
+        // not confirmed, the rollback stands.
+        tx.journal_applied(&rollback_entry(&diagnosis, marker, clock));
+        let confirmation = tx.close();
         return Ok(RecoverOutcome::RolledBack {
             diagnosis,
             lock_removed,
+            confirmation,
         });
     }
 
-    let journaled = journal_holds_publication(&target, &diagnosis.plan, &marker);
-    let result = roll_forward(&tx, &candidate_bytes, &marker, journaled, &mut clock, hook);
-    match result {
-        Ok(receipt) => {
-            tx.finish()?;
-            Ok(RecoverOutcome::RolledForward {
-                diagnosis,
-                state_sha256: marker.candidate_sha256.clone(),
-                state_written: relation != StateRelation::IsCandidate,
-                receipt: Box::new(receipt),
-                lock_removed,
-            })
+    let journaled = journal_holds_publication(&target, &diagnosis.plan, marker);
+    let result = roll_forward(&tx, &candidate_bytes, marker, journaled, clock, hook);
+    let receipt = match result {
+        Ok((receipt, None)) => receipt,
+        // state.json replaced by this run: the rest is reported as not finished, the marker
+        // stays for another `recover`.
+        Ok((receipt, Some(error))) => {
+            tx.note(finalize::unfinished(&plan_dir, &error));
+            receipt
         }
-        Err(e) => {
+        // Nothing of this run is applied: the marker is as it was before it.
+        Err(error) => {
             tx.finish()?;
-            Err(e)
+            return Err(error);
+        }
+    };
+    let confirmation = tx.close();
+    Ok(RecoverOutcome::RolledForward {
+        diagnosis,
+        state_sha256: marker.candidate_sha256.clone(),
+        state_written: relation != StateRelation::IsCandidate,
+        receipt: Box::new(receipt),
+        lock_removed,
+        confirmation,
+    })
+}
+
+/// Refuses (`state-diverged`) when a file the interrupted publication writes with state.json is
+/// neither as it was before nor as the publication writes it: nothing resumes by guesswork.
+fn check_companions(
+    tx: &Transaction<'_>,
+    plan_dir: &Path,
+    companions: &[super::marker::Companion],
+) -> Result<(), FinalizeError> {
+    for c in companions {
+        let path = plan_dir.join(&c.file);
+        let now = tx.read(&path)?;
+        if now != c.before && now.as_deref() != Some(c.after.as_slice()) {
+            return Err(Refusal::new(
+                RefusalKind::StateDiverged,
+                format!(
+                    "{}: {} was changed after the interruption: it is neither as it was before the publication nor as the publication writes it",
+                    plan_dir.display(),
+                    c.file
+                ),
+            )
+            .hint("restore one of the two versions, then run `planseal recover` again")
+            .into());
         }
     }
+    Ok(())
 }
 
 /// The journal line of a rollback: nothing was published, the marker was removed and
@@ -347,9 +465,16 @@ fn roll_forward(
     already_journaled: bool,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
-) -> Result<Receipt, FinalizeError> {
+) -> Result<(Receipt, Option<FinalizeError>), FinalizeError> {
     let state_path = tx.target().path();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
+    // The files the publication writes before state.json, as the marker records them.
+    for c in marker.planseal.iter().flat_map(|e| &e.companions) {
+        let path = plan_dir.join(&c.file);
+        if tx.read(&path)?.as_deref() != Some(c.after.as_slice()) {
+            tx.replace(&path, &c.after)?;
+        }
+    }
     let validation = validate_candidate(&ValidationInput {
         plan_dir,
         candidate,
@@ -405,8 +530,15 @@ fn roll_forward(
     }
     req.journal_entry = Some(entry);
     req.already_journaled = already_journaled;
-    finalize::publish_from_marker(tx, candidate, marker, &validation, &req, clock, hook)?;
-    Ok(validation.receipt(&marker.candidate_sha256))
+    let receipt = validation.receipt(&marker.candidate_sha256);
+    match finalize::publish_from_marker(tx, candidate, marker, &validation, &req, clock, hook) {
+        Ok(()) => Ok((receipt, None)),
+        Err(finalize::Stopped {
+            state_replaced: true,
+            error,
+        }) => Ok((receipt, Some(error))),
+        Err(finalize::Stopped { error, .. }) => Err(error),
+    }
 }
 
 /// `--candidate` does not carry the marker's hash: say what differs from the candidate the

@@ -134,17 +134,28 @@ fn covered_in(files: &PlanFiles, value: &Value) -> Result<Covered, FinalizeError
     let fp = fingerprint::fingerprint(files, &fingerprint_names(value), true)
         .map_err(|e| FinalizeError::io(&files.dir, e))?;
     let mut evidence = FileHashes::new();
-    let mut cover = |rel: &str, read: &FileRead| {
-        if let FileRead::Bytes(bytes) = read {
-            evidence.insert(rel.to_string(), Some(sha256_hex(bytes)));
+    // A file that exists but cannot be read (EIO) is an error, never left out of the receipt.
+    let mut cover = |rel: &str, read: &FileRead| -> Result<(), FinalizeError> {
+        match read {
+            FileRead::Bytes(bytes) => {
+                evidence.insert(rel.to_string(), Some(sha256_hex(bytes)));
+            }
+            FileRead::Unreadable(why) => {
+                return Err(FinalizeError::io(
+                    &files.dir.join(rel),
+                    std::io::Error::other(why.clone()),
+                ));
+            }
+            FileRead::Missing | FileRead::Outside(_) => {}
         }
+        Ok(())
     };
     cover(
         layout::PLAN_ANALYSIS_FILE,
         files.get(layout::PLAN_ANALYSIS_FILE),
-    );
+    )?;
     for log in log_pointers(value) {
-        cover(&log, &crate::dwp::read::read_inside(&files.dir, &log));
+        cover(&log, &crate::dwp::read::read_inside(&files.dir, &log))?;
     }
     Ok(Covered {
         artifacts_sha256: fp.hex.clone(),
@@ -185,6 +196,15 @@ fn log_pointers(candidate: &Value) -> Vec<String> {
 /// Step 4: every check of the candidate. Failures are collected, not thrown: the caller refuses
 /// with all of them, the first naming the refusal.
 pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, FinalizeError> {
+    validate_candidate_with(input, &[])
+}
+
+/// [`validate_candidate`] with `overlay` (plan-relative name → bytes) read in place of the files
+/// on disk: the plan as it will be once the publication has written them too.
+pub(crate) fn validate_candidate_with(
+    input: &ValidationInput<'_>,
+    overlay: &[(String, Vec<u8>)],
+) -> Result<Validation, FinalizeError> {
     let mut v = Validation::default();
     let name = layout::plan_name(input.plan_dir);
     // The plan read once, with the candidate in state.json's place.
@@ -204,6 +224,11 @@ pub fn validate_candidate(input: &ValidationInput<'_>) -> Result<Validation, Fin
         }
     };
     files.display = input.plan_dir.display().to_string();
+    for (name, bytes) in overlay {
+        files
+            .files
+            .insert(name.clone(), FileRead::Bytes(bytes.clone()));
+    }
     files.files.insert(
         layout::STATE_FILE.into(),
         FileRead::Bytes(input.candidate.to_vec()),
