@@ -31,6 +31,7 @@ mod git_reader;
 mod git_scan_ids;
 mod gsd_props;
 mod hostile_text_props;
+mod linear_props;
 mod receipt_roundtrip_props;
 mod reversa_ops;
 mod verify_props;
