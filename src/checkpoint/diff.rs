@@ -23,17 +23,24 @@ impl Delta {
     /// Each side's items whose key (trimmed, lower-cased) the other side lacks, in their order:
     /// one hash set per side, so the comparison is linear in the number of items.
     fn of(old: &[String], new: &[String]) -> Self {
-        let keys = |v: &[String]| -> HashSet<String> { v.iter().map(|s| norm(s)).collect() };
-        let (old_keys, new_keys) = (keys(old), keys(new));
-        let missing = |v: &[String], other: &HashSet<String>| -> Vec<String> {
-            v.iter()
-                .filter(|s| !other.contains(&norm(s)))
-                .cloned()
+        // Each item's key computed once; one hash set per side.
+        let (old_keys, new_keys): (Vec<String>, Vec<String>) = (
+            old.iter().map(|s| norm(s)).collect(),
+            new.iter().map(|s| norm(s)).collect(),
+        );
+        let old_set: HashSet<&str> = old_keys.iter().map(String::as_str).collect();
+        let new_set: HashSet<&str> = new_keys.iter().map(String::as_str).collect();
+        let missing = |items: &[String], keys: &[String], other: &HashSet<&str>| -> Vec<String> {
+            items
+                .iter()
+                .zip(keys)
+                .filter(|(_, k)| !other.contains(k.as_str()))
+                .map(|(s, _)| s.clone())
                 .collect()
         };
         Self {
-            lost: missing(old, &new_keys),
-            gained: missing(new, &old_keys),
+            lost: missing(old, &old_keys, &new_set),
+            gained: missing(new, &new_keys, &old_set),
         }
     }
     /// Whether the two versions hold the same items (compared trimmed and case-insensitively).
