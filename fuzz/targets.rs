@@ -166,7 +166,9 @@ pub fn dotenv(data: &[u8]) {
     let _ = planseal::dotenv::keys(data);
     let redactor = EnvRedactor::from_env_bytes(Some(data));
     for e in entries.iter().take(16) {
-        if e.value.chars().count() < 4 {
+        // A value that is part of the marker itself shows up as that marker: no leak (the
+        // first crash of this target, fuzz/artifacts-regressions/dotenv/).
+        if e.value.chars().count() < 4 || planseal::report::redact::REDACTED.contains(&e.value) {
             continue;
         }
         let shown = redactor.clean(&format!("value: {} (end)", e.value));
