@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark under scripts/bench/ against the release binary. Each one generates its own
 # inputs, measures planseal next to a reference in the same run (cat, git, node) and prints medians
-# and ratios. Usage: scripts/bench.sh [NAME...]   (NAME = verify, update, git, gsd, ...)
+# and ratios. Usage: scripts/bench.sh [NAME...]   (NAME = verify, update, git, gsd, linear, ...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet

@@ -6,8 +6,9 @@ use super::doc::{
     normalize, sections, trim_eol,
 };
 use super::generate::is_session;
-use super::stories::{StoryFile, find_story_table};
+use super::stories::{StoryFile, StoryLookup, cell_key, find_story_table};
 use crate::report::Finding;
+use std::collections::HashMap;
 
 /// Where the story-id prefix came from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -250,14 +251,24 @@ fn story_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
     let table =
         find(&secs, AGENT_SECTIONS[1].0).and_then(|s| find_story_table(text, s.body_start, s.end));
     let row_ids: Vec<String> = table.as_ref().map(|t| t.ids()).unwrap_or_default();
+    // The first row naming each cell (folded as `StoryFile::matches` compares): each story looks
+    // its names up instead of scanning the table (stories × rows).
+    let mut first_row: HashMap<String, usize> = HashMap::new();
+    if let Some(t) = &table {
+        for (i, (_, r)) in t.rows.iter().enumerate() {
+            if let Some(cell) = t.row_cells(r).get(t.story_col) {
+                first_row.entry(cell_key(cell)).or_insert(i);
+            }
+        }
+    }
     let before = out.len();
     for s in inputs.stories {
         let row = table.as_ref().and_then(|t| {
-            t.rows.iter().find(|(_, r)| {
-                t.row_cells(r)
-                    .get(t.story_col)
-                    .is_some_and(|c| s.matches(c))
-            })
+            s.names()
+                .iter()
+                .filter_map(|name| first_row.get(&name.to_ascii_lowercase()).copied())
+                .min()
+                .map(|i| &t.rows[i])
         });
         let Some((_, row)) = row else {
             out.push(
@@ -292,8 +303,9 @@ fn story_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
             }
         }
     }
+    let lookup = StoryLookup::new(inputs.stories);
     for id in &row_ids {
-        if !inputs.stories.iter().any(|s| s.matches(id)) {
+        if lookup.find(id).is_none() {
             out.push(
                 Finding::advisory(
                     "checkpoint-story-unknown-row",
@@ -323,13 +335,16 @@ fn story_findings(text: &str, inputs: &Inputs, out: &mut Vec<Finding>) {
     let prefix = match &inputs.configured_prefix {
         Some(PrefixSource::Flag(p) | PrefixSource::ProjectYaml(p)) => Some(p.clone()),
         _ => {
+            // Each prefix as first spelled, in order of first appearance (ties keep that order).
             let mut counts: Vec<(String, usize)> = Vec::new();
+            let mut slot: HashMap<String, usize> = HashMap::new();
             for id in &ids {
                 if let Some(p) = id_prefix(id) {
-                    match counts.iter_mut().find(|(q, _)| q.eq_ignore_ascii_case(p)) {
-                        Some(c) => c.1 += 1,
-                        None => counts.push((p.to_string(), 1)),
-                    }
+                    let at = *slot.entry(p.to_ascii_lowercase()).or_insert_with(|| {
+                        counts.push((p.to_string(), 0));
+                        counts.len() - 1
+                    });
+                    counts[at].1 += 1;
                 }
             }
             counts.sort_by_key(|c| std::cmp::Reverse(c.1));

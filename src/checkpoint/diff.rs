@@ -4,6 +4,11 @@
 use super::doc::{AGENT_SECTIONS, blocks, find, sections};
 use super::generate::is_session;
 use super::stories::find_story_table;
+use std::collections::HashSet;
+
+fn norm(s: &str) -> String {
+    s.trim().to_lowercase()
+}
 
 /// Items present in one version and not the other.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -15,19 +20,27 @@ pub struct Delta {
 }
 
 impl Delta {
+    /// Each side's items whose key (trimmed, lower-cased) the other side lacks, in their order:
+    /// one hash set per side, so the comparison is linear in the number of items.
     fn of(old: &[String], new: &[String]) -> Self {
-        let norm = |s: &String| s.trim().to_lowercase();
+        // Each item's key computed once; one hash set per side.
+        let (old_keys, new_keys): (Vec<String>, Vec<String>) = (
+            old.iter().map(|s| norm(s)).collect(),
+            new.iter().map(|s| norm(s)).collect(),
+        );
+        let old_set: HashSet<&str> = old_keys.iter().map(String::as_str).collect();
+        let new_set: HashSet<&str> = new_keys.iter().map(String::as_str).collect();
+        let missing = |items: &[String], keys: &[String], other: &HashSet<&str>| -> Vec<String> {
+            items
+                .iter()
+                .zip(keys)
+                .filter(|(_, k)| !other.contains(k.as_str()))
+                .map(|(s, _)| s.clone())
+                .collect()
+        };
         Self {
-            lost: old
-                .iter()
-                .filter(|o| !new.iter().any(|n| norm(n) == norm(o)))
-                .cloned()
-                .collect(),
-            gained: new
-                .iter()
-                .filter(|n| !old.iter().any(|o| norm(n) == norm(o)))
-                .cloned()
-                .collect(),
+            lost: missing(old, &old_keys, &new_set),
+            gained: missing(new, &new_keys, &old_set),
         }
     }
     /// Whether the two versions hold the same items (compared trimmed and case-insensitively).
@@ -106,18 +119,16 @@ pub fn compare(old: &str, new: &str) -> CheckpointDiff {
         |v: &[String]| -> Vec<String> { v.iter().map(|h| super::doc::normalize(h)).collect() };
     let mut sections = Delta::of(&key(&a.sections), &key(&b.sections));
     // show the headings as written
-    sections.lost = a
-        .sections
-        .iter()
-        .filter(|h| sections.lost.contains(&super::doc::normalize(h)))
-        .cloned()
-        .collect();
-    sections.gained = b
-        .sections
-        .iter()
-        .filter(|h| sections.gained.contains(&super::doc::normalize(h)))
-        .cloned()
-        .collect();
+    let as_written = |headings: &[String], keys: &[String]| -> Vec<String> {
+        let keys: HashSet<&String> = keys.iter().collect();
+        headings
+            .iter()
+            .filter(|h| keys.contains(&super::doc::normalize(h)))
+            .cloned()
+            .collect()
+    };
+    sections.lost = as_written(&a.sections, &sections.lost);
+    sections.gained = as_written(&b.sections, &sections.gained);
     CheckpointDiff {
         sections,
         story_rows: Delta::of(&a.rows, &b.rows),

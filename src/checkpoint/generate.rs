@@ -192,13 +192,14 @@ fn refresh_story_table(text: &str, stories: &[StoryFile], changes: &mut Changes)
     let mut out = String::with_capacity(text.len() + 256);
     let mut cursor = 0;
     let mut matched = vec![false; stories.len()];
+    let lookup = super::stories::StoryLookup::new(stories);
     for (at, row) in &table.rows {
         let cells = super::stories::cells(row);
         let Some(&(sa, sb)) = cells.get(table.story_col) else {
             continue;
         };
         let id = row[sa..sb].trim();
-        let Some(si) = stories.iter().position(|s| s.matches(id)) else {
+        let Some(si) = lookup.find(id) else {
             continue;
         };
         matched[si] = true;

@@ -1,6 +1,7 @@
 //! Story files (`stories/**/*.md`) and the story status table of the checkpoint.
 
 use super::doc::{lines_with_offsets, normalize, trim_eol};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// One story file as far as the checkpoint cares.
@@ -22,11 +23,45 @@ impl StoryFile {
     /// Does a table's first cell name this story?
     pub fn matches(&self, cell: &str) -> bool {
         let c = cell.trim();
-        // `1.2.story.md` is story `1.2` in the protocol's own naming
+        self.names().iter().any(|n| c.eq_ignore_ascii_case(n))
+    }
+
+    /// The names a row may give this story: its id, its file stem, and the stem without `.story`
+    /// (`1.2.story.md` is story `1.2` in the protocol's own naming).
+    pub fn names(&self) -> [&str; 3] {
         let short = self.stem.strip_suffix(".story").unwrap_or(&self.stem);
-        c.eq_ignore_ascii_case(&self.id)
-            || c.eq_ignore_ascii_case(&self.stem)
-            || c.eq_ignore_ascii_case(short)
+        [self.id.as_str(), self.stem.as_str(), short]
+    }
+}
+
+/// A table cell as [`StoryFile::matches`] compares it: trimmed and ASCII case folded. Keys of
+/// this form let a lookup replace a scan of every story (or row) per row (or story).
+pub fn cell_key(cell: &str) -> String {
+    cell.trim().to_ascii_lowercase()
+}
+
+/// The stories by every name a row may give them: `find(cell)` is the first story (in the
+/// slice's order) that `matches` the cell, without comparing the cell with each story.
+#[derive(Debug, Clone, Default)]
+pub struct StoryLookup {
+    first: HashMap<String, usize>,
+}
+
+impl StoryLookup {
+    /// Indexes `stories` by their names (folded, not trimmed: `matches` trims only the cell).
+    pub fn new(stories: &[StoryFile]) -> Self {
+        let mut first = HashMap::new();
+        for (i, s) in stories.iter().enumerate() {
+            for name in s.names() {
+                first.entry(name.to_ascii_lowercase()).or_insert(i);
+            }
+        }
+        Self { first }
+    }
+
+    /// The index of the first story that [`StoryFile::matches`] `cell`.
+    pub fn find(&self, cell: &str) -> Option<usize> {
+        self.first.get(&cell_key(cell)).copied()
     }
 }
 

@@ -197,8 +197,10 @@ fn next_phases(fm: &str) -> Option<Vec<String>> {
         let Some(inner) = rest.strip_prefix('[') else {
             continue;
         };
+        // No `]` after this `[` means none after any later `next_phases:` line either (its
+        // text is a suffix of this one): stop, instead of scanning the rest again per line.
         let Some(close) = inner.find(']') else {
-            continue;
+            break;
         };
         let items: Vec<String> = inner[..close]
             .split(',')

@@ -26,6 +26,10 @@ pub struct Document {
     pub fields: Vec<BodyField>,
     /// `\r\n` when the file's first line ends that way, else `\n`.
     pub newline: &'static str,
+    /// The byte offset where each line starts (0, then after every `\n`), built in the one pass
+    /// of [`Document::parse`]: a line number is then a binary search, not a count of the text
+    /// before it (counting made `gsd status` quadratic in the number of body fields).
+    line_starts: Vec<usize>,
 }
 
 /// How the frontmatter fence deviates from what GSD's hook recognises.
@@ -293,6 +297,9 @@ impl Document {
         };
         let (frontmatter, body_start) = parse_frontmatter(&text);
         let (headings, fields) = parse_body(&text, body_start);
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         Document {
             text,
             frontmatter,
@@ -300,6 +307,7 @@ impl Document {
             headings,
             fields,
             newline,
+            line_starts,
         }
     }
 
@@ -383,12 +391,12 @@ impl Document {
         &self.text[r.clone()]
     }
 
-    /// 1-based line number of a byte offset.
+    /// 1-based line number of a byte offset: one more than the number of `\n` before it (an
+    /// offset past the end counts them all).
     pub fn line_number(&self, offset: usize) -> usize {
-        self.text[..offset.min(self.text.len())]
-            .matches('\n')
-            .count()
-            + 1
+        let offset = offset.min(self.text.len());
+        // Line starts at or before `offset`; the first (0) always is.
+        self.line_starts.partition_point(|&start| start <= offset)
     }
 }
 

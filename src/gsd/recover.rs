@@ -4,6 +4,7 @@
 //! reads them from git), pieces and new text out.
 
 use super::document::Document;
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// One earlier version of the file.
@@ -111,14 +112,19 @@ fn bullets(doc: &Document, is_list: impl Fn(&str) -> bool) -> Vec<String> {
         .collect()
 }
 
-/// A bullet's text without its marker, continuation lines joined.
-fn bullet_text(bullet: &str) -> String {
+/// A bullet's text without its marker, continuation lines joined (whitespace runs as one
+/// space). Borrowed when it is already so: every body line goes through here.
+fn bullet_text(bullet: &str) -> Cow<'_, str> {
     let t = bullet.trim_start();
     let t = t
         .strip_prefix("- ")
         .or_else(|| t.strip_prefix("* "))
-        .unwrap_or(t);
-    t.split_whitespace().collect::<Vec<_>>().join(" ")
+        .unwrap_or(t)
+        .trim();
+    if !t.contains("  ") && !t.chars().any(|c| c.is_whitespace() && c != ' ') {
+        return Cow::Borrowed(t);
+    }
+    Cow::Owned(t.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 fn is_placeholder(text: &str) -> bool {
@@ -167,7 +173,7 @@ pub fn find_lost(current: &Document, versions: &[Version]) -> Vec<LostPiece> {
         .iter()
         .flat_map(|f| f.entries.iter().map(|e| e.key.as_str()))
         .collect();
-    let current_bullets: HashSet<String> = current
+    let current_bullets: HashSet<Cow<'_, str>> = current
         .body()
         .lines()
         .map(bullet_text)
@@ -234,7 +240,7 @@ pub fn find_lost(current: &Document, versions: &[Version]) -> Vec<LostPiece> {
                 out.push(piece(
                     kind,
                     bullet_id(kind, position + 1, &text),
-                    text,
+                    text.into_owned(),
                     with_line_end(b, doc.newline),
                     None,
                 ));

@@ -212,8 +212,9 @@ fn check_phases(p: &Phases, out: &mut Vec<Finding>) {
             }
         }
     }
+    let pending: std::collections::HashSet<&String> = p.pending.iter().collect();
     for n in &p.completed {
-        if p.pending.contains(n) {
+        if pending.contains(n) {
             out.push(
                 Finding::fail(
                     "reversa-phase-completed-and-pending",

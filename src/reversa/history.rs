@@ -5,6 +5,7 @@
 use super::model::{Phases, phase_position};
 use crate::report::Severity;
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 /// Which part of the never-remove rule a change broke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -119,7 +120,7 @@ pub fn compare(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<Violat
             .filter_map(|c| phase_position(c).map(|x| x.1))
             .collect()
     };
-    let new_done = positions(&np);
+    let new_done: HashSet<usize> = positions(&np).into_iter().collect();
     let mut un_completed = false;
     for name in &op.completed {
         if let Some((_, i)) = phase_position(name)
@@ -147,7 +148,8 @@ pub fn compare(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<Violat
     }
 
     if new.contains_key("created_files") {
-        let kept = strings(new.get("created_files"));
+        // A set: the lists grow with the project, and a scan per entry made this quadratic.
+        let kept: HashSet<&str> = strings(new.get("created_files")).into_iter().collect();
         let version_changed = old.get("version") != new.get("version");
         for entry in strings(old.get("created_files")) {
             if !kept.contains(&entry) {

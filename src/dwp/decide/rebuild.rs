@@ -312,6 +312,9 @@ pub fn gather_with(
     let readme = parse_readme(readme_text);
     let mut tasks = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
+    // One map of the inline records and one listing of the folder, not a scan per task.
+    let records = readme.inline.record_map();
+    let task_files = std::cell::OnceCell::new();
     for entry in &readme.task_index.entries {
         let id = u64::from(entry.task);
         if !seen.insert(id) {
@@ -323,7 +326,7 @@ pub fn gather_with(
             title: entry.title.trim().to_string(),
             ..Default::default()
         };
-        if let Some(record) = readme.inline.record(entry.task) {
+        if let Some(record) = records.get(&entry.task) {
             if task.title.is_empty() {
                 task.title = record.title.trim().to_string();
             }
@@ -337,7 +340,12 @@ pub fn gather_with(
                 .link
                 .as_ref()
                 .map(|l| l.file_name.clone())
-                .or_else(|| find_task_file(plan_dir, id));
+                .or_else(|| {
+                    task_files
+                        .get_or_init(|| task_files_by_id(plan_dir))
+                        .get(&id)
+                        .cloned()
+                });
             if let Some(name) = &file {
                 let path = plan_dir.join(name);
                 if let Some(bytes) = read_optional(plan_dir, name)? {
@@ -446,16 +454,32 @@ pub fn gather_with(
     })
 }
 
-fn find_task_file(plan_dir: &Path, id: u64) -> Option<String> {
-    let prefix = format!("{id}.task_");
-    let mut names: Vec<String> = std::fs::read_dir(plan_dir)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(&prefix) && n.ends_with(".md"))
-        .collect();
-    names.sort();
-    names.into_iter().next()
+/// For each task id, the first (in byte order) `<id>.task_*.md` file of the plan folder.
+fn task_files_by_id(plan_dir: &Path) -> BTreeMap<u64, String> {
+    let mut out: BTreeMap<u64, String> = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(plan_dir) else {
+        return out;
+    };
+    for e in entries.filter_map(|e| e.ok()) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((number, rest)) = name.split_once('.') else {
+            continue;
+        };
+        // `<id>.task_` as the id prints: no sign, no leading zero.
+        let Ok(id) = number.parse::<u64>() else {
+            continue;
+        };
+        if id.to_string() != number || !rest.starts_with("task_") || !name.ends_with(".md") {
+            continue;
+        }
+        match out.get(&id) {
+            Some(first) if *first <= name => {}
+            _ => {
+                out.insert(id, name);
+            }
+        }
+    }
+    out
 }
 
 fn git_tasks(repo: &Repo, commits: &TaskCommits) -> Result<BTreeMap<u64, GitTask>, GitError> {
@@ -1009,13 +1033,18 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(|t| t.as_object().cloned()).collect())
         .unwrap_or_default();
+    // The first old record of each id: looked up per README task, not scanned for.
+    let mut old_by_id: BTreeMap<u64, &Map<String, Value>> = BTreeMap::new();
+    for t in &old_tasks {
+        if let Some(n) = t.get("id").and_then(Value::as_u64) {
+            old_by_id.entry(n).or_insert(t);
+        }
+    }
     let mut new_tasks = Vec::new();
     let mut last_completion: Option<String> = None;
     for md in &inputs.tasks {
         let n = md.id;
-        let existing = old_tasks
-            .iter()
-            .find(|t| t.get("id").and_then(Value::as_u64) == Some(n));
+        let existing = old_by_id.get(&n).copied();
         let from_old = existing.is_some();
         let mut t: Map<String, Value> = existing.cloned().unwrap_or_else(|| {
             // Key order of a new task record, as the helper writes one.
@@ -1272,9 +1301,10 @@ pub fn rebuild(inputs: &Inputs, now: &str) -> Rebuilt {
         }
         new_tasks.push(Value::Object(t));
     }
+    let listed: BTreeSet<u64> = inputs.tasks.iter().map(|t| t.id).collect();
     for old in &old_tasks {
         let id = old.get("id").and_then(Value::as_u64);
-        if id.is_some_and(|id| !inputs.tasks.iter().any(|t| t.id == id)) {
+        if id.is_some_and(|id| !listed.contains(&id)) {
             rec.changes.push(Change {
                 task: id,
                 field: "id".into(),
@@ -1449,14 +1479,21 @@ fn with_provenance(
     inputs: &Inputs,
 ) -> Vec<Change> {
     let mut decided: Vec<Option<Change>> = decided.into_iter().map(Some).collect();
+    // Where the decisions on each (task, field) are, in order: `take` pops the first one left
+    // instead of scanning every decision per value.
+    let mut slots: BTreeMap<(Option<u64>, String), std::collections::VecDeque<usize>> =
+        BTreeMap::new();
+    for (i, c) in decided.iter().enumerate() {
+        if let Some(c) = c {
+            slots
+                .entry((c.task, c.field.clone()))
+                .or_default()
+                .push_back(i);
+        }
+    }
     let mut take = |task: Option<u64>, field: &str| {
-        decided
-            .iter_mut()
-            .find(|c| {
-                c.as_ref()
-                    .is_some_and(|c| c.task == task && c.field == field)
-            })
-            .and_then(Option::take)
+        let i = slots.get_mut(&(task, field.to_string()))?.pop_front()?;
+        decided[i].take()
     };
     let fix = |mut c: Change| {
         if c.new.is_some() {
@@ -1469,10 +1506,17 @@ fn with_provenance(
         }
         c
     };
+    let ticked_ids: BTreeSet<u64> = inputs
+        .tasks
+        .iter()
+        .filter(|t| t.checked)
+        .map(|t| t.id)
+        .collect();
+    let md_by_id = first_task_by_id(&inputs.tasks);
     let kept = |task: Option<u64>, field: &str, v: &Value| {
-        let ticked = task.is_some_and(|n| inputs.tasks.iter().any(|t| t.id == n && t.checked));
+        let ticked = task.is_some_and(|n| ticked_ids.contains(&n));
         let source = match base.source_of(task, field) {
-            _ if field == "gates" => gate_sources(task, v, base, inputs),
+            _ if field == "gates" => gate_sources(task, v, base, &md_by_id),
             // The README ticks the task: the markdown says so too (and wins any disagreement).
             Some(s) if field == "status" && ticked => Source::Both(vec![Source::Readme, s]),
             Some(s) => s,
@@ -1518,27 +1562,48 @@ fn with_provenance(
 /// The source of a task's gate records kept from the copy: a record the task log's `Gate
 /// record:` lines also hold (same command and exit code, and the same `last_run` when the line
 /// gives one) is one record found in both.
-fn gate_sources(task: Option<u64>, gates: &Value, base: &Base, inputs: &Inputs) -> Source {
+fn gate_sources(
+    task: Option<u64>,
+    gates: &Value,
+    base: &Base,
+    md_by_id: &BTreeMap<u64, &MarkdownTask>,
+) -> Source {
     let own = base.source_of(task, "gates").unwrap_or(Source::Derived);
-    let Some(md) = task.and_then(|n| inputs.tasks.iter().find(|t| t.id == n)) else {
+    let Some(md) = task.and_then(|n| md_by_id.get(&n)) else {
         return own;
     };
+    // The log's lines by (command, exit code): those without a `last_run` match any record of
+    // theirs, the others only the record run then. Sets, not a scan of the lines per record.
+    let mut any_time: BTreeSet<(Option<&str>, Option<i64>)> = BTreeSet::new();
+    let mut at_time: BTreeSet<(Option<&str>, Option<i64>, &str)> = BTreeSet::new();
+    for l in &md.gate_lines {
+        let key = (l.command.as_deref(), l.exit_code);
+        match l.items.iter().find(|(k, _)| k == "last_run") {
+            None => any_time.insert(key),
+            Some((_, at)) => at_time.insert((key.0, key.1, at.as_str())),
+        };
+    }
     let in_log = gates.as_array().into_iter().flatten().any(|g| {
-        md.gate_lines.iter().any(|l| {
-            l.command.as_deref() == g["command"].as_str()
-                && l.exit_code.is_some() == g["exit_code"].is_i64()
-                && l.exit_code == g["exit_code"].as_i64()
-                && l.items
-                    .iter()
-                    .find(|(k, _)| k == "last_run")
-                    .is_none_or(|(_, at)| Some(at.as_str()) == g["last_run"].as_str())
-        })
+        let key = (g["command"].as_str(), g["exit_code"].as_i64());
+        any_time.contains(&key)
+            || g["last_run"]
+                .as_str()
+                .is_some_and(|run| at_time.contains(&(key.0, key.1, run)))
     });
     if in_log {
         Source::Both(vec![own, Source::TaskLog])
     } else {
         own
     }
+}
+
+/// The first markdown task of each id (what a scan from the start finds).
+fn first_task_by_id(tasks: &[MarkdownTask]) -> BTreeMap<u64, &MarkdownTask> {
+    let mut out = BTreeMap::new();
+    for t in tasks {
+        out.entry(t.id).or_insert(t);
+    }
+    out
 }
 
 /// The lines a dry run prints and the reconciliation entry records.

@@ -15,6 +15,8 @@ use crate::dwp::model::markdown::MarkdownTask;
 use crate::report::{Finding, Severity};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 
 /// One disagreement between state.json and the markdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,6 +34,17 @@ pub struct Disagreement {
     pub direction: &'static str,
     /// The disagreement as one sentence for the text report.
     pub message: String,
+}
+
+/// Each task by its `id`, the first one when an id repeats (what a scan from the start finds).
+fn first_by_id<'v>(tasks: impl Iterator<Item = &'v Value>) -> HashMap<u64, &'v Value> {
+    let mut by_id = HashMap::new();
+    for t in tasks {
+        if let Some(n) = t["id"].as_u64() {
+            by_id.entry(n).or_insert(t);
+        }
+    }
+    by_id
 }
 
 fn status_rank(s: &str) -> u8 {
@@ -54,12 +67,9 @@ pub fn state_vs_markdown(
         .as_array()
         .map(|a| a.iter().collect())
         .unwrap_or_default();
-    let find = |n: u64| {
-        state_tasks
-            .iter()
-            .find(|t| t["id"].as_u64() == Some(n))
-            .copied()
-    };
+    // The first task of each id, looked up instead of scanned for (tasks × tasks).
+    let by_id = first_by_id(state_tasks.iter().copied());
+    let find = |n: u64| by_id.get(&n).copied();
     for md in tasks {
         let n = md.id;
         let Some(st) = find(n) else {
@@ -140,9 +150,10 @@ pub fn state_vs_markdown(
             });
         }
     }
+    let listed: HashSet<u64> = tasks.iter().map(|t| t.id).collect();
     for st in &state_tasks {
         if let Some(n) = st["id"].as_u64()
-            && !tasks.iter().any(|t| t.id == n)
+            && !listed.contains(&n)
         {
             out.push(Disagreement {
                 task: Some(n),
@@ -240,7 +251,8 @@ pub fn state_changes(before: &Value, after: &Value) -> Vec<StateChange> {
     let mut out = Vec::new();
     let tasks = |v: &Value| -> Vec<Value> { v["tasks"].as_array().cloned().unwrap_or_default() };
     let (bt, at) = (tasks(before), tasks(after));
-    let find = |list: &[Value], n: u64| list.iter().find(|t| t["id"].as_u64() == Some(n)).cloned();
+    let (b_by_id, a_by_id) = (first_by_id(bt.iter()), first_by_id(at.iter()));
+    let find = |by_id: &HashMap<u64, &Value>, n: u64| by_id.get(&n).map(|t| (*t).clone());
     let mut ids: Vec<u64> = bt
         .iter()
         .chain(at.iter())
@@ -249,7 +261,7 @@ pub fn state_changes(before: &Value, after: &Value) -> Vec<StateChange> {
     ids.sort_unstable();
     ids.dedup();
     for n in ids {
-        match (find(&bt, n), find(&at, n)) {
+        match (find(&b_by_id, n), find(&a_by_id, n)) {
             (Some(_), None) => out.push(StateChange {
                 kind: "task-removed",
                 task: Some(n),
@@ -367,7 +379,9 @@ fn task_changes(n: u64, b: &Value, a: &Value, out: &mut Vec<StateChange>) {
             .unwrap_or_default()
     };
     let (bg, ag) = (gates(b), gates(a));
-    for g in ag.iter().filter(|g| !bg.contains(g)) {
+    let (b_set, a_set): (HashSet<&String>, HashSet<&String>) =
+        (bg.iter().collect(), ag.iter().collect());
+    for g in ag.iter().filter(|g| !b_set.contains(g)) {
         out.push(StateChange {
             kind: "gate-added",
             task: Some(n),
@@ -377,7 +391,7 @@ fn task_changes(n: u64, b: &Value, a: &Value, out: &mut Vec<StateChange>) {
             message: format!("task {n}: gate added: {g}"),
         });
     }
-    for g in bg.iter().filter(|g| !ag.contains(g)) {
+    for g in bg.iter().filter(|g| !a_set.contains(g)) {
         out.push(StateChange {
             kind: "gate-removed",
             task: Some(n),
@@ -506,6 +520,9 @@ pub const GIT_NOTE_IDS: [&str; 2] = ["history-truncated", "git-unreadable"];
 pub fn git_disagreements(findings: &[Finding]) -> (Vec<GitDisagreement>, Vec<GitDisagreement>) {
     let mut rows: Vec<GitDisagreement> = Vec::new();
     let mut notes: Vec<GitDisagreement> = Vec::new();
+    // Where each (list, id, task — or message for a plan-level row) already is: a lookup
+    // instead of a scan of the list per finding.
+    let mut at: HashMap<(bool, String, Option<u64>, Option<String>), usize> = HashMap::new();
     for f in findings {
         if f.severity == Severity::Pass || NOT_A_GIT_DISAGREEMENT.contains(&f.id.as_str()) {
             continue;
@@ -517,17 +534,20 @@ pub fn git_disagreements(findings: &[Finding]) -> (Vec<GitDisagreement>, Vec<Git
             message: f.message.clone(),
             hint: f.hint.clone(),
         };
-        let list = if GIT_NOTE_IDS.contains(&f.id.as_str()) {
-            &mut notes
-        } else {
-            &mut rows
-        };
-        match list.iter_mut().find(|r| {
-            r.id == row.id && r.task == row.task && (r.task.is_some() || r.message == row.message)
-        }) {
-            Some(r) if row.severity > r.severity => *r = row,
-            Some(_) => {}
-            None => list.push(row),
+        let note = GIT_NOTE_IDS.contains(&f.id.as_str());
+        let list = if note { &mut notes } else { &mut rows };
+        let message = row.task.is_none().then(|| row.message.clone());
+        match at.entry((note, row.id.clone(), row.task, message)) {
+            Entry::Occupied(i) => {
+                let r = &mut list[*i.get()];
+                if row.severity > r.severity {
+                    *r = row;
+                }
+            }
+            Entry::Vacant(v) => {
+                v.insert(list.len());
+                list.push(row);
+            }
         }
     }
     (rows, notes)

@@ -181,8 +181,9 @@ fn git_rows(
     });
     let (rows, notes) = git_disagreements(&findings);
     let mut texts: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for n in notes {
-        if !texts.contains(&n.message) {
+        if seen.insert(n.message.clone()) {
             texts.push(n.message);
         }
     }

@@ -280,18 +280,21 @@ fn unpublishable(
         .map(|f| f.message.clone())
         .unwrap_or_default();
     // Tasks the rebuild moved to completed whose completion no source records.
+    let no_record: std::collections::HashSet<u64> = rebuilt
+        .reports
+        .iter()
+        .filter(|r| {
+            r.source == Source::Unrecoverable
+                && matches!(r.field.as_str(), "completed_at" | "gates")
+        })
+        .filter_map(|r| r.task)
+        .collect();
     let unrecorded: Vec<u64> = rebuilt
         .changes
         .iter()
         .filter(|c| c.field == "status" && c.new.as_ref().is_some_and(|v| v == "completed"))
         .filter_map(|c| c.task)
-        .filter(|n| {
-            rebuilt.reports.iter().any(|r| {
-                r.task == Some(*n)
-                    && r.source == Source::Unrecoverable
-                    && matches!(r.field.as_str(), "completed_at" | "gates")
-            })
-        })
+        .filter(|n| no_record.contains(n))
         .collect();
     let dir = plan_dir.display();
     let in_git = inputs.git.is_some();

@@ -1,0 +1,8 @@
+#![no_main]
+//! `cargo +nightly fuzz run gate_spec`: see fuzz/targets.rs.
+
+#[path = "../targets.rs"]
+#[allow(dead_code)]
+mod targets;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| targets::gate_spec(data));

@@ -1,0 +1,54 @@
+//! Every file of the fuzz corpora (`fuzz/corpus/<target>/`) and every crash the fuzzers found
+//! (`fuzz/artifacts-regressions/<target>/`), replayed through the same target bodies the fuzzers
+//! run (`fuzz/targets.rs`), on stable: a parser change that brings a crash back fails here.
+
+#[path = "../../fuzz/targets.rs"]
+mod targets;
+
+use std::path::{Path, PathBuf};
+
+fn files_of(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .map(|e| e.expect("a folder entry").path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_fuzz_corpus_and_crash_file_replays_cleanly() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    for (name, target) in targets::TARGETS {
+        let corpus = files_of(&fuzz.join("corpus").join(name));
+        assert!(!corpus.is_empty(), "fuzz/corpus/{name}/ holds no seed");
+        let crashes = files_of(&fuzz.join("artifacts-regressions").join(name));
+        for file in corpus.iter().chain(&crashes) {
+            let bytes = std::fs::read(file).expect("a corpus file");
+            // A panic names the target; the file is in the panic's backtrace frame below.
+            eprintln!("replaying {}", file.display());
+            target(&bytes);
+        }
+    }
+}
+
+#[test]
+fn every_fuzz_target_has_its_binary() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let manifest = std::fs::read_to_string(fuzz.join("Cargo.toml")).expect("fuzz/Cargo.toml");
+    for (name, _) in targets::TARGETS {
+        assert!(
+            fuzz.join("fuzz_targets")
+                .join(format!("{name}.rs"))
+                .is_file(),
+            "fuzz/fuzz_targets/{name}.rs is missing"
+        );
+        assert!(
+            manifest.contains(&format!("name = \"{name}\"")),
+            "fuzz/Cargo.toml declares no [[bin]] {name}"
+        );
+    }
+}
