@@ -162,6 +162,7 @@ pub fn unlock(req: &UnlockRequest, clock: &mut Clock) -> Result<UnlockOutcome, U
     };
     let mut removed = outcome.removed_temp_files.clone();
     let mut kept = outcome.kept_debris.clone();
+    kept.extend(outcome.left_behind.clone());
     let beside_journal = sweep_journal_folder(&target);
     removed.extend(beside_journal.removed);
     kept.extend(beside_journal.kept);

@@ -464,6 +464,74 @@ fn recover_failing_after_removing_the_stale_lock_is_applied_unconfirmed_and_reru
     }
 }
 
+/// The fault suite found it: recover removing the dead finalizer's lock renamed it away and then
+/// could not empty the released folder (ENOSPC), and reported exit 3 "nothing was applied" with
+/// the lock already gone. The rename is the removal: recover finishes the publication, reports
+/// the leftover as not confirmed (exit 4) with the `planseal unlock` that removes it.
+#[test]
+fn recover_whose_stale_lock_cannot_be_emptied_is_applied_unconfirmed_not_exit_3() {
+    let (fixture, plan) = FIXTURES[0];
+    let reference = Workspace::ready_to_publish(fixture, plan);
+    reference.place("lifecycle/publication/02-state.json", "candidate.json");
+    assert_eq!(finalize(&reference, None).status.code(), Some(0));
+    let ws = Workspace::ready_to_publish(fixture, plan);
+    ws.place("lifecycle/publication/02-state.json", "candidate.json");
+    let out = finalize(&ws, Some("finalize.after_marker=return"));
+    assert_eq!(out.status.code(), Some(137), "{}", stderr(&out));
+    assert!(ws.exists("state.json.lock"), "the killed finalizer's lock");
+    let rec = planseal()
+        .args(["recover", &ws.plan_rel(), "--json"])
+        .cwd(ws.root())
+        .env("FAILPOINTS", "store.empty_released=1*return(ENOSPC)")
+        .output();
+    assert_eq!(rec.status.code(), Some(4), "{}", stderr(&rec));
+    let doc: Value = serde_json::from_str(&stdout(&rec)).unwrap();
+    assert_eq!(doc["result"], "applied-unconfirmed", "{doc}");
+    let left = doc["unconfirmed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["kind"] == "lock-release")
+        .unwrap_or_else(|| panic!("{doc}"));
+    assert!(
+        left["path"].as_str().unwrap().ends_with(".released"),
+        "{doc}"
+    );
+    assert!(
+        left["hint"].as_str().unwrap().contains("`planseal unlock "),
+        "{doc}"
+    );
+    assert!(
+        !ws.exists(".finalizing.json"),
+        "the publication is finished"
+    );
+    assert!(!ws.exists("state.json.lock"));
+    assert_eq!(ws.state(), reference.state());
+    let released = |ws: &Workspace| {
+        std::fs::read_dir(ws.plan_dir())
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().ends_with(".released")
+            })
+            .count()
+    };
+    assert_eq!(
+        released(&ws),
+        1,
+        "the folder that could not be emptied is left"
+    );
+    let unlock = planseal()
+        .args(["unlock", &format!("{}/state.json", ws.plan_rel())])
+        .cwd(ws.root())
+        .output();
+    assert_eq!(unlock.status.code(), Some(0), "{}", stderr(&unlock));
+    assert_eq!(released(&ws), 0, "unlock removed it");
+    assert_eq!(debris(&ws.plan_dir()), Vec::<String>::new());
+    let verify = planseal().args(["verify"]).cwd(ws.root()).output();
+    assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
+}
+
 /// FAULTS.md: EIO reading state.json, the README or a task file in `update` used to exit 2 like
 /// a usage error; a writer's I/O error before its commit point is exit 3, "nothing was
 /// applied", naming the file, every file as it was.

@@ -128,7 +128,7 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
     let torn: Vec<PathBuf> = touched
         .iter()
         .filter(|p| now.get(*p) != clean.old.get(*p) && now.get(*p) != clean.new.get(*p))
-        .filter(|p| !(is_journal(p) && journal_between(&now, clean, p)))
+        .filter(|p| !(is_journal(p) && journal_between(&now, clean, p, line_unconfirmed(out))))
         .cloned()
         .collect();
     if !torn.is_empty() {
@@ -387,13 +387,31 @@ fn hinted_steps(root: &Path, out: &Outcome) -> Vec<Vec<String>> {
 /// A journal is append-only: a writer of several steps (rebuild: its own line, then the
 /// publication's) may stop between them, so any whole-line prefix of the new journal that
 /// extends the old one is "old or new" too; whether its lines are true is the chain's check.
-fn journal_between(now: &Snapshot, clean: &Clean, path: &Path) -> bool {
+fn journal_between(now: &Snapshot, clean: &Clean, path: &Path, may_miss_lines: bool) -> bool {
     let bytes = |s: &Snapshot| match s.get(path) {
         Some(Entry::File(b)) => b.clone(),
         _ => Vec::new(),
     };
     let (now, old, new) = (bytes(now), bytes(&clean.old), bytes(&clean.new));
-    now.starts_with(&old) && new.starts_with(&now) && now.ends_with(b"\n")
+    if !now.starts_with(&old) || !(now.is_empty() || now.ends_with(b"\n")) {
+        return false;
+    }
+    if new.starts_with(&now) {
+        return true;
+    }
+    // A writer that said a journal line was not written (exit 4, `journal-line`) may be missing
+    // that line and still have written a later one: the lines it has are the clean run's, in order.
+    may_miss_lines && {
+        let mut wanted = new[old.len().min(new.len())..].split_inclusive(|&b| b == b'\n');
+        now[old.len()..]
+            .split_inclusive(|&b| b == b'\n')
+            .all(|line| wanted.any(|w| w == line))
+    }
+}
+
+/// Whether the writer reported one of its journal lines as not written (`applied-unconfirmed`).
+fn line_unconfirmed(out: &Outcome) -> bool {
+    out.code == Some(4) && out.stderr.contains("journal line")
 }
 
 fn first_line(out: &Outcome) -> String {

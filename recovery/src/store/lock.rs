@@ -350,7 +350,11 @@ fn rename_away(lock_path: &Path, token: &str) -> Result<PathBuf, StoreError> {
 /// Empties and removes a released lock folder (someone sweeping it first is fine).
 fn empty_released(released: &Path) -> Result<(), StoreError> {
     let record = released.join(OWNER_FILE);
-    match std::fs::remove_file(&record) {
+    let removed = match super::failpoint::io_fault("store.empty_released") {
+        Some(e) => Err(e),
+        None => std::fs::remove_file(&record),
+    };
+    match removed {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(StoreError::io("remove", &record, e)),
@@ -599,6 +603,9 @@ pub struct UnlockOutcome {
     /// Leftovers beside the lock that stay: their owner is not provably dead, or they hold
     /// something no writer puts there.
     pub kept_debris: Vec<KeptDebris>,
+    /// The lock was renamed away — it locks nothing any more — but its released folder could not
+    /// be emptied: what is left and why. Any later writer, `unlock` or `recover` removes it.
+    pub left_behind: Option<KeptDebris>,
 }
 
 /// Removes the lock of `target` when its owner is provably dead, or — with `force` — whatever
@@ -644,6 +651,7 @@ pub fn unlock(target: &Path, style: &LockStyle, force: bool) -> Result<UnlockOut
     if !now.as_ref().is_some_and(|h| same_holder(h, &holder)) {
         return Err(changed_hands(now));
     }
+    let mut left_behind = None;
     if is_folder && *style == LockStyle::Directory {
         let released = rename_away(&lock_path, &random_token())?;
         crash_point("store.unlock_after_rename");
@@ -652,7 +660,12 @@ pub fn unlock(target: &Path, style: &LockStyle, force: bool) -> Result<UnlockOut
             let _ = rename_no_replace(&released, &lock_path);
             return Err(changed_hands(moved));
         }
-        empty_released(&released)?;
+        // The rename was the removal: an error emptying the released folder does not bring the
+        // lock back, so it is reported as a leftover, never as a failed unlock.
+        left_behind = empty_released(&released).err().map(|e| KeptDebris {
+            path: released.clone(),
+            reason: format!("the released lock could not be emptied ({e})"),
+        });
     } else {
         std::fs::remove_file(&lock_path)
             .map_err(|e| StoreError::io("remove lock", &lock_path, e))?;
@@ -670,6 +683,7 @@ pub fn unlock(target: &Path, style: &LockStyle, force: bool) -> Result<UnlockOut
         forced: !dead,
         removed_temp_files: removed,
         kept_debris: sweep.kept,
+        left_behind,
     })
 }
 

@@ -135,6 +135,16 @@ pub(crate) fn clear_stale_lock(
             // The lock is gone either way; a journal line that cannot be written does not bring
             // it back, and is reported as not confirmed.
             let mut confirmation = Confirmation::Confirmed;
+            if let Some(left) = &outcome.left_behind {
+                confirmation.push(
+                    Unconfirmed::new(UnconfirmedStep::LockRelease, &left.path, &left.reason).hint(
+                        format!(
+                            "`planseal unlock {}` removes what is left of the stale lock",
+                            state_path.display()
+                        ),
+                    ),
+                );
+            }
             if let Err(e) = Writer::from_env().journal_only(&target, &entry) {
                 confirmation.push(Unconfirmed::new(
                     UnconfirmedStep::JournalLine,
