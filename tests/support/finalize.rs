@@ -179,3 +179,20 @@ pub fn assert_marker_extends(ours: &[u8], recorded: &[u8]) {
     assert_eq!(&ours[head.len()..head.len() + 2], b", ");
     assert!(!ours.ends_with(b"\n"));
 }
+
+/// Vector A's repository (every task commit) holding its ready-to-publish plan
+/// `PLAN_http_rate_limit`, with the recorded terminal candidate at the root as `candidate.json`
+/// (untracked on purpose: the candidate file is exempt from the clean-tree check). Returns
+/// (temp dir, repository root).
+pub fn vector_a_ready_with_candidate() -> (tempfile::TempDir, PathBuf) {
+    let fixture = "A_lite_v2";
+    let snapshot =
+        vectors(fixture).join("lifecycle/snapshots/ready-to-publish/PLAN_http_rate_limit");
+    let (tmp, root) = super::gitrepo::vector_repo(fixture, None, Some(&snapshot));
+    std::fs::copy(
+        vectors(fixture).join("lifecycle/publication/02-state.json"),
+        root.join("candidate.json"),
+    )
+    .expect("copy the terminal candidate");
+    (tmp, root)
+}

@@ -4,7 +4,7 @@
 //! receipt; and without git says the git checks are not applicable.
 
 use crate::support::finalize::*;
-use crate::support::gitrepo::{git, git_command, vector_repo};
+use crate::support::gitrepo::{git, git_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -21,14 +21,7 @@ struct Repo {
 
 impl Repo {
     fn new() -> Self {
-        let snapshot =
-            vectors(FIXTURE).join(format!("lifecycle/snapshots/ready-to-publish/{PLAN}"));
-        let (tmp, root) = vector_repo(FIXTURE, None, Some(&snapshot));
-        std::fs::copy(
-            vectors(FIXTURE).join("lifecycle/publication/02-state.json"),
-            root.join("candidate.json"),
-        )
-        .unwrap();
+        let (tmp, root) = vector_a_ready_with_candidate();
         Self { _tmp: tmp, root }
     }
     fn plan(&self) -> PathBuf {

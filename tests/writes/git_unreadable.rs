@@ -8,7 +8,7 @@
 //! repositories (recorded vector A, pinned dates).
 
 use crate::support::finalize::*;
-use crate::support::gitrepo::{git, git_command, vector_repo};
+use crate::support::gitrepo::{git, git_command};
 use crate::support::plans::snapshot_files;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -28,14 +28,7 @@ struct Repo {
 
 impl Repo {
     fn new() -> Self {
-        let snapshot =
-            vectors(FIXTURE).join(format!("lifecycle/snapshots/ready-to-publish/{PLAN}"));
-        let (tmp, root) = vector_repo(FIXTURE, None, Some(&snapshot));
-        std::fs::copy(
-            vectors(FIXTURE).join("lifecycle/publication/02-state.json"),
-            root.join("candidate.json"),
-        )
-        .unwrap();
+        let (tmp, root) = vector_a_ready_with_candidate();
         Self { _tmp: tmp, root }
     }
     fn plan_rel(&self) -> String {

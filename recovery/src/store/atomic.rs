@@ -110,6 +110,26 @@ fn confirm_dir(dir: &Path, durability: Durability) -> Confirmation {
     }
 }
 
+/// Creates `path` (it must not exist), writes `bytes` and, with [`Durability::Full`], syncs it:
+/// the temp file of a record that is renamed into place whole (an owner record, a journal's
+/// first line).
+pub(crate) fn create_synced(
+    path: &Path,
+    bytes: &[u8],
+    durability: Durability,
+) -> std::io::Result<()> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o666)
+        .open(path)?;
+    file.write_all(bytes)?;
+    if durability == Durability::Full {
+        file.sync_all()?;
+    }
+    Ok(())
+}
+
 /// `Err(the armed error)` when the fault point `name` is armed (tests only), else `Ok`.
 fn fault(name: &str) -> std::io::Result<()> {
     faulted(name).map_or(Ok(()), Err)

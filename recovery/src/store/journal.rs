@@ -184,29 +184,13 @@ impl Journal {
         let temp = super::atomic::temp_path(dir, &name);
         let mut line = entry.to_string().into_bytes();
         line.push(b'\n');
-        let written = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o666)
-            .open(&temp)
-            .and_then(|mut f| {
-                match super::failpoint::io_fault("store.journal_write") {
-                    Some(e) => Err(e),
-                    None => f.write_all(&line),
-                }?;
-                if durability == Durability::Full {
-                    f.sync_data()?;
-                }
-                Ok(())
-            });
-        // Without RENAME_NOREPLACE a hard link refuses an existing name just as well.
+        let written = match super::failpoint::io_fault("store.journal_write") {
+            Some(e) => Err(e),
+            None => super::atomic::create_synced(&temp, &line, durability),
+        };
         let placed = written.and_then(|()| {
-            super::lock::rename_no_replace(&temp, &self.path).or_else(|e| match e.raw_os_error() {
-                Some(libc::EINVAL) | Some(libc::ENOSYS) => std::fs::hard_link(&temp, &self.path)
-                    .map(|()| {
-                        let _ = std::fs::remove_file(&temp);
-                    }),
-                _ => Err(e),
+            super::lock::place_no_replace(&temp, &self.path).map(|()| {
+                let _ = std::fs::remove_file(&temp); // left behind by the hard-link fallback
             })
         });
         match placed {

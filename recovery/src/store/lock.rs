@@ -21,6 +21,7 @@ pub use super::debris::{OWNER_FILE, OWNER_TEMP};
 pub use super::process::OwnerStatus;
 
 use super::StoreError;
+use super::atomic::Durability;
 use super::debris::{self, KeptDebris, Sweep};
 use super::failpoint::crash_point;
 use super::process::{
@@ -413,15 +414,7 @@ fn write_owner_record(folder: &Path, owner: &LockOwner) -> Result<(), StoreError
     let temp = folder.join(OWNER_TEMP);
     let record = serde_json::to_vec_pretty(owner)
         .map_err(|e| StoreError::io("serialise owner record", &temp, std::io::Error::other(e)))?;
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o666)
-        .open(&temp)
-        .and_then(|mut f| {
-            f.write_all(&record)?;
-            f.sync_all()
-        })
+    super::atomic::create_synced(&temp, &record, Durability::Full)
         .map_err(|e| StoreError::io("write owner record", &temp, e))?;
     std::fs::rename(&temp, folder.join(OWNER_FILE))
         .map_err(|e| StoreError::io("rename owner record in", folder, e))
@@ -451,6 +444,16 @@ pub(super) fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     } else {
         Err(std::io::Error::last_os_error())
     }
+}
+
+/// Puts the file `from` at `to` only when nothing is there yet: `RENAME_NOREPLACE`, or a hard
+/// link where the file system has no such rename (then `from` stays behind; the caller removes
+/// it). `AlreadyExists` when `to` exists.
+pub(super) fn place_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+    rename_no_replace(from, to).or_else(|e| match e.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) => std::fs::hard_link(from, to),
+        _ => Err(e),
+    })
 }
 
 fn acquire_dir_by_mkdir(lock_path: &Path, owner: &LockOwner) -> Result<(), StoreError> {
@@ -503,11 +506,7 @@ fn acquire_pid_file(lock_path: &Path, pid: u32, wait: Duration) -> Result<(), St
 fn place_pid_file(temp: &Path, lock_path: &Path, wait: Duration) -> Result<(), StoreError> {
     let started = Instant::now();
     loop {
-        let placed = rename_no_replace(temp, lock_path).or_else(|e| match e.raw_os_error() {
-            Some(libc::EINVAL) | Some(libc::ENOSYS) => std::fs::hard_link(temp, lock_path),
-            _ => Err(e),
-        });
-        match placed {
+        match place_no_replace(temp, lock_path) {
             Ok(()) => return Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(StoreError::io("create lock file", lock_path, e)),
