@@ -62,11 +62,15 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
 /// UNVERIFIED. Refusals and usage errors keep their codes.
 fn unreadable_input_is_io(err: anyhow::Error) -> anyhow::Error {
     let (_, code) = super::outcome::error_code(&err);
-    // An OS error somewhere in the chain (a missing file is bad input, not an I/O error).
+    // An OS error somewhere in the chain (a missing file is bad input, not an I/O error), or a
+    // repository git could not read (its HEAD, an object): either way nothing was applied.
     let os_error = err.chain().any(|cause| {
         cause
             .downcast_ref::<std::io::Error>()
             .is_some_and(|e| e.kind() != std::io::ErrorKind::NotFound)
+            || cause
+                .downcast_ref::<planseal::recovery::git::GitError>()
+                .is_some()
     });
     if code != ExitCode::UsageOrUnverified
         || !os_error

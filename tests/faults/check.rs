@@ -129,6 +129,7 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
         .iter()
         .filter(|p| now.get(*p) != clean.old.get(*p) && now.get(*p) != clean.new.get(*p))
         .filter(|p| !(is_journal(p) && journal_between(&now, clean, p, line_unconfirmed(out))))
+        .filter(|p| !is_lock(p))
         .cloned()
         .collect();
     if !torn.is_empty() {
@@ -407,6 +408,14 @@ fn journal_between(now: &Snapshot, clean: &Clean, path: &Path, may_miss_lines: b
             .split_inclusive(|&b| b == b'\n')
             .all(|line| wanted.any(|w| w == line))
     }
+}
+
+/// A lock and what is inside it are no content: which owner holds it is the no-debris and the
+/// recovery invariants' business (a killed `recover` leaves its own lock where the dead
+/// finalizer's was — neither the old lock nor none, and rightly so).
+fn is_lock(path: &Path) -> bool {
+    path.components()
+        .any(|c| c.as_os_str().to_string_lossy().ends_with(".lock"))
 }
 
 /// Whether the writer reported one of its journal lines as not written (`applied-unconfirmed`).
