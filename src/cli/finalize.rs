@@ -63,7 +63,9 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         allow_unverified_git_reason: args.reason.filter(|_| args.allow_unverified_git),
         clock: Clock::from_env()?,
     };
-    let outcome = finalize::finalize(opts).map_err(error)?;
+    let outcome = finalize::finalize(opts)
+        .map_err(error)
+        .map_err(super::outcome::unreadable_input_is_io)?;
     let p = &outcome.published;
     let applied = (!p.dry_run).then_some(&p.confirmation);
     let code = super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)?;

@@ -88,3 +88,35 @@ mod tests {
         }
     }
 }
+
+/// A writer that cannot read an input (EIO on a task file, state.json, .git/HEAD) stops before
+/// its commit point: exit 3, "nothing was applied" — not 2, which is for usage errors and
+/// UNVERIFIED. Refusals and usage errors keep their codes.
+pub(super) fn unreadable_input_is_io(err: anyhow::Error) -> anyhow::Error {
+    let (_, code) = error_code(&err);
+    // An OS error somewhere in the chain (a missing file is bad input, not an I/O error), or a
+    // repository git could not read (its HEAD, an object): either way nothing was applied.
+    let os_error = err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() != std::io::ErrorKind::NotFound)
+            || cause
+                .downcast_ref::<planseal::recovery::git::GitError>()
+                .is_some()
+    });
+    if code != ExitCode::UsageOrUnverified
+        || !os_error
+        || super::refusal_ref(&err).is_some()
+        || err.downcast_ref::<HintedError>().is_some()
+    {
+        return err;
+    }
+    HintedError {
+        message: format!("{err:#}"),
+        hint: Some(
+            "nothing was applied; check the file and the disk, then run the command again".into(),
+        ),
+        code: ExitCode::Io,
+    }
+    .into()
+}

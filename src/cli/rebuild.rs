@@ -7,7 +7,7 @@ use super::Context;
 use super::dwp::{error, git_progress};
 use planseal::clock::Clock;
 use planseal::dwp::ops::rebuild::{self, RebuildOptions};
-use planseal::report::{ExitCode, HintedError};
+use planseal::report::ExitCode;
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -48,43 +48,17 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     let write = opts.write;
     let outcome = rebuild::rebuild(&opts, &mut clock, git_progress())
         .map_err(error)
-        .map_err(|e| if write { unreadable_input_is_io(e) } else { e })?;
+        .map_err(|e| {
+            if write {
+                super::outcome::unreadable_input_is_io(e)
+            } else {
+                e
+            }
+        })?;
     let applied = outcome.written.then_some(&outcome.confirmation);
     let code = super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)?;
     if code != ExitCode::Ok {
         return Ok(code);
     }
     Ok(ExitCode::failed_if(args.exit_code && outcome.changed))
-}
-
-/// A writer that cannot read an input (EIO on a task file, state.json, .git/HEAD) stops before
-/// its commit point: exit 3, "nothing was applied" — not 2, which is for usage errors and
-/// UNVERIFIED. Refusals and usage errors keep their codes.
-fn unreadable_input_is_io(err: anyhow::Error) -> anyhow::Error {
-    let (_, code) = super::outcome::error_code(&err);
-    // An OS error somewhere in the chain (a missing file is bad input, not an I/O error), or a
-    // repository git could not read (its HEAD, an object): either way nothing was applied.
-    let os_error = err.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() != std::io::ErrorKind::NotFound)
-            || cause
-                .downcast_ref::<planseal::recovery::git::GitError>()
-                .is_some()
-    });
-    if code != ExitCode::UsageOrUnverified
-        || !os_error
-        || super::refusal_ref(&err).is_some()
-        || err.downcast_ref::<HintedError>().is_some()
-    {
-        return err;
-    }
-    HintedError {
-        message: format!("{err:#}"),
-        hint: Some(
-            "nothing was applied; check the file and the disk, then run the rebuild again".into(),
-        ),
-        code: ExitCode::Io,
-    }
-    .into()
 }

@@ -241,7 +241,15 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
     if plan.join(".finalizing.json").exists() {
         steps.push(vec!["recover".to_string(), plan_rel()]);
     }
-    for lock in leftovers.iter().filter_map(|p| lock_of_leftover(p)) {
+    // a lock the clean run does not end with, also where the run started with one (recover
+    // takes over the dead finalizer's lock path)
+    let locks_left: Vec<PathBuf> = now
+        .keys()
+        .filter(|p| p.to_string_lossy().ends_with(".lock") && !clean.new.contains_key(*p))
+        .cloned()
+        .collect();
+    let leftover_locks = leftovers.iter().filter_map(|p| lock_of_leftover(p));
+    for lock in leftover_locks.chain(locks_left) {
         let step = vec!["unlock".to_string(), lock.display().to_string()];
         if !steps.contains(&step) {
             steps.push(step);
@@ -253,9 +261,12 @@ pub fn check(root: &Path, writer: &Writer, clean: &Clean, out: &Outcome) -> Vec<
         // (a lock's released or staging folder without the lock still gets its `unlock`)
         let cleared = match step[0].as_str() {
             "recover" => !plan.join(".finalizing.json").exists(),
-            _ => !leftovers_now(root)
-                .iter()
-                .any(|p| lock_of_leftover(p).is_some_and(|l| l == Path::new(&step[1]))),
+            _ => {
+                !root.join(&step[1]).exists()
+                    && !leftovers_now(root)
+                        .iter()
+                        .any(|p| lock_of_leftover(p).is_some_and(|l| l == Path::new(&step[1])))
+            }
         };
         if !named && cleared {
             continue;
