@@ -65,30 +65,6 @@ pub(super) fn error_code(err: &anyhow::Error) -> (Option<String>, ExitCode) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use planseal_recovery::read::ReadError;
-
-    #[test]
-    fn a_writers_read_error_before_its_commit_point_is_exit_3_nothing_applied() {
-        let eio = || std::io::Error::from_raw_os_error(libc::EIO);
-        for err in [
-            WriteError::read(ReadError::Io {
-                path: "/p/state.json".into(),
-                source: eio(),
-            }),
-            WriteError::reading("/p/.git/HEAD", eio()),
-        ] {
-            let text = err.to_string();
-            let (hint, code) = error_code(&anyhow::Error::from(err));
-            assert_eq!(code, ExitCode::Io);
-            assert!(text.starts_with("read /p/"), "{text}");
-            assert!(hint.unwrap().starts_with("nothing was applied"));
-        }
-    }
-}
-
 /// A writer that cannot read an input (EIO on a task file, state.json, .git/HEAD) stops before
 /// its commit point: exit 3, "nothing was applied" — not 2, which is for usage errors and
 /// UNVERIFIED. Refusals and usage errors keep their codes.
@@ -119,4 +95,28 @@ pub(super) fn unreadable_input_is_io(err: anyhow::Error) -> anyhow::Error {
         code: ExitCode::Io,
     }
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use planseal_recovery::read::ReadError;
+
+    #[test]
+    fn a_writers_read_error_before_its_commit_point_is_exit_3_nothing_applied() {
+        let eio = || std::io::Error::from_raw_os_error(libc::EIO);
+        for err in [
+            WriteError::read(ReadError::Io {
+                path: "/p/state.json".into(),
+                source: eio(),
+            }),
+            WriteError::reading("/p/.git/HEAD", eio()),
+        ] {
+            let text = err.to_string();
+            let (hint, code) = error_code(&anyhow::Error::from(err));
+            assert_eq!(code, ExitCode::Io);
+            assert!(text.starts_with("read /p/"), "{text}");
+            assert!(hint.unwrap().starts_with("nothing was applied"));
+        }
+    }
 }
