@@ -31,8 +31,10 @@ pub const REDACTED: &str = "[redacted .env value]";
 /// Replaces every value of a `.env` (4 characters or more, quoted or not) in a text.
 #[derive(Debug, Clone, Default)]
 pub struct EnvRedactor {
-    /// Longest first, so a value containing another is hidden whole.
+    /// Every value to hide, longest first.
     values: Vec<String>,
+    /// One automaton over all of them, built on first use (most runs print no `.env` value).
+    matcher: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>>,
 }
 
 impl EnvRedactor {
@@ -64,7 +66,10 @@ impl EnvRedactor {
             }
         }
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        Self { values }
+        Self {
+            values,
+            matcher: std::sync::OnceLock::new(),
+        }
     }
 
     /// The redactor for a path planseal works on: the `.env` of every folder from the path up to
@@ -103,15 +108,33 @@ impl EnvRedactor {
         self.values.is_empty()
     }
 
-    /// `s` with every known value replaced by [`REDACTED`].
+    /// `s` with every known value replaced by [`REDACTED`], in one pass over `s`: at each place
+    /// the longest value that starts there is hidden whole. Replacing value after value instead
+    /// re-read the markers already put in, so a value such as `redacted` rewrote a marker into
+    /// text that spelled another value back out; and it read `s` once per value.
     pub fn clean(&self, s: &str) -> String {
-        let mut out = s.to_string();
-        for v in &self.values {
-            if out.contains(v.as_str()) {
-                out = out.replace(v.as_str(), REDACTED);
+        let matcher = self.matcher.get_or_init(|| {
+            if self.values.is_empty() {
+                return None;
+            }
+            // Values are at most 1 MiB of text in all: building cannot fail on size.
+            aho_corasick::AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .build(&self.values)
+                .ok()
+        });
+        match matcher {
+            Some(m) => m.replace_all(s, &vec![REDACTED; self.values.len()]),
+            None if self.values.is_empty() => s.to_string(),
+            // Unreachable in practice; hide value by value rather than show anything.
+            None => {
+                let mut out = s.to_string();
+                for v in &self.values {
+                    out = out.replace(v.as_str(), REDACTED);
+                }
+                out
             }
         }
-        out
     }
 
     /// A JSON value with every string (keys included) cleaned: redacting before serialising also
@@ -143,6 +166,7 @@ impl EnvRedactor {
             }
         }
         self.values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        self.matcher = std::sync::OnceLock::new();
         self
     }
 
@@ -195,6 +219,25 @@ mod tests {
         assert_eq!(
             r.clean_json(v),
             serde_json::json!({ format!("k {REDACTED}"): [format!("x {REDACTED}"), 1] })
+        );
+    }
+
+    #[test]
+    fn a_value_spelled_inside_the_marker_never_rewrites_an_inserted_marker() {
+        // The third crash of the dotenv fuzz target: `redacted` is a value too, and replacing
+        // value after value turned the marker put in for the first one back into that value.
+        let r = EnvRedactor::from_env_bytes(Some(b"C=[[redacted .env value]\nL=redacted\n"));
+        let shown = r.clean("<[[redacted .env value]> <redacted>");
+        assert_eq!(shown, format!("<{REDACTED}> <{REDACTED}>"));
+        assert!(!shown.contains("[[redacted .env value]"), "{shown}");
+    }
+
+    #[test]
+    fn the_longest_value_starting_at_a_place_is_hidden_whole() {
+        let r = EnvRedactor::from_env_bytes(Some(b"A=abcd\nB=abcdefgh\nC=efghij\n"));
+        assert_eq!(
+            r.clean("abcdefghij abcdxx"),
+            format!("{REDACTED}ij {REDACTED}xx")
         );
     }
 
