@@ -3,18 +3,28 @@
 # Final Review — every task with a task file, one passing gate record citing a log, and a valid
 # publication receipt, so that `planseal verify` runs every check on it (CONFORMANT).
 #
-# Usage: scripts/gen-plan.sh N REPO_DIR      → REPO_DIR/.dwp/plans/PLAN_bench_<N>/
+# Usage: scripts/gen-plan.sh [--name PLAN_NAME] N REPO_DIR
+#        → REPO_DIR/.dwp/plans/PLAN_bench_<N>/ (or REPO_DIR/.dwp/plans/PLAN_NAME/ with --name)
 set -euo pipefail
-n=${1:?usage: gen-plan.sh N REPO_DIR}
-repo=${2:?usage: gen-plan.sh N REPO_DIR}
+name=
+if [ "${1:-}" = --name ]; then
+  name=${2:?usage: gen-plan.sh [--name PLAN_NAME] N REPO_DIR}
+  shift 2
+fi
+n=${1:?usage: gen-plan.sh [--name PLAN_NAME] N REPO_DIR}
+repo=${2:?usage: gen-plan.sh [--name PLAN_NAME] N REPO_DIR}
 [ "$n" -ge 2 ] || { echo "N must be at least 2" >&2; exit 2; }
-name="PLAN_bench_$n"
+name=${name:-PLAN_bench_$n}
 dir="$repo/.dwp/plans/$name"
 rm -rf "$dir"
 mkdir -p "$dir/analysis_results/gates"
 
-slug() { if [ "$1" -eq "$n" ]; then echo final_review; else echo "step_$1"; fi; }
-title() { if [ "$1" -eq "$n" ]; then echo "Final Review"; else echo "Step $1 of the migration"; fi; }
+# task I: sets f (task file name) and t (title) for task I; no subshell, so that thousands of
+# tasks generate in seconds
+task() {
+  if [ "$1" -eq "$n" ]; then f="$1.task_final_review.md" t="Final Review"
+  else f="$1.task_step_$1.md" t="Step $1 of the migration"; fi
+}
 
 {
   printf '# Plan: Generated benchmark plan with %s tasks\n\n' "$n"
@@ -23,8 +33,8 @@ title() { if [ "$1" -eq "$n" ]; then echo "Final Review"; else echo "Step $1 of 
   printf '## Plan Variables\n\n- **Standard:** DWP spec 5.0.0\n- **Plan Format:** Full\n- **Approval:** approved\n\n'
   printf '## Task List\n\n'
   for ((i = 1; i <= n; i++)); do
-    f="$i.task_$(slug "$i").md"
-    printf -- '- [x] Task %s: %s — [%s](%s)\n' "$i" "$(title "$i")" "$f" "$f"
+    task "$i"
+    printf -- '- [x] Task %s: %s — [%s](%s)\n' "$i" "$t" "$f" "$f"
   done
   printf '\n## Plan Status\n\nPlan Status: %s/%s completed\n' "$n" "$n"
 } >"$dir/README.md"
@@ -47,9 +57,9 @@ cat >"$dir/manifest.json" <<JSON
 JSON
 
 for ((i = 1; i <= n; i++)); do
-  f="$i.task_$(slug "$i").md"
-  cat >"$dir/$f" <<MD
-# Task $i: $(title "$i")
+  task "$i"
+  IFS= read -r -d '' body <<MD || true
+# Task $i: $t
 
 ## 1. Context
 
@@ -82,6 +92,7 @@ Skills disposition: none.
 Documentation decision: not applicable.
 Gate record: \`python3 -m pytest tests/test_$i.py\` · exit 0 · ran=3/3 · log=analysis_results/gates/t$i.log
 MD
+  printf '%s' "$body" >"$dir/$f"
   printf '3 passed in 0.01s\n' >"$dir/analysis_results/gates/t$i.log"
 done
 
@@ -93,10 +104,10 @@ done
   printf '  "checkpoint": {\n    "task": %s,\n    "step": "done",\n    "at": "2026-01-02T00:00:00+00:00",\n    "note": "Plan completed."\n  },\n' "$n"
   printf '  "blocked": null,\n  "tasks": [\n'
   for ((i = 1; i <= n; i++)); do
-    f="$i.task_$(slug "$i").md"
+    task "$i"
     sep=","; [ "$i" -eq "$n" ] && sep=""
     printf '    {\n      "id": %s,\n      "locator": {\n        "kind": "file",\n        "value": "%s"\n      },\n' "$i" "$f"
-    printf '      "title": "%s",\n      "status": "completed",\n' "$(title "$i")"
+    printf '      "title": "%s",\n      "status": "completed",\n' "$t"
     printf '      "gates": [\n        {\n          "command": "python3 -m pytest tests/test_%s.py",\n          "passes": true,\n' "$i"
     printf '          "last_run": "2026-01-01T12:00:00+00:00",\n          "exit_code": 0,\n'
     printf '          "evidence": "ran=3/3; log=analysis_results/gates/t%s.log"\n        }\n      ],\n' "$i"
@@ -109,7 +120,7 @@ done
 # The receipt: artifacts_sha256 = SHA-256 over name, NUL, bytes for every fingerprinted name in
 # byte order (docs/finalize.md); state_sha256 = SHA-256 of state.json.
 names=(README.md PROGRESS.md PROMPTS.md manifest.json analysis_results/SECURITY_REVIEW.md analysis_results/SKILLS_CANDIDATES.md)
-for ((i = 1; i <= n; i++)); do names+=("$i.task_$(slug "$i").md"); done
+for ((i = 1; i <= n; i++)); do task "$i"; names+=("$f"); done
 artifacts=$(cd "$dir" && for f in $(printf '%s\n' "${names[@]}" | LC_ALL=C sort); do
   printf '%s\0' "$f"
   cat "$f"
