@@ -18,9 +18,10 @@
 #                     informational rows; DWP_CHECKER="python3 …/checker.py ARGS-BEFORE-PLAN" the
 #                     Python plan checker; GSD_HOOK=FILE the Node statusline hook. Without them
 #                     the rows say "n/a (not present)".
-#   FLOOR=read|cat    the verify rows' reference: `read` (default) a small process that reads every
-#                     file of the plan once (planseal-bench read-tree), `cat` the issue's
-#                     `find PLAN -type f -exec cat {} +`; the other is shown for information
+#   FLOOR=cat|read    the verify rows' reference: `cat` (default, the floor the targets are set
+#                     against) `find PLAN -type f -exec cat {} +`, `read` a small process that
+#                     reads every file of the plan once (planseal-bench read-tree, stricter);
+#                     the other is shown for information
 #   KEEP=1            keep the generated inputs and print where
 # Exit 0 when every target row passes, 1 when one misses, 2 when a command fails.
 set -euo pipefail
@@ -29,8 +30,8 @@ here=$PWD
 runs=${RUNS:-15}
 [ "$runs" -ge 10 ] || { echo "RUNS must be at least 10 (the table reports min/median/max over ≥ 10 runs)" >&2; exit 2; }
 quick_runs=${QUICK_RUNS:-$((runs * 20))}
-floor=${FLOOR:-read}
-case $floor in read | cat) ;; *) echo "FLOOR is read or cat, not $floor" >&2; exit 2 ;; esac
+floor=${FLOOR:-cat}
+case $floor in cat | read) ;; *) echo "FLOOR is cat or read, not $floor" >&2; exit 2 ;; esac
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 LC_ALL=C TZ=UTC
 
 started=$(date +%s)
