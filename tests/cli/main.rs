@@ -40,5 +40,6 @@ mod verify_drift;
 mod verify_fixtures;
 mod verify_history;
 mod verify_hostile;
+mod verify_summaries;
 mod verify_vectors;
 mod writer_input_io;
