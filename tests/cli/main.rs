@@ -41,5 +41,6 @@ mod verify_fixtures;
 mod verify_history;
 mod verify_hostile;
 mod verify_summaries;
+mod verify_threads;
 mod verify_vectors;
 mod writer_input_io;
