@@ -33,6 +33,7 @@ mod reversa_cli;
 mod secrets_all_cli;
 mod secrets_cli;
 mod snapshots;
+mod startup_fast_path;
 mod status_cli;
 mod stdout_failure;
 mod verify_cli;
