@@ -65,17 +65,9 @@ pub fn verify(opts: &VerifyOptions) -> Result<Report, VerifyError> {
         plan: opts.plan.clone(),
         dwp_dir: opts.dwp_dir.clone(),
     })?;
-    let mut report = Report::default();
-    // The plans of one repository share it: one open, one commit walk.
-    let shared = CheckOptions {
-        repositories: Some(std::rc::Rc::new(check::Repositories::default())),
-        ..CheckOptions::default()
+    let mut report = Report {
+        sections: check_plans(&plans, &opts.cwd),
     };
-    for plan in &plans {
-        report
-            .sections
-            .push(check_location_with(plan, &opts.cwd, &shared));
-    }
     // The other systems: when the whole workspace is verified (no plan, path or .dwp selected).
     let whole_workspace = opts.path.is_none() && opts.plan.is_none() && opts.dwp_dir.is_none();
     let root = locate::find_root(&opts.cwd);
@@ -104,6 +96,90 @@ pub fn verify(opts: &VerifyOptions) -> Result<Report, VerifyError> {
         return Err(VerifyError::NothingFound(searched));
     }
     Ok(report)
+}
+
+/// `PLANSEAL_VERIFY_THREADS=N` (a positive number): verify checks plans on N threads (at most
+/// one per plan); unset or anything else: one per core. `1` checks every plan on this thread.
+pub const THREADS_ENV: &str = "PLANSEAL_VERIFY_THREADS";
+
+/// The sections of `plans`, in their order. Plans are independent, so they are checked on up to
+/// one thread per core, each worker taking the next unchecked plan; every section lands at its
+/// plan's index, so the report is the same whatever the number of threads.
+fn check_plans(plans: &[PlanLocation], cwd: &Path) -> Vec<crate::report::Section> {
+    let workers = worker_count(plans.len());
+    if workers <= 1 {
+        return check_plans_on_this_thread(plans.iter().enumerate(), cwd)
+            .into_iter()
+            .map(|(_, section)| section)
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let claim = || {
+        std::iter::from_fn(|| {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            plans.get(i).map(|plan| (i, plan))
+        })
+    };
+    let mut slots: Vec<Option<crate::report::Section>> = vec![None; plans.len()];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                std::thread::Builder::new()
+                    // the main thread's 8 MiB, so that a plan checks alike on either
+                    .stack_size(8 << 20)
+                    .spawn_scoped(scope, || check_plans_on_this_thread(claim(), cwd))
+            })
+            .collect();
+        for handle in handles {
+            let checked = match handle {
+                Ok(worker) => worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                // No thread to be had: what it would have claimed is left for the others.
+                Err(_) => Vec::new(),
+            };
+            for (i, section) in checked {
+                slots[i] = Some(section);
+            }
+        }
+    });
+    // Plans no worker took (no thread could be started at all) are checked here.
+    let missing = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_none())
+        .map(|(i, _)| (i, &plans[i]))
+        .collect::<Vec<_>>();
+    for (i, section) in check_plans_on_this_thread(missing.into_iter(), cwd) {
+        slots[i] = Some(section);
+    }
+    slots.into_iter().flatten().collect()
+}
+
+/// Checks each `(index, plan)` in turn. The plans one thread checks share its repositories: one
+/// open and one commit walk per repository and thread. (`Repositories` holds `Rc`s, so each
+/// thread makes its own; nothing that is not `Send` crosses threads.)
+fn check_plans_on_this_thread<'a>(
+    plans: impl Iterator<Item = (usize, &'a PlanLocation)>,
+    cwd: &Path,
+) -> Vec<(usize, crate::report::Section)> {
+    let shared = CheckOptions {
+        repositories: Some(std::rc::Rc::new(check::Repositories::default())),
+        ..CheckOptions::default()
+    };
+    plans
+        .map(|(i, plan)| (i, check_location_with(plan, cwd, &shared)))
+        .collect()
+}
+
+/// [`THREADS_ENV`], else one per core; never more than one per plan.
+fn worker_count(plans: usize) -> usize {
+    std::env::var(THREADS_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .min(plans)
 }
 
 /// One plan's section, named `PLAN_x` (or `repo:PLAN_x` for an orchestrator-hub child).

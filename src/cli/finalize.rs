@@ -8,7 +8,7 @@ use super::dwp::error;
 use crate::print_err;
 use planseal::clock::Clock;
 use planseal::dwp::ops::finalize::{self, FinalizeOptions};
-use planseal::report::ExitCode;
+use planseal::report::{ExitCode, text};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -70,8 +70,9 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     let applied = (!p.dry_run).then_some(&p.confirmation);
     let code = super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)?;
     if !ctx.json {
-        // Advisories are diagnostics: stderr, so stdout stays the one result line.
-        print_err(&outcome.advisories_text());
+        // Advisories are diagnostics: stderr, so stdout stays the one result line. Per-task
+        // advisories of one id are summed up as verify's report does.
+        print_err(&text::advisory_lines(&p.advisories));
     }
     Ok(code)
 }

@@ -206,7 +206,11 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn statusline(args: &StatuslineArgs, ctx: &Context, lookup: Lookup) -> anyhow::Result<ExitCode> {
+pub(super) fn statusline(
+    args: &StatuslineArgs,
+    ctx: &Context,
+    lookup: Lookup,
+) -> anyhow::Result<ExitCode> {
     let mut stdin = std::io::stdin();
     let opts = ops::StatuslineOptions {
         cwd: ctx.cwd.clone(),

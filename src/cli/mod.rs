@@ -7,6 +7,7 @@ mod checkpoint;
 mod demo;
 mod diff;
 mod dwp;
+mod fast;
 mod finalize;
 mod gsd;
 mod log;
@@ -149,6 +150,9 @@ pub(crate) fn main() -> ExitCode {
     let argv = abbrev::expand_abbreviations(std::env::args_os().collect());
     // `--json` is matched only when written in full, so a raw scan finds it even when parsing fails.
     let json_requested = argv.iter().skip(1).any(|a| a == "--json");
+    if let Some(code) = fast::try_answer(&argv) {
+        return code;
+    }
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
@@ -158,18 +162,10 @@ pub(crate) fn main() -> ExitCode {
         }
         Err(e) => return report_usage_error(&e, json_requested),
     };
-    let ctx = match Context::from_global(&cli.global) {
+    let ctx = match context(&cli.global, json_requested) {
         Ok(ctx) => ctx,
-        Err(e) => {
-            let err = HintedError::usage(format!("cannot read the current directory: {e}"));
-            return report_error(&err.into(), json_requested);
-        }
+        Err(code) => return code,
     };
-    if !ctx.cwd.is_dir() {
-        let err = HintedError::usage(format!("-C {}: not a directory", ctx.cwd.display()))
-            .hint("pass a folder that exists");
-        return report_error(&err.into(), ctx.json);
-    }
     let result = match cli.command {
         Command::Verify(a) => verify::run(a, &ctx),
         Command::Update(a) => update::run(*a, &ctx),
@@ -189,6 +185,21 @@ pub(crate) fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => report_error(&err, ctx.json),
     }
+}
+
+/// The context of a run, or the exit code of why there is none (no current directory, or a
+/// `-C` that is no folder).
+fn context(global: &Global, json_requested: bool) -> Result<Context, ExitCode> {
+    let ctx = Context::from_global(global).map_err(|e| {
+        let err = HintedError::usage(format!("cannot read the current directory: {e}"));
+        report_error(&err.into(), json_requested)
+    })?;
+    if !ctx.cwd.is_dir() {
+        let err = HintedError::usage(format!("-C {}: not a directory", ctx.cwd.display()))
+            .hint("pass a folder that exists");
+        return Err(report_error(&err.into(), ctx.json));
+    }
+    Ok(ctx)
 }
 
 fn refusal_ref(err: &anyhow::Error) -> Option<&Refusal> {

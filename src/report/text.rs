@@ -86,17 +86,14 @@ pub fn render_section(out: &mut String, section: &Section, style: Style) {
             printable(why)
         );
     }
-    for (finding, alike) in group(&section.findings) {
+    for (finding, text) in lines(&section.findings) {
         let (mark, code) = match finding.severity {
             Severity::Pass => ("[x]", "32"),
             Severity::Fail => ("[ ]", "31"),
             Severity::Advisory => ("[~]", "33"),
             Severity::Unverified => ("[?]", "35"),
         };
-        let mut line = printable(&finding.message).into_owned();
-        if alike > 0 {
-            let _ = write!(line, " (and {alike} more record(s) alike)");
-        }
+        let mut line = text;
         if finding.severity == Severity::Advisory {
             line.push_str(" (SHOULD)");
         }
@@ -114,11 +111,50 @@ pub fn render_section(out: &mut String, section: &Section, style: Style) {
     }
 }
 
-/// Groups findings that share id and group key, keeping the first one's position.
-fn group(findings: &[Finding]) -> Vec<(&Finding, usize)> {
+/// `  [~] MESSAGE` per advisory (no `(SHOULD)`, no hint): the diagnostics `finalize` prints on
+/// stderr, with per-task advisories of one id summed up as in the report.
+pub fn advisory_lines(advisories: &[Finding]) -> String {
+    let mut out = String::new();
+    for (_, text) in lines(advisories) {
+        let _ = writeln!(out, "  [~] {text}");
+    }
+    out
+}
+
+/// From this many advisories of one id about tasks of one section, they print as one summary
+/// line (`ID on N tasks (1..12): FIRST MESSAGE`) instead of one line each; `--json` keeps each.
+/// Fewer still print one by one: each names its own commit or file, and a few lines are no flood.
+pub const PER_TASK_SUMMARY_FROM: usize = 4;
+
+/// How many task ids (or runs of consecutive ids) a summary line names before `…`.
+const SUMMARY_TASK_RUNS: usize = 5;
+
+/// The text lines of `findings`, in the order of the first finding of each: per-task advisories
+/// of one id summed up (from [`PER_TASK_SUMMARY_FROM`] on), then findings that share id and
+/// group key printed once with `(and N more record(s) alike)`, the rest one line each. Each line
+/// comes with the finding whose severity and hint it shows.
+fn lines(findings: &[Finding]) -> Vec<(&Finding, String)> {
+    let per_task = |f: &Finding| f.severity == Severity::Advisory && f.task.is_some();
+    let mut tasks_by_id: std::collections::HashMap<&str, Vec<u64>> = Default::default();
+    for f in findings.iter().filter(|f| per_task(f)) {
+        tasks_by_id.entry(f.id.as_str()).or_default().extend(f.task);
+    }
+    tasks_by_id.retain(|_, tasks| tasks.len() >= PER_TASK_SUMMARY_FROM);
+
     let mut out: Vec<(&Finding, usize)> = Vec::with_capacity(findings.len());
+    let mut summaries: Vec<Option<&Vec<u64>>> = Vec::new();
     let mut index: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    let mut summarised: std::collections::HashSet<&str> = Default::default();
     for f in findings {
+        if per_task(f)
+            && let Some(tasks) = tasks_by_id.get(f.id.as_str())
+        {
+            if summarised.insert(f.id.as_str()) {
+                out.push((f, 0));
+                summaries.push(Some(tasks));
+            }
+            continue;
+        }
         if let Some(key) = f.group.as_deref() {
             if let Some(&at) = index.get(&(f.id.as_str(), key)) {
                 out[at].1 += 1;
@@ -127,8 +163,57 @@ fn group(findings: &[Finding]) -> Vec<(&Finding, usize)> {
             index.insert((f.id.as_str(), key), out.len());
         }
         out.push((f, 0));
+        summaries.push(None);
     }
-    out
+    out.into_iter()
+        .zip(summaries)
+        .map(|((f, alike), summary)| {
+            let message = printable(&f.message);
+            let text = match summary {
+                Some(tasks) => format!("{}: {message}", task_summary(&f.id, tasks)),
+                None if alike > 0 => format!("{message} (and {alike} more record(s) alike)"),
+                None => message.into_owned(),
+            };
+            (f, text)
+        })
+        .collect()
+}
+
+/// `ID on N tasks (1..3, 7, 9..12, …)`; `ID K times on N tasks (…)` when a task has several.
+fn task_summary(id: &str, tasks: &[u64]) -> String {
+    let mut ids = tasks.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for &t in &ids {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == t => *end = t,
+            _ => runs.push((t, t)),
+        }
+    }
+    let mut named: Vec<String> = runs
+        .iter()
+        .take(SUMMARY_TASK_RUNS)
+        .map(|&(start, end)| match end - start {
+            0 => start.to_string(),
+            1 => format!("{start}, {end}"),
+            _ => format!("{start}..{end}"),
+        })
+        .collect();
+    if runs.len() > SUMMARY_TASK_RUNS {
+        named.push("…".to_string());
+    }
+    let times = if tasks.len() == ids.len() {
+        String::new()
+    } else {
+        format!(" {} times", tasks.len())
+    };
+    let plural = if ids.len() == 1 { "" } else { "s" };
+    format!(
+        "{id}{times} on {} task{plural} ({})",
+        ids.len(),
+        named.join(", ")
+    )
 }
 
 /// `Verdict: …` without a trailing newline.
@@ -212,6 +297,84 @@ mod tests {
         assert_eq!(
             out,
             "Plan: PLAN_x\n  [x] plan identity matches\n  [ ] $.tasks[0].gates[0]: missing command (and 1 more record(s) alike)\n      hint: add the field\n  [~] valid proposal awaiting approval (SHOULD)\n\nVerdict: NOT CONFORMANT — 2 issue(s) (1 passed, 1 advisory)\n"
+        );
+    }
+
+    fn outcome_missing(task: u64) -> Finding {
+        Finding::advisory(
+            "outcome-missing",
+            format!("task {task} is completed without an outcome record"),
+        )
+        .task(task)
+        .hint("record --worked/--notes when completing a task")
+    }
+
+    #[test]
+    fn per_task_advisories_of_one_id_print_as_one_summary_line() {
+        let mut s = Section::new(System::Dwp, "PLAN_x", "p");
+        s.push(Finding::pass("identity", "plan identity matches"));
+        for task in 1..=12 {
+            s.push(outcome_missing(task));
+        }
+        s.push(Finding::advisory(
+            "semantic-review-required",
+            "semantic review required",
+        ));
+        let out = render(&Report { sections: vec![s] }, Style { color: false });
+        assert_eq!(
+            out,
+            "Plan: PLAN_x\n  [x] plan identity matches\n  [~] outcome-missing on 12 tasks (1..12): task 1 is completed without an outcome record (SHOULD)\n      hint: record --worked/--notes when completing a task\n  [~] semantic review required (SHOULD)\n\nVerdict: CONFORMANT (1 passed, 13 advisory)\n"
+        );
+    }
+
+    #[test]
+    fn a_few_per_task_advisories_still_print_one_line_each() {
+        let mut s = Section::new(System::Dwp, "PLAN_x", "p");
+        for task in 1..PER_TASK_SUMMARY_FROM as u64 {
+            s.push(outcome_missing(task));
+        }
+        let out = render(&Report { sections: vec![s] }, Style { color: false });
+        for task in 1..PER_TASK_SUMMARY_FROM as u64 {
+            assert!(
+                out.contains(&format!(
+                    "  [~] task {task} is completed without an outcome record (SHOULD)\n      hint: "
+                )),
+                "{out}"
+            );
+        }
+        assert!(!out.contains("outcome-missing on"), "{out}");
+    }
+
+    #[test]
+    fn summary_names_runs_of_task_ids_and_stops_after_a_few() {
+        assert_eq!(
+            task_summary("x", &[1, 2, 3, 5, 6, 9]),
+            "x on 6 tasks (1..3, 5, 6, 9)"
+        );
+        assert_eq!(
+            task_summary("x", &[1, 3, 5, 7, 9, 11, 13]),
+            "x on 7 tasks (1, 3, 5, 7, 9, …)"
+        );
+        assert_eq!(
+            task_summary("x", &[4, 4, 2, 2]),
+            "x 4 times on 2 tasks (2, 4)"
+        );
+    }
+
+    #[test]
+    fn finalize_advisory_lines_sum_up_per_task_advisories_too() {
+        let mut advisories: Vec<Finding> = (1..=5).map(outcome_missing).collect();
+        advisories.push(Finding::advisory(
+            "git-not-applicable",
+            "not in a git repository",
+        ));
+        assert_eq!(
+            advisory_lines(&advisories),
+            "  [~] outcome-missing on 5 tasks (1..5): task 1 is completed without an outcome record\n  [~] not in a git repository\n"
+        );
+        assert_eq!(
+            advisory_lines(&advisories[..1]),
+            "  [~] task 1 is completed without an outcome record\n"
         );
     }
 
