@@ -7,7 +7,9 @@
 //! cost of `planseal gsd statusline`, which an agent runs on every prompt. A position-dependent
 //! executable has those addresses fixed at link time: its pages stay shared with the page cache
 //! until something reads them. The price is that the executable's own image is loaded at a fixed
-//! address (libraries, stack and heap are still randomised); planseal is safe Rust end to end.
+//! address (libraries, stack and heap are still randomised). For a process that lives a few
+//! milliseconds and reads plan files, that is the trade taken; `--version` and the statusline are
+//! measured by `scripts/bench.sh all`.
 //!
 //! Only the release profile and only the binaries: tests, the library and every dependency are
 //! built exactly as before (no rustflags, so no cache is invalidated).
