@@ -11,9 +11,9 @@
 #   RUNS=N            timed rounds per group (default 15; at least 10)
 #   QUICK_RUNS=N      rounds of the start-up group, whose commands take about a millisecond
 #                     (default 20 × RUNS)
-#   HUB_SERIAL_ENV=VAR=VALUE  an environment switch of planseal that verifies the plans of one
-#                     run one after another; when set it is the many-plans reference instead of
-#                     one pinned core (taskset)
+#   HUB_SERIAL_ENV=VAR=VALUE  the environment switch that makes planseal verify the plans of one
+#                     run one after another: the many-plans reference (default
+#                     PLANSEAL_VERIFY_THREADS=1; set it empty for the run pinned to one core)
 #   DWP_ORIGINALS=DIR the DWP helpers (conformance.sh, finalize_plan.py, update-state.py) for the
 #                     informational rows; DWP_CHECKER="python3 …/checker.py ARGS-BEFORE-PLAN" the
 #                     Python plan checker; GSD_HOOK=FILE the Node statusline hook. Without them
@@ -177,6 +177,8 @@ group git
 # information, 200 separate runs (one per plan, start-up included).
 hub_serial="taskset -c 0 $bin verify $work/hub"
 hub_serial_what="the same run pinned to one core (taskset -c 0)"
+# planseal's own switch is the default reference: the same run, plans checked one at a time.
+HUB_SERIAL_ENV=${HUB_SERIAL_ENV-PLANSEAL_VERIFY_THREADS=1}
 if [ -n "${HUB_SERIAL_ENV:-}" ]; then
   hub_serial="env $HUB_SERIAL_ENV $bin verify $work/hub"
   hub_serial_what="the same run with $HUB_SERIAL_ENV"
