@@ -378,9 +378,21 @@ pub fn plan_transition(
     facts: &PlanFacts,
     clock: &mut Clock,
 ) -> Result<Transition, Refusal> {
+    plan_transition_parsed(bytes, parse_json(bytes), req, facts, clock)
+}
+
+/// [`plan_transition`] on `bytes` already parsed (`parsed` is `parse_json(bytes)`): the caller
+/// that read the plan's facts from the same parse does not parse state.json twice.
+pub fn plan_transition_parsed(
+    bytes: &[u8],
+    parsed: Result<Value, crate::dwp::model::JsonError>,
+    req: &UpdateRequest,
+    facts: &PlanFacts,
+    clock: &mut Clock,
+) -> Result<Transition, Refusal> {
     check_arguments(req)?;
     // 2. The file parses; a leftover marker refuses every update.
-    let mut value = parse_json(bytes).map_err(|e| {
+    let mut value = parsed.map_err(|e| {
         refuse(
             RefusalKind::StateUnreadable,
             format!("state.json cannot be parsed: {e}; it was left exactly as it is"),
@@ -412,8 +424,7 @@ pub fn plan_transition(
         ));
     }
     // 4. The input state is valid.
-    let era = validate_input(&value, facts)?;
-    let state = State::from_value(&value);
+    let (era, state) = validate_input(&value, facts)?;
     let mut advisories = Vec::new();
     // 5. Ready; 6. approved (v2/v5 only: v1 has neither field and counts as ready and approved).
     if era != Era::V1 {
@@ -687,7 +698,7 @@ pub fn plan_transition(
     }
 
     // 17. The candidate passes the strict validation.
-    validate_candidate(&value, facts)?;
+    validate_candidate(&value, &original, facts)?;
 
     let candidate_bytes = to_python_pretty(&value);
     let after_sha256 = sha256_hex(&candidate_bytes);
@@ -755,8 +766,16 @@ fn refuse_findings(findings: Vec<Finding>, what: &str) -> Result<(), Refusal> {
 }
 
 /// Schema, semantics and gate findings of a state; `completed_only` restricts the gate findings
-/// to completed tasks (the state as read: only those block every transition).
-fn state_findings(value: &Value, facts: &PlanFacts, completed_only: bool) -> Result<Era, Refusal> {
+/// to completed tasks (the state as read: only those block every transition). `checked` is the
+/// state whose completed tasks already passed the gate checks (the input, for the candidate): a
+/// task left exactly as it was there is not checked again — its findings depend only on its own
+/// record and the logs it cites, and they had no failure. Returns the era and the state read.
+fn state_findings(
+    value: &Value,
+    facts: &PlanFacts,
+    completed_only: bool,
+    checked: Option<&Value>,
+) -> Result<(Era, State), Refusal> {
     let mode = if completed_only {
         CheckMode::AsRead
     } else {
@@ -786,27 +805,53 @@ fn state_findings(value: &Value, facts: &PlanFacts, completed_only: bool) -> Res
         .filter(|f| f.severity == crate::report::Severity::Fail)
         .collect();
     refuse_findings(semantic, "state.json is inconsistent")?;
-    let plan_dir = facts.plan_dir.as_deref();
+    // The plan folder resolved once for every `log=` pointer, not once per task.
+    let plan_dir = facts
+        .plan_dir
+        .as_deref()
+        .map(crate::dwp::read::PlanDir::new);
+    let tasks_json = value.get("tasks").and_then(Value::as_array);
+    let checked_json = checked
+        .and_then(|c| c.get("tasks"))
+        .and_then(Value::as_array);
+    let already_checked = |index: usize| -> bool {
+        let (Some(now), Some(before)) = (
+            tasks_json.and_then(|t| t.get(index)),
+            checked_json.and_then(|t| t.get(index)),
+        ) else {
+            return false;
+        };
+        now == before
+            && before
+                .get("status")
+                .and_then(Value::as_str)
+                .and_then(TaskStatus::parse)
+                == Some(TaskStatus::Completed)
+    };
     let gate_findings: Vec<Finding> = state
         .tasks
         .iter()
         .filter(|t| !completed_only || t.is_completed())
-        .flat_map(|t| gates::task_gate_findings(t, plan_dir))
+        .filter(|t| !already_checked(t.index))
+        .flat_map(|t| match &plan_dir {
+            Some(plan) => gates::task_gate_findings_in(t, plan),
+            None => gates::task_gate_findings(t, None),
+        })
         .filter(|f| f.severity == crate::report::Severity::Fail)
         .collect();
     refuse_findings(gate_findings, "the gate records are not valid evidence")?;
-    Ok(era)
+    Ok((era, state))
 }
 
-fn validate_input(value: &Value, facts: &PlanFacts) -> Result<Era, Refusal> {
-    state_findings(value, facts, true).map_err(|mut r| {
+fn validate_input(value: &Value, facts: &PlanFacts) -> Result<(Era, State), Refusal> {
+    state_findings(value, facts, true, None).map_err(|mut r| {
         r.message = format!("state.json as read is invalid — {}", r.message);
         r
     })
 }
 
-fn validate_candidate(value: &Value, facts: &PlanFacts) -> Result<(), Refusal> {
-    state_findings(value, facts, false).map(|_| ())
+fn validate_candidate(value: &Value, input: &Value, facts: &PlanFacts) -> Result<(), Refusal> {
+    state_findings(value, facts, false, Some(input)).map(|_| ())
 }
 
 fn check_ready(state: &State) -> Result<(), Refusal> {

@@ -401,12 +401,15 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     // publication back: the marker goes, the lock is released, nothing is applied.
     let rechecked = read_fault("finalize.recheck_read", &state_path)
         .and_then(|()| store::read_state_before(&state_path, req.restores_state))
-        .and_then(|again| validate::fingerprint(&plan_dir, &candidate_bytes).map(|fp| (again, fp)));
+        .and_then(|again| {
+            validate::recheck_fingerprint(&plan_dir, &validation.fingerprint_names)
+                .map(|fp| (again, fp))
+        });
     let (again, fp_again) = match rechecked {
         Ok(found) => found,
         Err(e) => return Err(roll_back(tx, &plan_dir, &req.companions, e)),
     };
-    if again != state_bytes || fp_again.hex != validation.artifacts_sha256 {
+    if again != state_bytes || fp_again != validation.artifacts_sha256 {
         return Err(roll_back(tx, &plan_dir, &req.companions, Refusal::new(
             RefusalKind::PlanChangedDuringValidation,
             format!(
@@ -591,31 +594,24 @@ fn seal_published(
     let state_path = tx.target().path().to_path_buf();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
 
-    // 9. what is on disk now is exactly what was validated
+    // 9. what is on disk now is exactly what was validated: state.json is re-read, every
+    // fingerprinted file re-hashed; the markdown, unchanged by those hashes, is not re-checked.
     read_fault("finalize.reverify_read", &state_path)?;
     let published = store::read_state(&state_path)?;
-    let reverified = validate::validate_candidate(&ValidationInput {
-        plan_dir,
-        candidate: &published,
-        candidate_path: req.candidate_path.as_deref(),
-        allow_dirty_reason: req.allow_dirty_reason.as_deref(),
-        allow_unverified_git_reason: req.allow_unverified_git_reason.as_deref(),
-    })?;
-    if published != candidate_bytes
-        || reverified.artifacts_sha256 != marker.artifacts_sha256
-        || !reverified.failures.is_empty()
-    {
+    let (artifacts_now, failures) =
+        validate::reverify_published(plan_dir, &published, candidate_bytes, validation)?;
+    if artifacts_now != marker.artifacts_sha256 || !failures.is_empty() {
         return Err(Refusal::new(
             RefusalKind::PlanChangedAfterPublication,
             format!(
                 "{}: after state.json was replaced, the plan no longer verifies (state {} / fingerprint {}); the marker stays",
                 plan_dir.display(),
                 sha256_hex(&published),
-                reverified.artifacts_sha256
+                artifacts_now
             ),
         )
         .hint(format!("inspect the plan, then run `planseal recover {}`", plan_dir.display()))
-        .details(reverified.failures)
+        .details(failures)
         .into());
     }
     reach(Step::AfterReverify, hook);
