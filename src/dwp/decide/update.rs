@@ -698,7 +698,8 @@ pub fn plan_transition_parsed(
     }
 
     // 17. The candidate passes the strict validation.
-    validate_candidate(&value, &original, facts)?;
+    let candidate_state = state_with_task(&mut value, state, task_index);
+    validate_candidate(&value, candidate_state, &original, facts)?;
 
     let candidate_bytes = to_python_pretty(&value);
     let after_sha256 = sha256_hex(&candidate_bytes);
@@ -775,6 +776,7 @@ fn state_findings(
     facts: &PlanFacts,
     completed_only: bool,
     checked: Option<&Value>,
+    read: Option<State>,
 ) -> Result<(Era, State), Refusal> {
     let mode = if completed_only {
         CheckMode::AsRead
@@ -799,7 +801,7 @@ fn state_findings(
         let findings = schema::shape_findings(&issues, crate::dwp::model::PlanFile::State);
         refuse_findings(findings, "state.json does not match its schema")?;
     }
-    let state = State::from_value(value);
+    let state = read.unwrap_or_else(|| State::from_value(value));
     let semantic: Vec<Finding> = check_state(&state, mode)
         .into_iter()
         .filter(|f| f.severity == crate::report::Severity::Fail)
@@ -844,14 +846,39 @@ fn state_findings(
 }
 
 fn validate_input(value: &Value, facts: &PlanFacts) -> Result<(Era, State), Refusal> {
-    state_findings(value, facts, true, None).map_err(|mut r| {
+    state_findings(value, facts, true, None, None).map_err(|mut r| {
         r.message = format!("state.json as read is invalid — {}", r.message);
         r
     })
 }
 
-fn validate_candidate(value: &Value, input: &Value, facts: &PlanFacts) -> Result<(), Refusal> {
-    state_findings(value, facts, false, Some(input)).map(|_| ())
+fn validate_candidate(
+    value: &Value,
+    state: State,
+    input: &Value,
+    facts: &PlanFacts,
+) -> Result<(), Refusal> {
+    state_findings(value, facts, false, Some(input), Some(state)).map(|_| ())
+}
+
+/// The [`State`] of the candidate `value`, which differs from the state `input` was read from
+/// only in its top-level fields and in the task at `changed`: the top level read from `value`,
+/// the unchanged tasks taken over from `input` (the same JSON reads as the same [`Task`]), the
+/// changed one read again — what `State::from_value(value)` gives, without reading every task.
+fn state_with_task(value: &mut Value, input: State, changed: usize) -> State {
+    let tasks = value
+        .get_mut("tasks")
+        .map(|t| std::mem::replace(t, Value::Array(Vec::new())));
+    let mut state = State::from_value(value);
+    if let Some(tasks) = tasks {
+        value["tasks"] = tasks;
+    }
+    state.tasks = input.tasks;
+    state.tasks_is_array = input.tasks_is_array;
+    if let Some(task) = value["tasks"].get(changed) {
+        state.tasks[changed] = Task::from_value(changed, task);
+    }
+    state
 }
 
 fn check_ready(state: &State) -> Result<(), Refusal> {
@@ -1125,6 +1152,21 @@ mod tests {
         );
         assert_eq!(again.candidate["blocked"]["reason"], "still down");
         assert_eq!(again.candidate["updated_at"], "2026-10-05T09:00:00+00:00");
+    }
+
+    #[test]
+    fn the_candidate_state_is_the_state_read_from_the_candidate() {
+        for (task, status) in [(1, TaskStatus::InProgress), (1, TaskStatus::Blocked)] {
+            let mut req = UpdateRequest::new(task, status);
+            req.gates = vec!["make test|0|ran=3/3".into()];
+            req.block_reason = Some("down".into());
+            let input = parse_json(V1.as_bytes()).unwrap();
+            let t = apply(V1.as_bytes(), &req).unwrap();
+            let mut candidate = t.candidate.clone();
+            let built = state_with_task(&mut candidate, State::from_value(&input), 0);
+            assert_eq!(candidate, t.candidate, "the candidate is given back whole");
+            assert_eq!(built, State::from_value(&t.candidate));
+        }
     }
 
     #[test]

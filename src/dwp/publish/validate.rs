@@ -155,10 +155,13 @@ pub(crate) fn reverify_published(
         if hash.is_none() || rel == layout::PLAN_ANALYSIS_FILE {
             continue;
         }
-        let still_a_file = matches!(
-            plan.resolve(rel),
-            Ok(crate::dwp::read::Resolved::Inside(path)) if path.is_file()
-        );
+        // One lstat for the usual plain file; a symlink or anything else takes the careful path.
+        let still_a_file = std::fs::symlink_metadata(plan_dir.join(rel))
+            .is_ok_and(|m| m.file_type().is_file())
+            || matches!(
+                plan.resolve(rel),
+                Ok(crate::dwp::read::Resolved::Inside(path)) if path.is_file()
+            );
         if !still_a_file {
             failures.push(
                 Finding::fail(
