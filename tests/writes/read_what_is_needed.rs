@@ -113,7 +113,8 @@ fn finalize_reads_each_plan_file_once_besides_the_two_fingerprint_rechecks() {
     // Nine logs are cited (`t0-baseline.log` is not).
     assert_eq!(logs.len(), 9, "every cited gate log is read: {reads:?}");
     for (name, count) in &reads {
-        if name.starts_with("analysis_results/gates/") || name == "analysis_results/PLAN_ANALYSIS.md"
+        if name.starts_with("analysis_results/gates/")
+            || name == "analysis_results/PLAN_ANALYSIS.md"
         {
             assert_eq!(*count, 1, "{name} read once: {reads:?}");
         }
@@ -195,11 +196,7 @@ fn update_reads_only_the_state_and_the_tasks_own_file() {
 #[test]
 fn deleted_gate_log_of_a_completed_task_still_refuses_an_update() {
     let ws = Workspace::ready_to_publish("B_full_v5", PLAN);
-    std::fs::remove_file(
-        ws.plan_dir()
-            .join("analysis_results/gates/t1-unittest.log"),
-    )
-    .unwrap();
+    std::fs::remove_file(ws.plan_dir().join("analysis_results/gates/t1-unittest.log")).unwrap();
     let before = ws.state();
     let out = ws.run(&[
         "update",

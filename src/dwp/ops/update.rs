@@ -11,13 +11,13 @@ use crate::dwp::decide::update::{
 use crate::dwp::layout;
 use crate::dwp::model::markdown::{TaskBody, parse_readme_bytes, parse_task_file_bytes};
 use crate::dwp::model::{Task, parse_json};
-use serde_json::Value;
 use crate::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest};
 use crate::dwp::read::read_plan_file;
 use crate::report::{Finding, HintedError, Refusal, RefusalKind};
 use crate::write::{Committed, Confirmation, WriteError, Writer};
 use planseal_recovery::read::ReadError;
 use serde::Serialize;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Why an update did not apply.

@@ -316,7 +316,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         Candidate::Bytes { origin, .. } => origin.clone(),
     };
     let resealed = candidate_bytes == state_bytes;
-    precheck_candidate(
+    let parsed = precheck_candidate(
         &plan_dir,
         &state_bytes,
         &candidate_bytes,
@@ -433,6 +433,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         req,
         &mut clock,
         hook,
+        Some(&parsed),
     ) {
         Ok(()) => {}
         Err(Stopped {
@@ -540,6 +541,7 @@ pub(crate) fn unfinished(plan_dir: &Path, error: &FinalizeError) -> Unconfirmed 
 /// Steps 8–11 with the marker already durable and the lock held: replace state.json (when it
 /// differs), re-read and re-validate, write the receipt, journal, remove the marker. Shared by
 /// `finalize` and the roll-forward of `recover`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn publish_from_marker(
     tx: &Transaction<'_>,
     candidate_bytes: &[u8],
@@ -548,6 +550,7 @@ pub(crate) fn publish_from_marker(
     req: &FinalizeRequest,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
+    parsed: Option<&Parsed>,
 ) -> Result<(), Stopped> {
     let state_path = tx.target().path().to_path_buf();
     let before = store::read_state_before(&state_path, req.restores_state)
@@ -571,6 +574,7 @@ pub(crate) fn publish_from_marker(
         req,
         clock,
         hook,
+        parsed,
     )
     .map_err(|error| Stopped {
         state_replaced: true,
@@ -590,6 +594,7 @@ fn seal_published(
     req: &FinalizeRequest,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
+    parsed: Option<&Parsed>,
 ) -> Result<(), FinalizeError> {
     let state_path = tx.target().path().to_path_buf();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
@@ -631,7 +636,18 @@ fn seal_published(
                 .clone()
                 .hashes(before, Some(sha256_hex(candidate_bytes)))
         }
-        None => publication_entry(plan_dir, &req.operation, before, candidate_bytes, clock),
+        None => {
+            // The values parsed before the lock, when they are of these very bytes.
+            let values = parsed.and_then(|p| p.of(before, candidate_bytes));
+            publication_entry_of(
+                plan_dir,
+                &req.operation,
+                before,
+                candidate_bytes,
+                values,
+                clock,
+            )
+        }
     };
     record_exceptions(&mut entry, &validation.exceptions);
     entry = entry.with("receipt", RECEIPT_FILE);
@@ -665,9 +681,50 @@ pub(crate) fn publication_entry(
     candidate: &[u8],
     clock: &mut Clock,
 ) -> JournalEntry {
+    publication_entry_of(plan_dir, operation, before, candidate, None, clock)
+}
+
+/// The state before and the candidate as parsed before the lock (step 2), so that the journal
+/// line of the publication does not parse them again.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    before: Vec<u8>,
+    before_value: Option<serde_json::Value>,
+    candidate: Vec<u8>,
+    candidate_value: serde_json::Value,
+}
+
+impl Parsed {
+    /// The two values, when they were parsed from `before` and `candidate` (the state before
+    /// read under the lock is the one read first, or the run refused).
+    fn of(
+        &self,
+        before: &[u8],
+        candidate: &[u8],
+    ) -> Option<(&serde_json::Value, &serde_json::Value)> {
+        let before_value = self.before_value.as_ref()?;
+        (self.before == before && self.candidate == candidate)
+            .then_some((before_value, &self.candidate_value))
+    }
+}
+
+/// [`publication_entry`] with the two states already parsed (`values`), or parsed now.
+fn publication_entry_of(
+    plan_dir: &Path,
+    operation: &str,
+    before: &[u8],
+    candidate: &[u8],
+    values: Option<(&serde_json::Value, &serde_json::Value)>,
+    clock: &mut Clock,
+) -> JournalEntry {
     use serde_json::Value;
-    let old: Value = serde_json::from_slice(before).unwrap_or_default();
-    let new: Value = serde_json::from_slice(candidate).unwrap_or_default();
+    let (old, new): (Value, Value) = match values {
+        Some((old, new)) => (old.clone(), new.clone()),
+        None => (
+            serde_json::from_slice(before).unwrap_or_default(),
+            serde_json::from_slice(candidate).unwrap_or_default(),
+        ),
+    };
     let task_status = |v: &Value| -> Vec<(Value, Value)> {
         v["tasks"]
             .as_array()
@@ -778,7 +835,7 @@ fn precheck_candidate(
     origin: &str,
     source: &Candidate,
     restores_state: bool,
-) -> Result<(), FinalizeError> {
+) -> Result<Parsed, FinalizeError> {
     let candidate: serde_json::Value = serde_json::from_slice(candidate_bytes).map_err(|e| {
         Refusal::new(
             if matches!(source, Candidate::Current) {
@@ -801,7 +858,12 @@ fn precheck_candidate(
             .hint("only a completed state is published through the finalization")
             .into());
         }
-        return Ok(());
+        return Ok(Parsed {
+            before: state_bytes.to_vec(),
+            before_value: None,
+            candidate: candidate_bytes.to_vec(),
+            candidate_value: candidate,
+        });
     }
     let state: serde_json::Value = serde_json::from_slice(state_bytes).map_err(|e| {
         Refusal::new(
@@ -850,7 +912,12 @@ fn precheck_candidate(
         })
         .into());
     }
-    Ok(())
+    Ok(Parsed {
+        before: state_bytes.to_vec(),
+        before_value: Some(state),
+        candidate: candidate_bytes.to_vec(),
+        candidate_value: candidate,
+    })
 }
 
 fn published(

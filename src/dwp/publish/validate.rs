@@ -198,7 +198,11 @@ pub fn covered_files(plan_dir: &Path, candidate: &[u8]) -> Result<Covered, Final
 
 /// The covered files of a plan already read, for the candidate `value` whose fingerprinted
 /// files are `names`.
-fn covered_in(files: &PlanFiles, value: &Value, names: &[String]) -> Result<Covered, FinalizeError> {
+fn covered_in(
+    files: &PlanFiles,
+    value: &Value,
+    names: &[String],
+) -> Result<Covered, FinalizeError> {
     let fp = fingerprint::fingerprint(files, names, true)
         .map_err(|e| FinalizeError::io(&files.dir, e))?;
     let mut evidence = FileHashes::new();
