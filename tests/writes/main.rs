@@ -18,6 +18,7 @@ mod finalize_vectors;
 mod git_unreadable;
 mod hint_chain;
 mod journal_lines;
+mod read_what_is_needed;
 mod reading;
 mod recover_dry_run;
 mod recover_vectors;

@@ -378,9 +378,21 @@ pub fn plan_transition(
     facts: &PlanFacts,
     clock: &mut Clock,
 ) -> Result<Transition, Refusal> {
+    plan_transition_parsed(bytes, parse_json(bytes), req, facts, clock)
+}
+
+/// [`plan_transition`] on `bytes` already parsed (`parsed` is `parse_json(bytes)`): the caller
+/// that read the plan's facts from the same parse does not parse state.json twice.
+pub fn plan_transition_parsed(
+    bytes: &[u8],
+    parsed: Result<Value, crate::dwp::model::JsonError>,
+    req: &UpdateRequest,
+    facts: &PlanFacts,
+    clock: &mut Clock,
+) -> Result<Transition, Refusal> {
     check_arguments(req)?;
     // 2. The file parses; a leftover marker refuses every update.
-    let mut value = parse_json(bytes).map_err(|e| {
+    let mut value = parsed.map_err(|e| {
         refuse(
             RefusalKind::StateUnreadable,
             format!("state.json cannot be parsed: {e}; it was left exactly as it is"),
@@ -412,8 +424,7 @@ pub fn plan_transition(
         ));
     }
     // 4. The input state is valid.
-    let era = validate_input(&value, facts)?;
-    let state = State::from_value(&value);
+    let (era, state) = validate_input(&value, facts)?;
     let mut advisories = Vec::new();
     // 5. Ready; 6. approved (v2/v5 only: v1 has neither field and counts as ready and approved).
     if era != Era::V1 {
@@ -687,7 +698,8 @@ pub fn plan_transition(
     }
 
     // 17. The candidate passes the strict validation.
-    validate_candidate(&value, facts)?;
+    let candidate_state = state_with_task(&mut value, state, task_index);
+    validate_candidate(&value, candidate_state, &original, facts)?;
 
     let candidate_bytes = to_python_pretty(&value);
     let after_sha256 = sha256_hex(&candidate_bytes);
@@ -755,8 +767,17 @@ fn refuse_findings(findings: Vec<Finding>, what: &str) -> Result<(), Refusal> {
 }
 
 /// Schema, semantics and gate findings of a state; `completed_only` restricts the gate findings
-/// to completed tasks (the state as read: only those block every transition).
-fn state_findings(value: &Value, facts: &PlanFacts, completed_only: bool) -> Result<Era, Refusal> {
+/// to completed tasks (the state as read: only those block every transition). `checked` is the
+/// state whose completed tasks already passed the gate checks (the input, for the candidate): a
+/// task left exactly as it was there is not checked again — its findings depend only on its own
+/// record and the logs it cites, and they had no failure. Returns the era and the state read.
+fn state_findings(
+    value: &Value,
+    facts: &PlanFacts,
+    completed_only: bool,
+    checked: Option<&Value>,
+    read: Option<State>,
+) -> Result<(Era, State), Refusal> {
     let mode = if completed_only {
         CheckMode::AsRead
     } else {
@@ -780,33 +801,84 @@ fn state_findings(value: &Value, facts: &PlanFacts, completed_only: bool) -> Res
         let findings = schema::shape_findings(&issues, crate::dwp::model::PlanFile::State);
         refuse_findings(findings, "state.json does not match its schema")?;
     }
-    let state = State::from_value(value);
+    let state = read.unwrap_or_else(|| State::from_value(value));
     let semantic: Vec<Finding> = check_state(&state, mode)
         .into_iter()
         .filter(|f| f.severity == crate::report::Severity::Fail)
         .collect();
     refuse_findings(semantic, "state.json is inconsistent")?;
-    let plan_dir = facts.plan_dir.as_deref();
+    // The plan folder resolved once for every `log=` pointer, not once per task.
+    let plan_dir = facts
+        .plan_dir
+        .as_deref()
+        .map(crate::dwp::read::PlanDir::new);
+    let tasks_json = value.get("tasks").and_then(Value::as_array);
+    let checked_json = checked
+        .and_then(|c| c.get("tasks"))
+        .and_then(Value::as_array);
+    let already_checked = |index: usize| -> bool {
+        let (Some(now), Some(before)) = (
+            tasks_json.and_then(|t| t.get(index)),
+            checked_json.and_then(|t| t.get(index)),
+        ) else {
+            return false;
+        };
+        now == before
+            && before
+                .get("status")
+                .and_then(Value::as_str)
+                .and_then(TaskStatus::parse)
+                == Some(TaskStatus::Completed)
+    };
     let gate_findings: Vec<Finding> = state
         .tasks
         .iter()
         .filter(|t| !completed_only || t.is_completed())
-        .flat_map(|t| gates::task_gate_findings(t, plan_dir))
+        .filter(|t| !already_checked(t.index))
+        .flat_map(|t| match &plan_dir {
+            Some(plan) => gates::task_gate_findings_in(t, plan),
+            None => gates::task_gate_findings(t, None),
+        })
         .filter(|f| f.severity == crate::report::Severity::Fail)
         .collect();
     refuse_findings(gate_findings, "the gate records are not valid evidence")?;
-    Ok(era)
+    Ok((era, state))
 }
 
-fn validate_input(value: &Value, facts: &PlanFacts) -> Result<Era, Refusal> {
-    state_findings(value, facts, true).map_err(|mut r| {
+fn validate_input(value: &Value, facts: &PlanFacts) -> Result<(Era, State), Refusal> {
+    state_findings(value, facts, true, None, None).map_err(|mut r| {
         r.message = format!("state.json as read is invalid — {}", r.message);
         r
     })
 }
 
-fn validate_candidate(value: &Value, facts: &PlanFacts) -> Result<(), Refusal> {
-    state_findings(value, facts, false).map(|_| ())
+fn validate_candidate(
+    value: &Value,
+    state: State,
+    input: &Value,
+    facts: &PlanFacts,
+) -> Result<(), Refusal> {
+    state_findings(value, facts, false, Some(input), Some(state)).map(|_| ())
+}
+
+/// The [`State`] of the candidate `value`, which differs from the state `input` was read from
+/// only in its top-level fields and in the task at `changed`: the top level read from `value`,
+/// the unchanged tasks taken over from `input` (the same JSON reads as the same [`Task`]), the
+/// changed one read again — what `State::from_value(value)` gives, without reading every task.
+fn state_with_task(value: &mut Value, input: State, changed: usize) -> State {
+    let tasks = value
+        .get_mut("tasks")
+        .map(|t| std::mem::replace(t, Value::Array(Vec::new())));
+    let mut state = State::from_value(value);
+    if let Some(tasks) = tasks {
+        value["tasks"] = tasks;
+    }
+    state.tasks = input.tasks;
+    state.tasks_is_array = input.tasks_is_array;
+    if let Some(task) = value["tasks"].get(changed) {
+        state.tasks[changed] = Task::from_value(changed, task);
+    }
+    state
 }
 
 fn check_ready(state: &State) -> Result<(), Refusal> {
@@ -1080,6 +1152,21 @@ mod tests {
         );
         assert_eq!(again.candidate["blocked"]["reason"], "still down");
         assert_eq!(again.candidate["updated_at"], "2026-10-05T09:00:00+00:00");
+    }
+
+    #[test]
+    fn the_candidate_state_is_the_state_read_from_the_candidate() {
+        for (task, status) in [(1, TaskStatus::InProgress), (1, TaskStatus::Blocked)] {
+            let mut req = UpdateRequest::new(task, status);
+            req.gates = vec!["make test|0|ran=3/3".into()];
+            req.block_reason = Some("down".into());
+            let input = parse_json(V1.as_bytes()).unwrap();
+            let t = apply(V1.as_bytes(), &req).unwrap();
+            let mut candidate = t.candidate.clone();
+            let built = state_with_task(&mut candidate, State::from_value(&input), 0);
+            assert_eq!(candidate, t.candidate, "the candidate is given back whole");
+            assert_eq!(built, State::from_value(&t.candidate));
+        }
     }
 
     #[test]

@@ -5,17 +5,19 @@
 
 use crate::clock::Clock;
 use crate::dwp::decide::update::{
-    PlanFacts, Transition, UpdateRequest, check_arguments, logged_amendment_dates, plan_transition,
+    PlanFacts, Transition, UpdateRequest, check_arguments, logged_amendment_dates,
+    plan_transition_parsed,
 };
 use crate::dwp::layout;
 use crate::dwp::model::markdown::{TaskBody, parse_readme_bytes, parse_task_file_bytes};
-use crate::dwp::model::{State, parse_json};
+use crate::dwp::model::{Task, parse_json};
 use crate::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest};
 use crate::dwp::read::read_plan_file;
 use crate::report::{Finding, HintedError, Refusal, RefusalKind};
 use crate::write::{Committed, Confirmation, WriteError, Writer};
 use planseal_recovery::read::ReadError;
 use serde::Serialize;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Why an update did not apply.
@@ -121,8 +123,11 @@ pub fn plan(
     let state_bytes = read_plan_file(&plan_dir, name)
         .map_err(read_error)?
         .ok_or_else(missing)?;
-    let facts = read_plan_facts(&plan_dir, &state_bytes, request.task).map_err(read_error)?;
-    let transition = plan_transition(&state_bytes, &request, &facts, &mut clock)
+    // state.json parsed once, for the facts and the transition.
+    let parsed = parse_json(&state_bytes);
+    let facts =
+        read_plan_facts_of(&plan_dir, parsed.as_ref().ok(), request.task).map_err(read_error)?;
+    let transition = plan_transition_parsed(&state_bytes, parsed, &request, &facts, &mut clock)
         .map_err(|r| name_the_plan(r, &plan_dir))?;
     Ok(PlannedUpdate {
         request,
@@ -211,30 +216,61 @@ pub fn read_plan_facts(
     state_bytes: &[u8],
     task: i64,
 ) -> Result<PlanFacts, ReadError> {
+    read_plan_facts_of(plan_dir, parse_json(state_bytes).ok().as_ref(), task)
+}
+
+/// [`read_plan_facts`] for state.json already parsed (`None`: it does not parse). Only what the
+/// transition uses is read: the task's own record (its task file, or the README for an inline
+/// task) and the README only when state.json has no `approval` to take — never the rest of the
+/// plan. The gate logs are looked at (not read) by the transition's checks.
+pub fn read_plan_facts_of(
+    plan_dir: &Path,
+    state: Option<&Value>,
+    task: i64,
+) -> Result<PlanFacts, ReadError> {
     let plan_name = layout::plan_name(plan_dir);
-    let readme_bytes = read_plan_file(plan_dir, layout::README_FILE)?.unwrap_or_default();
-    let readme = parse_readme_bytes(&readme_bytes).ok();
+    let task_record = match (u64::try_from(task), state) {
+        (Ok(id), Some(value)) => find_task(value, id).map(|t| (id, t)),
+        _ => None,
+    };
+    // A v1 state counts as approved and a v2/v5 one with an `approval` string takes it: the
+    // README's `Approval:` line is the fallback only when there is neither.
+    let approval_in_state = state.is_some_and(|v| {
+        v.get("approval").is_some_and(Value::is_string)
+            || crate::dwp::model::state_era(v).ok() == Some(crate::dwp::model::Era::V1)
+    });
+    let inline_task = task_record
+        .as_ref()
+        .is_some_and(|(_, t)| t.artifact_file().is_none());
+    let readme_bytes = if approval_in_state && !inline_task {
+        // Not needed, so not read; but a README that reading would refuse (a FIFO, a device,
+        // one over the cap) still refuses the update, as it does when it is read.
+        look_at_plan_file(plan_dir, layout::README_FILE)?;
+        None
+    } else {
+        Some(read_plan_file(plan_dir, layout::README_FILE)?.unwrap_or_default())
+    };
+    let readme = readme_bytes
+        .as_deref()
+        .and_then(|bytes| parse_readme_bytes(bytes).ok());
     let readme_approval = readme
         .as_ref()
         .and_then(|r| r.approval.as_ref())
         .map(|d| d.raw.clone());
     let mut amendment_dates = Vec::new();
-    if let (Ok(id), Ok(value)) = (u64::try_from(task), parse_json(state_bytes)) {
-        let state = State::from_value(&value);
+    if let Some((id, t)) = &task_record {
         let dates = |body: &TaskBody<'_>| logged_amendment_dates(body);
-        if let Some(t) = state.task(id) {
-            let found = match t.artifact_file() {
-                Some(file) => read_plan_file(plan_dir, file)?
-                    .and_then(|b| parse_task_file_bytes(&b).ok().map(|f| dates(&f.body)))
-                    .unwrap_or_default(),
-                None => readme
-                    .as_ref()
-                    .and_then(|r| u32::try_from(id).ok().and_then(|n| r.inline.record(n)))
-                    .map(|rec| dates(&rec.body))
-                    .unwrap_or_default(),
-            };
-            amendment_dates.push((id, found));
-        }
+        let found = match t.artifact_file() {
+            Some(file) => read_plan_file(plan_dir, file)?
+                .and_then(|b| parse_task_file_bytes(&b).ok().map(|f| dates(&f.body)))
+                .unwrap_or_default(),
+            None => readme
+                .as_ref()
+                .and_then(|r| u32::try_from(*id).ok().and_then(|n| r.inline.record(n)))
+                .map(|rec| dates(&rec.body))
+                .unwrap_or_default(),
+        };
+        amendment_dates.push((*id, found));
     }
     Ok(PlanFacts {
         plan_name,
@@ -243,6 +279,66 @@ pub fn read_plan_facts(
         readme_approval,
         amendment_dates,
     })
+}
+
+/// What reading the plan file `rel` would refuse, found without reading it: its metadata only
+/// (a file that exists but cannot be opened is no error here, since it is not read). A name
+/// that crosses a symlink is read, so that the symlink rules stay those of every read.
+fn look_at_plan_file(plan_dir: &Path, rel: &str) -> Result<(), ReadError> {
+    use planseal_recovery::read::{Kind, what_it_is};
+    let path = plan_dir.join(rel);
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(meta) => meta,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(());
+        }
+        Err(source) => return Err(ReadError::Io { path, source }),
+    };
+    if meta.file_type().is_symlink() {
+        return read_plan_file(plan_dir, rel).map(|_| ());
+    }
+    if !meta.is_file() {
+        return Err(ReadError::NotRegularFile {
+            path,
+            what: what_it_is(&meta),
+        });
+    }
+    let kind = Kind::Document;
+    if meta.len() > kind.cap() {
+        return Err(ReadError::TooLarge {
+            path,
+            size: meta.len(),
+            cap: kind.cap(),
+            kind,
+        });
+    }
+    Ok(())
+}
+
+/// The task `id` of a parsed state, read into a [`Task`] on its own (the rest of the state is
+/// not): the entry at position `id - 1` when it carries that id, else the first that does —
+/// the lookup [`crate::dwp::model::State::task`] makes.
+fn find_task(state: &Value, id: u64) -> Option<Task> {
+    let tasks = state.get("tasks").and_then(Value::as_array)?;
+    let guess = usize::try_from(id).ok().and_then(|i| i.checked_sub(1));
+    if let Some(i) = guess
+        && let Some(v) = tasks.get(i)
+    {
+        let t = Task::from_value(i, v);
+        if t.id == Some(id) {
+            return Some(t);
+        }
+    }
+    tasks
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Task::from_value(i, v))
+        .find(|t| t.id == Some(id))
 }
 
 /// A file refused under the reading discipline is a refusal; an OS error (EIO, EACCES) stops the

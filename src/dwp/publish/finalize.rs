@@ -316,7 +316,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         Candidate::Bytes { origin, .. } => origin.clone(),
     };
     let resealed = candidate_bytes == state_bytes;
-    precheck_candidate(
+    let parsed = precheck_candidate(
         &plan_dir,
         &state_bytes,
         &candidate_bytes,
@@ -401,12 +401,15 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     // publication back: the marker goes, the lock is released, nothing is applied.
     let rechecked = read_fault("finalize.recheck_read", &state_path)
         .and_then(|()| store::read_state_before(&state_path, req.restores_state))
-        .and_then(|again| validate::fingerprint(&plan_dir, &candidate_bytes).map(|fp| (again, fp)));
+        .and_then(|again| {
+            validate::recheck_fingerprint(&plan_dir, &validation.fingerprint_names)
+                .map(|fp| (again, fp))
+        });
     let (again, fp_again) = match rechecked {
         Ok(found) => found,
         Err(e) => return Err(roll_back(tx, &plan_dir, &req.companions, e)),
     };
-    if again != state_bytes || fp_again.hex != validation.artifacts_sha256 {
+    if again != state_bytes || fp_again != validation.artifacts_sha256 {
         return Err(roll_back(tx, &plan_dir, &req.companions, Refusal::new(
             RefusalKind::PlanChangedDuringValidation,
             format!(
@@ -430,6 +433,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         req,
         &mut clock,
         hook,
+        Some(&parsed),
     ) {
         Ok(()) => {}
         Err(Stopped {
@@ -537,6 +541,7 @@ pub(crate) fn unfinished(plan_dir: &Path, error: &FinalizeError) -> Unconfirmed 
 /// Steps 8–11 with the marker already durable and the lock held: replace state.json (when it
 /// differs), re-read and re-validate, write the receipt, journal, remove the marker. Shared by
 /// `finalize` and the roll-forward of `recover`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn publish_from_marker(
     tx: &Transaction<'_>,
     candidate_bytes: &[u8],
@@ -545,6 +550,7 @@ pub(crate) fn publish_from_marker(
     req: &FinalizeRequest,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
+    parsed: Option<&Parsed>,
 ) -> Result<(), Stopped> {
     let state_path = tx.target().path().to_path_buf();
     let before = store::read_state_before(&state_path, req.restores_state)
@@ -568,6 +574,7 @@ pub(crate) fn publish_from_marker(
         req,
         clock,
         hook,
+        parsed,
     )
     .map_err(|error| Stopped {
         state_replaced: true,
@@ -587,35 +594,29 @@ fn seal_published(
     req: &FinalizeRequest,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
+    parsed: Option<&Parsed>,
 ) -> Result<(), FinalizeError> {
     let state_path = tx.target().path().to_path_buf();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
 
-    // 9. what is on disk now is exactly what was validated
+    // 9. what is on disk now is exactly what was validated: state.json is re-read, every
+    // fingerprinted file re-hashed; the markdown, unchanged by those hashes, is not re-checked.
     read_fault("finalize.reverify_read", &state_path)?;
     let published = store::read_state(&state_path)?;
-    let reverified = validate::validate_candidate(&ValidationInput {
-        plan_dir,
-        candidate: &published,
-        candidate_path: req.candidate_path.as_deref(),
-        allow_dirty_reason: req.allow_dirty_reason.as_deref(),
-        allow_unverified_git_reason: req.allow_unverified_git_reason.as_deref(),
-    })?;
-    if published != candidate_bytes
-        || reverified.artifacts_sha256 != marker.artifacts_sha256
-        || !reverified.failures.is_empty()
-    {
+    let (artifacts_now, failures) =
+        validate::reverify_published(plan_dir, &published, candidate_bytes, validation)?;
+    if artifacts_now != marker.artifacts_sha256 || !failures.is_empty() {
         return Err(Refusal::new(
             RefusalKind::PlanChangedAfterPublication,
             format!(
                 "{}: after state.json was replaced, the plan no longer verifies (state {} / fingerprint {}); the marker stays",
                 plan_dir.display(),
                 sha256_hex(&published),
-                reverified.artifacts_sha256
+                artifacts_now
             ),
         )
         .hint(format!("inspect the plan, then run `planseal recover {}`", plan_dir.display()))
-        .details(reverified.failures)
+        .details(failures)
         .into());
     }
     reach(Step::AfterReverify, hook);
@@ -635,7 +636,18 @@ fn seal_published(
                 .clone()
                 .hashes(before, Some(sha256_hex(candidate_bytes)))
         }
-        None => publication_entry(plan_dir, &req.operation, before, candidate_bytes, clock),
+        None => {
+            // The values parsed before the lock, when they are of these very bytes.
+            let values = parsed.and_then(|p| p.of(before, candidate_bytes));
+            publication_entry_of(
+                plan_dir,
+                &req.operation,
+                before,
+                candidate_bytes,
+                values,
+                clock,
+            )
+        }
     };
     record_exceptions(&mut entry, &validation.exceptions);
     entry = entry.with("receipt", RECEIPT_FILE);
@@ -669,9 +681,50 @@ pub(crate) fn publication_entry(
     candidate: &[u8],
     clock: &mut Clock,
 ) -> JournalEntry {
+    publication_entry_of(plan_dir, operation, before, candidate, None, clock)
+}
+
+/// The state before and the candidate as parsed before the lock (step 2), so that the journal
+/// line of the publication does not parse them again.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    before: Vec<u8>,
+    before_value: Option<serde_json::Value>,
+    candidate: Vec<u8>,
+    candidate_value: serde_json::Value,
+}
+
+impl Parsed {
+    /// The two values, when they were parsed from `before` and `candidate` (the state before
+    /// read under the lock is the one read first, or the run refused).
+    fn of(
+        &self,
+        before: &[u8],
+        candidate: &[u8],
+    ) -> Option<(&serde_json::Value, &serde_json::Value)> {
+        let before_value = self.before_value.as_ref()?;
+        (self.before == before && self.candidate == candidate)
+            .then_some((before_value, &self.candidate_value))
+    }
+}
+
+/// [`publication_entry`] with the two states already parsed (`values`), or parsed now.
+fn publication_entry_of(
+    plan_dir: &Path,
+    operation: &str,
+    before: &[u8],
+    candidate: &[u8],
+    values: Option<(&serde_json::Value, &serde_json::Value)>,
+    clock: &mut Clock,
+) -> JournalEntry {
     use serde_json::Value;
-    let old: Value = serde_json::from_slice(before).unwrap_or_default();
-    let new: Value = serde_json::from_slice(candidate).unwrap_or_default();
+    let (old, new): (Value, Value) = match values {
+        Some((old, new)) => (old.clone(), new.clone()),
+        None => (
+            serde_json::from_slice(before).unwrap_or_default(),
+            serde_json::from_slice(candidate).unwrap_or_default(),
+        ),
+    };
     let task_status = |v: &Value| -> Vec<(Value, Value)> {
         v["tasks"]
             .as_array()
@@ -782,7 +835,7 @@ fn precheck_candidate(
     origin: &str,
     source: &Candidate,
     restores_state: bool,
-) -> Result<(), FinalizeError> {
+) -> Result<Parsed, FinalizeError> {
     let candidate: serde_json::Value = serde_json::from_slice(candidate_bytes).map_err(|e| {
         Refusal::new(
             if matches!(source, Candidate::Current) {
@@ -805,7 +858,12 @@ fn precheck_candidate(
             .hint("only a completed state is published through the finalization")
             .into());
         }
-        return Ok(());
+        return Ok(Parsed {
+            before: state_bytes.to_vec(),
+            before_value: None,
+            candidate: candidate_bytes.to_vec(),
+            candidate_value: candidate,
+        });
     }
     let state: serde_json::Value = serde_json::from_slice(state_bytes).map_err(|e| {
         Refusal::new(
@@ -854,7 +912,12 @@ fn precheck_candidate(
         })
         .into());
     }
-    Ok(())
+    Ok(Parsed {
+        before: state_bytes.to_vec(),
+        before_value: Some(state),
+        candidate: candidate_bytes.to_vec(),
+        candidate_value: candidate,
+    })
 }
 
 fn published(

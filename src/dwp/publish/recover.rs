@@ -531,7 +531,8 @@ fn roll_forward(
     req.journal_entry = Some(entry);
     req.already_journaled = already_journaled;
     let receipt = validation.receipt(&marker.candidate_sha256);
-    match finalize::publish_from_marker(tx, candidate, marker, &validation, &req, clock, hook) {
+    match finalize::publish_from_marker(tx, candidate, marker, &validation, &req, clock, hook, None)
+    {
         Ok(()) => Ok((receipt, None)),
         Err(finalize::Stopped {
             state_replaced: true,

@@ -8,8 +8,10 @@
 //!    marker check and the receipt check;
 //! 4. the git cross-checks (`docs/history.md`) when the plan lives in a repository.
 //!
-//! Also the fingerprint and the covered files the receipt records. The plan is read once for
-//! all of it ([`PlanFiles`]); only the re-checks a publication makes later read it again.
+//! Also the fingerprint and the covered files the receipt records. The plan is read and parsed
+//! once for all of it ([`PlanFiles`]), git is opened once; the re-checks a publication makes
+//! later ([`recheck_fingerprint`], [`reverify_published`]) only re-hash the fingerprinted files
+//! and look at what the transaction itself wrote.
 
 use super::FinalizeError;
 use crate::dwp::check::{CheckOptions, check_read};
@@ -63,6 +65,9 @@ pub struct Validation {
     /// Checks that could not be made (`git-unreadable`): each refuses the publication unless
     /// accepted.
     pub unverified: Vec<Finding>,
+    /// The names the fingerprint covers for this candidate, kept so that the re-checks of a
+    /// publication re-hash the same files without parsing the candidate again.
+    pub fingerprint_names: Vec<String>,
 }
 
 impl Validation {
@@ -109,6 +114,68 @@ pub fn fingerprint(plan_dir: &Path, candidate: &[u8]) -> Result<Fingerprint, Fin
         .map_err(|e| FinalizeError::io(plan_dir, e))
 }
 
+/// The artifact fingerprint (hex) of the files `names` as they are on disk now: the re-check a
+/// publication makes before its marker and after its rename. Every file is hashed again,
+/// whatever the validation read: that is the guard against an edit during the publication.
+pub(crate) fn recheck_fingerprint(
+    plan_dir: &Path,
+    names: &[String],
+) -> Result<String, FinalizeError> {
+    fingerprint::fingerprint(&PlanDir::new(plan_dir), names, false)
+        .map(|fp| fp.hex)
+        .map_err(|e| FinalizeError::io(plan_dir, e))
+}
+
+/// The re-verification after state.json was replaced, against the validation made under the
+/// lock: state.json holds exactly the validated candidate, every fingerprinted file hashes as
+/// it did (`artifacts_sha256`), and every gate log the receipt covers is still a file. The
+/// markdown is not checked again: equal hashes mean the same bytes the validation checked, and
+/// the only file the publication wrote among them is state.json, compared byte for byte.
+/// Returns the artifact fingerprint now and what no longer holds (empty: the publication
+/// stands).
+pub(crate) fn reverify_published(
+    plan_dir: &Path,
+    published: &[u8],
+    candidate: &[u8],
+    validation: &Validation,
+) -> Result<(String, Vec<Finding>), FinalizeError> {
+    let hex = recheck_fingerprint(plan_dir, &validation.fingerprint_names)?;
+    let mut failures = Vec::new();
+    if published != candidate {
+        failures.push(
+            Finding::fail(
+                "state-changed-after-publication",
+                "state.json no longer holds the candidate that was validated and published",
+            )
+            .file(layout::STATE_FILE),
+        );
+    }
+    let plan = PlanDir::new(plan_dir);
+    for (rel, hash) in &validation.evidence_files {
+        if hash.is_none() || rel == layout::PLAN_ANALYSIS_FILE {
+            continue;
+        }
+        // One lstat for the usual plain file; a symlink or anything else takes the careful path.
+        let still_a_file = std::fs::symlink_metadata(plan_dir.join(rel))
+            .is_ok_and(|m| m.file_type().is_file())
+            || matches!(
+                plan.resolve(rel),
+                Ok(crate::dwp::read::Resolved::Inside(path)) if path.is_file()
+            );
+        if !still_a_file {
+            failures.push(
+                Finding::fail(
+                    "log-pointer-missing",
+                    format!("{rel}: the gate log the receipt covers is no longer there"),
+                )
+                .file(rel.clone())
+                .hint("restore the log, then run `planseal recover`"),
+            );
+        }
+    }
+    Ok((hex, failures))
+}
+
 /// The files a receipt covers.
 pub struct Covered {
     /// The artifact fingerprint over the fingerprinted files.
@@ -126,12 +193,17 @@ pub fn covered_files(plan_dir: &Path, candidate: &[u8]) -> Result<Covered, Final
     let files = PlanFiles::load(plan_dir, &name)
         .map_err(|why| FinalizeError::io(plan_dir, std::io::Error::other(why)))?;
     let value: Value = serde_json::from_slice(candidate).unwrap_or(Value::Null);
-    covered_in(&files, &value)
+    covered_in(&files, &value, &fingerprint_names(&value))
 }
 
-/// The covered files of a plan already read, for the candidate `value`.
-fn covered_in(files: &PlanFiles, value: &Value) -> Result<Covered, FinalizeError> {
-    let fp = fingerprint::fingerprint(files, &fingerprint_names(value), true)
+/// The covered files of a plan already read, for the candidate `value` whose fingerprinted
+/// files are `names`.
+fn covered_in(
+    files: &PlanFiles,
+    value: &Value,
+    names: &[String],
+) -> Result<Covered, FinalizeError> {
+    let fp = fingerprint::fingerprint(files, names, true)
         .map_err(|e| FinalizeError::io(&files.dir, e))?;
     let mut evidence = FileHashes::new();
     // A file that exists but cannot be read (EIO) is an error, never left out of the receipt.
@@ -233,14 +305,24 @@ pub(crate) fn validate_candidate_with(
         layout::STATE_FILE.into(),
         FileRead::Bytes(input.candidate.to_vec()),
     );
-    let candidate_value: Value = serde_json::from_slice(input.candidate).unwrap_or(Value::Null);
-    let covered = covered_in(&files, &candidate_value)?;
+    // The candidate parsed once: strictly when it can be, for the checks and the covered files.
+    let strict = crate::dwp::check::shape::parse_strict(input.candidate);
+    let lenient;
+    let candidate_value: &Value = match &strict {
+        Ok(value) => value,
+        Err(_) => {
+            lenient = serde_json::from_slice(input.candidate).unwrap_or(Value::Null);
+            &lenient
+        }
+    };
+    v.fingerprint_names = fingerprint_names(candidate_value);
+    let covered = covered_in(&files, candidate_value, &v.fingerprint_names)?;
     v.artifacts_sha256 = covered.artifacts_sha256;
     v.files = covered.files;
     v.evidence_files = covered.evidence_files;
 
     // 1. strict state rules
-    let value = match crate::dwp::check::shape::parse_strict(input.candidate) {
+    let value = match strict {
         Ok(value) => value,
         Err(why) => {
             v.failures.push(
@@ -305,31 +387,49 @@ pub(crate) fn validate_candidate_with(
             .collect(),
     );
 
-    // 4. git
-    let git = crate::dwp::history::git_cross_checks(input.plan_dir, &state, input.candidate_path);
+    // 4. git, opened once for the cross-checks (with the one clean-tree status) and the seal
     let mut dirty = Vec::new();
     let mut git_findings = Vec::new();
-    for f in git {
-        if f.id == "worktree-dirty" && f.severity == Severity::Fail {
-            dirty.push(f);
-        } else {
-            git_findings.push(f);
+    match planseal_recovery::git::Repo::discover(input.plan_dir) {
+        Ok(Some(repo)) => {
+            let cross = crate::dwp::history::cross_checks_in_repo(
+                &repo,
+                &crate::dwp::history::CrossCheck {
+                    plan_dir: input.plan_dir,
+                    shown: input.plan_dir,
+                    state: &state,
+                    candidate: input.candidate_path,
+                    mode: crate::dwp::history::CheckMode::Finalize,
+                    published_head: None,
+                },
+            );
+            for f in cross {
+                if f.id == "worktree-dirty" && f.severity == Severity::Fail {
+                    dirty.push(f);
+                } else {
+                    git_findings.push(f);
+                }
+            }
+            match git_seal(&repo, dirty.is_empty()) {
+                Ok(seal) => v.git = Some(seal),
+                // A repository that cannot be read is never "no repository".
+                Err(e) => {
+                    if !git_findings
+                        .iter()
+                        .any(|f| f.severity == Severity::Unverified)
+                    {
+                        git_findings
+                            .push(crate::dwp::history::unreadable_finding(None, &e).plan(&name));
+                    }
+                }
+            }
         }
-    }
-    match git_seal(input.plan_dir, dirty.is_empty()) {
-        Ok(Some(seal)) => v.git = Some(seal),
         Ok(None) => v.advisories.push(Finding::advisory(
             "git-not-applicable",
             "the plan is not in a git repository: git checks not applicable",
         )),
-        // A repository that cannot be read is never "no repository".
         Err(e) => {
-            if !git_findings
-                .iter()
-                .any(|f| f.severity == Severity::Unverified)
-            {
-                git_findings.push(crate::dwp::history::unreadable_finding(None, &e).plan(&name));
-            }
+            git_findings.push(crate::dwp::history::unreadable_finding(None, &e).plan(&name));
         }
     }
     match input.allow_dirty_reason {
@@ -394,22 +494,18 @@ fn accept_unverified_git(v: &mut Validation, reason: Option<&str>) {
     }
 }
 
-/// HEAD / branch / clean of the repository the plan lives in; `None` outside a repository. A
-/// repository that cannot be opened, or whose HEAD cannot be read, is an error; with
-/// `--allow-unverified-git` the receipt then records no git seal.
+/// HEAD / branch / clean of the repository the plan lives in. A HEAD that cannot be read is an
+/// error; with `--allow-unverified-git` the receipt then records no git seal.
 fn git_seal(
-    plan_dir: &Path,
+    repo: &planseal_recovery::git::Repo,
     clean: bool,
-) -> Result<Option<GitSeal>, planseal_recovery::git::GitError> {
-    let Some(repo) = planseal_recovery::git::Repo::discover(plan_dir)? else {
-        return Ok(None);
-    };
+) -> Result<GitSeal, planseal_recovery::git::GitError> {
     let head = repo.head()?;
-    Ok(Some(GitSeal {
+    Ok(GitSeal {
         head: head.id.unwrap_or_default(),
         branch: head.branch,
         clean,
-    }))
+    })
 }
 
 /// Every task record has a readable Completion & Log that is not pending, a `Skills
