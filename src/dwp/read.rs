@@ -74,6 +74,23 @@ pub struct PlanFiles {
     pub in_git_work_tree: bool,
     /// The folder resolved once for every `log=` lookup (built on first use).
     resolved_dir: std::cell::OnceCell<PlanDir>,
+    /// Task files read one at a time and dropped (verify's streamed read): what the checks
+    /// need of each, by name. Their entries in `files` are empty placeholders.
+    pub(crate) streamed: BTreeMap<String, StreamedTask>,
+    /// The fingerprint the streamed read computed while it read, for the names it assumed.
+    pub(crate) streamed_fingerprint: Option<crate::dwp::model::fingerprint::Fingerprint>,
+    /// The names `streamed_fingerprint` covers, in hash order.
+    pub(crate) streamed_fingerprint_names: Vec<String>,
+}
+
+/// What the streamed read kept of one task file: its text problem, its markdown facts and,
+/// when a receipt's per-file map asks for it, its SHA-256.
+#[derive(Debug, Clone)]
+pub(crate) struct StreamedTask {
+    /// Not UTF-8, or a NUL byte: the finding the text check reports.
+    pub(crate) problem: Option<crate::dwp::check::TextProblem>,
+    /// Every fact the checks read from a task body (current and legacy eras).
+    pub(crate) facts: crate::dwp::check::md::TaskFacts,
 }
 
 /// The fixed names read for every plan.
@@ -93,6 +110,22 @@ impl PlanFiles {
     /// Reads the fixed files and every `N.task_*.md` of the listing. Task files named only by
     /// the state are added later with [`PlanFiles::read_more`].
     pub fn load(dir: &Path, name: &str) -> Result<Self, String> {
+        let mut plan = Self::load_fixed(dir, name)?;
+        let task_files: Vec<String> = plan
+            .listing
+            .iter()
+            .filter(|n| is_task_file_name(n))
+            .cloned()
+            .collect();
+        for rel in task_files {
+            let read = read_inside(dir, &rel);
+            plan.files.insert(rel, read);
+        }
+        Ok(plan)
+    }
+
+    /// Lists the folder and reads only the fixed files; the task files are left to the caller.
+    pub(crate) fn load_fixed(dir: &Path, name: &str) -> Result<Self, String> {
         let mut listing = Vec::new();
         let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         for entry in entries {
@@ -104,9 +137,6 @@ impl PlanFiles {
         for rel in FIXED_FILES {
             files.insert(rel.to_string(), read_inside(dir, rel));
         }
-        for rel in listing.iter().filter(|n| is_task_file_name(n)) {
-            files.insert(rel.clone(), read_inside(dir, rel));
-        }
         Ok(Self {
             dir: dir.to_path_buf(),
             name: name.to_string(),
@@ -116,6 +146,9 @@ impl PlanFiles {
             in_git_work_tree: dir.ancestors().any(|a| a.join(".git").exists()),
             listing,
             resolved_dir: std::cell::OnceCell::new(),
+            streamed: BTreeMap::new(),
+            streamed_fingerprint: None,
+            streamed_fingerprint_names: Vec::new(),
         })
     }
 
@@ -132,6 +165,11 @@ impl PlanFiles {
     /// The plan folder for `log=` lookups: canonicalised once per plan, not once per task.
     pub fn plan_dir(&self) -> &PlanDir {
         self.resolved_dir.get_or_init(|| PlanDir::new(&self.dir))
+    }
+
+    /// Whether `rel` was read by the streamed read (its bytes are no longer held).
+    pub(crate) fn is_streamed(&self, rel: &str) -> bool {
+        self.streamed.contains_key(rel)
     }
 
     /// What reading `rel` gave; [`FileRead::Missing`] for a name that was not read.

@@ -37,3 +37,4 @@ mod receipt_roundtrip_props;
 mod reversa_ops;
 mod verify_equivalence;
 mod verify_props;
+mod verify_stream_props;

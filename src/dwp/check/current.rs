@@ -375,7 +375,15 @@ pub(super) fn check(
         lite_records(files, &rf, tasks, &ids, out);
         rf.records
             .iter()
-            .map(|r| (r.anchor, (r.body.clone(), layout::README_FILE.to_string())))
+            .map(|r| {
+                (
+                    r.anchor,
+                    (
+                        std::borrow::Cow::Borrowed(&r.body),
+                        layout::README_FILE.to_string(),
+                    ),
+                )
+            })
             .collect()
     } else {
         full_records(files, &rf, tasks, &ids, out)
@@ -431,7 +439,7 @@ pub(super) fn check(
                 id,
                 status: t.get("status").and_then(Value::as_str).unwrap_or(""),
                 has_commit: seed::has_commit(t),
-                body: body.map(|(b, _)| b),
+                body: body.map(|(b, _)| b.as_ref()),
                 file: body.map_or_else(|| layout::STATE_FILE.to_string(), |(_, f)| f.clone()),
             }
         })
@@ -535,13 +543,13 @@ fn body_checks(body: &md::TaskFacts, id: u64, status: &str, file: &str, out: &mu
 }
 
 /// Item 13 for a Full plan; returns each readable task file's facts by task id.
-fn full_records(
-    files: &PlanFiles,
+fn full_records<'a>(
+    files: &'a PlanFiles,
     rf: &md::ReadmeFacts,
     tasks: &[Value],
     ids: &[Option<u64>],
     out: &mut Out,
-) -> HashMap<u64, (md::TaskFacts, String)> {
+) -> HashMap<u64, (std::borrow::Cow<'a, md::TaskFacts>, String)> {
     let mut bodies = HashMap::new();
     let mark = out.mark();
     let mut inventory: BTreeSet<String> = BTreeSet::new();
@@ -590,7 +598,7 @@ fn full_records(
             context: status != "completed",
             legacy: false,
         };
-        let body = md::TaskFacts::read(&files.text(value).unwrap_or_default(), needs);
+        let body = super::stream::task_facts(files, value, needs);
         body_checks(&body, id, status, value, out);
         let body = &bodies.entry(id).or_insert((body, value.to_string())).0;
         let is_final = value.contains("task_final_review");

@@ -18,6 +18,7 @@ pub mod receipt;
 mod seed;
 pub mod semantics;
 pub mod shape;
+mod stream;
 mod writers;
 
 use crate::dwp::layout;
@@ -88,7 +89,7 @@ pub fn check_plan(
     display_path: &str,
     opts: &CheckOptions,
 ) -> Section {
-    match PlanFiles::load(dir, name) {
+    match stream::load_streamed(dir, name) {
         Ok(mut files) => {
             files.display = display_path.to_string();
             check_read(&mut files, display_name, opts)
@@ -547,29 +548,52 @@ pub(crate) fn required_markdown(files: &PlanFiles, out: &mut Out) -> Option<md::
     Some(facts)
 }
 
+/// Why a markdown file's bytes are not plain text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextProblem {
+    /// Not valid UTF-8: the offset of the first bad byte.
+    NotUtf8(usize),
+    /// A NUL byte at this offset.
+    Nul(usize),
+}
+
+/// The text problem of a markdown file's bytes, if any.
+pub(crate) fn text_problem(bytes: &[u8]) -> Option<TextProblem> {
+    if let Err(e) = crate::dwp::model::markdown::decode(bytes) {
+        Some(TextProblem::NotUtf8(e.offset))
+    } else {
+        bytes.iter().position(|&c| c == 0).map(TextProblem::Nul)
+    }
+}
+
 /// Reports a markdown file that is not valid UTF-8 text or holds NUL bytes (the checks go on with
 /// replacement characters).
 pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
-    let Some(b) = files.bytes(rel) else {
-        return;
+    let problem = match files.streamed.get(rel) {
+        Some(streamed) => streamed.problem,
+        None => match files.bytes(rel) {
+            Some(b) => text_problem(b),
+            None => return,
+        },
     };
-    if let Err(e) = crate::dwp::model::markdown::decode(b) {
-        out.fail(
-            "file-not-utf8",
-            format!(
-                "{rel} is not valid UTF-8 (first bad byte at offset {})",
-                e.offset
-            ),
-        )
-        .file(rel.to_string())
-        .hint("save the file as UTF-8");
-    } else if let Some(at) = b.iter().position(|&c| c == 0) {
-        out.fail(
-            "file-has-nul-byte",
-            format!("{rel} holds a NUL byte at offset {at}; it is not a text file"),
-        )
-        .file(rel.to_string())
-        .hint("remove the NUL byte(s); plan files are plain UTF-8 text");
+    match problem {
+        None => {}
+        Some(TextProblem::NotUtf8(offset)) => {
+            out.fail(
+                "file-not-utf8",
+                format!("{rel} is not valid UTF-8 (first bad byte at offset {offset})"),
+            )
+            .file(rel.to_string())
+            .hint("save the file as UTF-8");
+        }
+        Some(TextProblem::Nul(at)) => {
+            out.fail(
+                "file-has-nul-byte",
+                format!("{rel} holds a NUL byte at offset {at}; it is not a text file"),
+            )
+            .file(rel.to_string())
+            .hint("remove the NUL byte(s); plan files are plain UTF-8 text");
+        }
     }
 }
 

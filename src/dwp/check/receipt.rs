@@ -22,6 +22,12 @@ pub fn fingerprint(files: &PlanFiles, names: &[String]) -> String {
 /// The per-file hash of one fingerprinted name as planseal's receipt extension records it
 /// (`<absent>` for a missing file).
 pub fn file_hash(files: &PlanFiles, name: &str) -> String {
+    if files.is_streamed(name) {
+        return match read_inside(&files.dir, name) {
+            FileRead::Bytes(b) => sha256_hex(&b),
+            _ => crate::dwp::model::receipt::ABSENT.to_string(),
+        };
+    }
     match files.get(name) {
         FileRead::Bytes(b) => sha256_hex(b),
         _ => crate::dwp::model::receipt::ABSENT.to_string(),
@@ -33,6 +39,9 @@ pub fn file_hash(files: &PlanFiles, name: &str) -> String {
 /// file the fingerprint cannot read counts as absent here: verify has already reported the
 /// plan unverified when one of its files is unreadable.
 pub fn current_fingerprint(files: &PlanFiles, names: &[String], per_file: bool) -> Fingerprint {
+    if let Some(streamed) = super::stream::streamed_fingerprint(files, names, per_file) {
+        return streamed;
+    }
     fingerprint::fingerprint(files, names, per_file).unwrap_or_else(|_| Fingerprint {
         hex: String::new(),
         files: Vec::new(),
