@@ -74,23 +74,16 @@ pub struct PlanFiles {
     pub in_git_work_tree: bool,
     /// The folder resolved once for every `log=` lookup (built on first use).
     resolved_dir: std::cell::OnceCell<PlanDir>,
-    /// Task files read one at a time and dropped (verify's streamed read): what the checks
-    /// need of each, by name. Their entries in `files` are empty placeholders.
-    pub(crate) streamed: BTreeMap<String, StreamedTask>,
-    /// The fingerprint the streamed read computed while it read, for the names it assumed.
-    pub(crate) streamed_fingerprint: Option<crate::dwp::model::fingerprint::Fingerprint>,
-    /// The names `streamed_fingerprint` covers, in hash order.
-    pub(crate) streamed_fingerprint_names: Vec<String>,
+    /// Task files read one at a time and dropped by a reader layered above this one (verify's
+    /// streamed read): what it kept of them, opaque here. Their entries in `files` are empty
+    /// placeholders.
+    pub(crate) streamed: Option<std::rc::Rc<dyn StreamedFiles>>,
 }
 
-/// What the streamed read kept of one task file: its text problem, its markdown facts and,
-/// when a receipt's per-file map asks for it, its SHA-256.
-#[derive(Debug, Clone)]
-pub(crate) struct StreamedTask {
-    /// Not UTF-8, or a NUL byte: the finding the text check reports.
-    pub(crate) problem: Option<crate::dwp::check::TextProblem>,
-    /// Every fact the checks read from a task body (current and legacy eras).
-    pub(crate) facts: crate::dwp::check::md::TaskFacts,
+/// What a streamed read kept of the files whose bytes it dropped.
+pub(crate) trait StreamedFiles: std::any::Any + std::fmt::Debug {
+    /// Whether `rel` was read and dropped (its entry in [`PlanFiles::files`] holds no bytes).
+    fn contains(&self, rel: &str) -> bool;
 }
 
 /// The fixed names read for every plan.
@@ -146,9 +139,7 @@ impl PlanFiles {
             in_git_work_tree: dir.ancestors().any(|a| a.join(".git").exists()),
             listing,
             resolved_dir: std::cell::OnceCell::new(),
-            streamed: BTreeMap::new(),
-            streamed_fingerprint: None,
-            streamed_fingerprint_names: Vec::new(),
+            streamed: None,
         })
     }
 
@@ -169,7 +160,7 @@ impl PlanFiles {
 
     /// Whether `rel` was read by the streamed read (its bytes are no longer held).
     pub(crate) fn is_streamed(&self, rel: &str) -> bool {
-        self.streamed.contains_key(rel)
+        self.streamed.as_ref().is_some_and(|s| s.contains(rel))
     }
 
     /// What reading `rel` gave; [`FileRead::Missing`] for a name that was not read.

@@ -18,6 +18,7 @@ pub mod receipt;
 mod seed;
 pub mod semantics;
 pub mod shape;
+mod state_doc;
 mod stream;
 mod writers;
 
@@ -227,8 +228,8 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
             legacy::check(files, None, opts, &mut out)
         }
         FileRead::Bytes(bytes) => {
-            let state = match shape::parse_strict(bytes) {
-                Ok(v) => v,
+            let state = match state_doc::StateDoc::read(bytes) {
+                Ok(doc) => doc,
                 Err(why) => {
                     out.fail("state-unparseable", format!("state.json does not parse: {why}"))
                         .file(layout::STATE_FILE)
@@ -236,7 +237,11 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
                     return out.done();
                 }
             };
-            let url = state.get("schema").and_then(|s| s.as_str()).unwrap_or("");
+            let url = state
+                .top()
+                .get("schema")
+                .and_then(|s| s.as_str())
+                .unwrap_or("");
             match crate::dwp::model::Era::from_state_url(url) {
                 None => {
                     out.fail(
@@ -254,8 +259,10 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
                     .file(layout::STATE_FILE)
                     .hint("a newer DWP version wrote this plan: upgrade planseal");
                 }
-                Some(shape::Era::V1) => legacy::check(files, Some((bytes, &state)), opts, &mut out),
-                Some(era) => current::check(files, bytes, &state, era, opts, &mut out),
+                Some(shape::Era::V1) => {
+                    legacy::check(files, Some((bytes, state.top())), opts, &mut out)
+                }
+                Some(era) => current::check(files, bytes, state, era, opts, &mut out),
             }
         }
         // Outside: reported above; unreadable never gets here.
@@ -569,7 +576,7 @@ pub(crate) fn text_problem(bytes: &[u8]) -> Option<TextProblem> {
 /// Reports a markdown file that is not valid UTF-8 text or holds NUL bytes (the checks go on with
 /// replacement characters).
 pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
-    let problem = match files.streamed.get(rel) {
+    let problem = match stream::streamed_task(files, rel) {
         Some(streamed) => streamed.problem,
         None => match files.bytes(rel) {
             Some(b) => text_problem(b),

@@ -15,10 +15,48 @@ use super::md;
 use crate::dwp::layout;
 use crate::dwp::model::fingerprint::{ABSENT, FIXED_ARTIFACTS, Fingerprint};
 use crate::dwp::model::receipt::Receipt;
-use crate::dwp::read::{FileRead, PlanFiles, StreamedTask, is_task_file_name, read_inside};
+use crate::dwp::read::{FileRead, PlanFiles, StreamedFiles, is_task_file_name, read_inside};
 use planseal_recovery::hash::{Sha256Stream, sha256_hex};
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::path::Path;
+
+/// What the streamed read kept of one task file.
+#[derive(Debug, Clone)]
+pub(crate) struct StreamedTask {
+    /// Not UTF-8, or a NUL byte: the finding the text check reports.
+    pub(crate) problem: Option<super::TextProblem>,
+    /// Every fact the checks read from a task body (current and legacy eras).
+    pub(crate) facts: md::TaskFacts,
+}
+
+/// What the streamed read kept of a plan's task files.
+#[derive(Debug, Default)]
+pub(crate) struct StreamedTasks {
+    /// Each task file read, by name.
+    tasks: BTreeMap<String, StreamedTask>,
+    /// The fingerprint computed while reading, for `names`; `None` when a file was unreadable.
+    fingerprint: Option<Fingerprint>,
+    /// The names that fingerprint covers, in hash order.
+    names: Vec<String>,
+}
+
+impl StreamedFiles for StreamedTasks {
+    fn contains(&self, rel: &str) -> bool {
+        self.tasks.contains_key(rel)
+    }
+}
+
+/// What the streamed read kept, when `files` was read by it.
+pub(crate) fn streamed(files: &PlanFiles) -> Option<&StreamedTasks> {
+    let kept: &dyn std::any::Any = files.streamed.as_deref()?;
+    kept.downcast_ref()
+}
+
+/// What the streamed read kept of the task file `rel`.
+pub(crate) fn streamed_task<'a>(files: &'a PlanFiles, rel: &str) -> Option<&'a StreamedTask> {
+    streamed(files)?.tasks.get(rel)
+}
 
 /// Lists `dir`, reads its fixed files, then streams its task files (see the module docs).
 pub(crate) fn load_streamed(dir: &Path, name: &str) -> Result<PlanFiles, String> {
@@ -43,6 +81,7 @@ pub(crate) fn load_streamed(dir: &Path, name: &str) -> Result<PlanFiles, String>
     let mut refused = Vec::new();
     // An unreadable file leaves the plan unverified: no fingerprint is needed then.
     let mut complete = true;
+    let mut kept = StreamedTasks::default();
     for rel in &names {
         hasher.update(rel.as_bytes());
         hasher.update(&[0]);
@@ -84,7 +123,7 @@ pub(crate) fn load_streamed(dir: &Path, name: &str) -> Result<PlanFiles, String>
                     problem: super::text_problem(&bytes),
                     facts: md::TaskFacts::read(&text, md::Needs::ALL),
                 };
-                files.streamed.insert(rel.clone(), streamed);
+                kept.tasks.insert(rel.clone(), streamed);
                 files.files.insert(rel.clone(), FileRead::Bytes(Vec::new()));
             }
             other => {
@@ -93,13 +132,14 @@ pub(crate) fn load_streamed(dir: &Path, name: &str) -> Result<PlanFiles, String>
         }
     }
     if complete {
-        files.streamed_fingerprint = Some(Fingerprint {
+        kept.fingerprint = Some(Fingerprint {
             hex: hasher.finish_hex(),
             files: digests,
             refused,
         });
-        files.streamed_fingerprint_names = names;
+        kept.names = names;
     }
+    files.streamed = Some(std::rc::Rc::new(kept));
     Ok(files)
 }
 
@@ -110,8 +150,9 @@ pub(crate) fn streamed_fingerprint(
     names: &[String],
     per_file: bool,
 ) -> Option<Fingerprint> {
-    let fp = files.streamed_fingerprint.as_ref()?;
-    if files.streamed_fingerprint_names != names || (per_file && fp.files.is_empty()) {
+    let kept = streamed(files)?;
+    let fp = kept.fingerprint.as_ref()?;
+    if kept.names != names || (per_file && fp.files.is_empty()) {
         return None;
     }
     let mut fp = fp.clone();
@@ -128,7 +169,7 @@ pub(crate) fn task_facts<'a>(
     rel: &str,
     needs: md::Needs,
 ) -> Cow<'a, md::TaskFacts> {
-    match files.streamed.get(rel) {
+    match streamed_task(files, rel) {
         Some(streamed) => Cow::Borrowed(&streamed.facts),
         None => Cow::Owned(md::TaskFacts::read(
             &files.text(rel).unwrap_or_default(),
