@@ -120,3 +120,78 @@ fn read_by_task(bytes: &[u8], doc: model::TasksElided) -> Option<ReadByTask> {
         tasks,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = r#""schema": "https://deepworkplan.com/schema/plan-state/v5.json", "plan": "PLAN_x", "format": "full""#;
+
+    /// What the whole parse gives for `bytes`: the shape errors, the typed state and the task
+    /// values, or the parser's message.
+    fn whole(bytes: &[u8]) -> Result<(Vec<ShapeError>, State, Vec<String>), String> {
+        let v = shape::parse_strict(bytes)?;
+        let tasks = v
+            .get("tasks")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|t| format!("{:?}", TaskJson::of(t))).collect())
+            .unwrap_or_default();
+        Ok((shape::state_errors(&v, Era::V5), State::from_value(&v), tasks))
+    }
+
+    /// The task-by-task read gives what the whole parse gives, or falls back to it.
+    fn same_as_whole(doc: &str) -> bool {
+        let bytes = doc.as_bytes();
+        let by_task = StateDoc::read(bytes);
+        match (by_task, whole(bytes)) {
+            (Err(a), Err(b)) => assert_eq!(a, b, "{doc}"),
+            (Ok(StateDoc::ByTask(r)), Ok((errors, typed, tasks))) => {
+                assert_eq!(r.shape_errors, errors, "{doc}");
+                assert_eq!(r.typed, typed, "{doc}");
+                let got: Vec<String> = r.tasks.iter().map(|t| format!("{t:?}")).collect();
+                assert_eq!(got, tasks, "{doc}");
+                return true;
+            }
+            (Ok(StateDoc::Whole(_)), Ok(_)) => {}
+            (a, b) => panic!("{doc}: {a:?} against {b:?}"),
+        }
+        false
+    }
+
+    #[test]
+    fn reading_task_by_task_gives_what_the_whole_parse_gives() {
+        let task = r#"{"id": 1, "locator": {"kind": "file", "value": "1.task_a.md"}, "title": "a \"[{\\", "status": "completed", "gates": [], "outcome": null}"#;
+        let by_task = [
+            format!("{{{HEAD}, \"tasks\": [{task}, {task}]}}"),
+            format!("{{\"tasks\" : [ {task} ] , {HEAD}}}"),
+            format!("{{{HEAD}, \"ta\\u0073ks\": [{task}], \"extra\": [1, {{\"a\": \"]\"}}]}}"),
+            format!("{{{HEAD}, \"tasks\": []}}"),
+            format!("{{{HEAD},\n\t\"tasks\":[{{\"id\":2,\"status\":7,\"locator\":\"x\",\"bogus\":true}},3,\"s\",null]}}"),
+        ];
+        for doc in &by_task {
+            assert!(same_as_whole(doc), "not read task by task: {doc}");
+        }
+        let whole_only = [
+            format!("{{{HEAD}, \"tasks\": {{}}}}"),
+            format!("{{{HEAD}}}"),
+            format!("[{task}]"),
+            "{\"schema\": \"https://deepworkplan.com/schema/plan-state/v1.json\", \"tasks\": [1]}"
+                .to_string(),
+        ];
+        for doc in &whole_only {
+            assert!(!same_as_whole(doc), "read task by task: {doc}");
+        }
+        let refused = [
+            format!("{{{HEAD}, \"tasks\": [{{\"id\": 1, \"id\": 2}}]}}"),
+            format!("{{{HEAD}, \"tasks\": [{task}], \"tasks\": []}}"),
+            format!("{{{HEAD}, \"tasks\": [{{\"n\": 1e400}}]}}"),
+            format!("{{{HEAD}, \"tasks\": [{}{}]}}", "[".repeat(99), "]".repeat(99)),
+            format!("{{{HEAD}, \"tasks\": [{task}"),
+            format!("{{{HEAD}, \"tasks\": [{task}]}} x"),
+        ];
+        for doc in &refused {
+            assert!(!same_as_whole(doc), "read task by task: {doc}");
+            assert!(StateDoc::read(doc.as_bytes()).is_err(), "{doc}");
+        }
+    }
+}
