@@ -61,6 +61,7 @@ proptest! {
         with_files in any::<bool>(),
         edit_after_seal in 0usize..3,
         odd_task_file in 0usize..3,
+        odd_state in 0usize..4,
     ) {
         let tmp = tempfile::tempdir().unwrap();
         let dir = generated_plan(tmp.path(), n, MUTATIONS[mutation]);
@@ -84,6 +85,21 @@ proptest! {
             2 => {
                 std::fs::remove_file(&task).ok();
                 std::fs::create_dir(&task).unwrap();
+            }
+            _ => {}
+        }
+        // A state cut short, with a repeated key inside a task, or with its tasks first.
+        let state_path = dir.join("state.json");
+        let state = std::fs::read_to_string(&state_path).unwrap();
+        match odd_state {
+            1 => std::fs::write(&state_path, &state[..state.len() / 2]).unwrap(),
+            2 => std::fs::write(&state_path, state.replacen("\"title\"", "\"id\": 9, \"title\"", 1)).unwrap(),
+            3 => {
+                let v: serde_json::Map<String, Value> = serde_json::from_str(&state).unwrap();
+                let mut reordered = serde_json::Map::new();
+                reordered.insert("tasks".into(), v["tasks"].clone());
+                reordered.extend(v.into_iter().filter(|(k, _)| k != "tasks"));
+                std::fs::write(&state_path, serde_json::to_string(&reordered).unwrap()).unwrap();
             }
             _ => {}
         }

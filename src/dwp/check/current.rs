@@ -14,8 +14,8 @@ pub(crate) const NEWEST_STANDARD: (u64, u64, u64) = (5, 0, 0);
 
 pub(super) fn check(
     files: &PlanFiles,
-    state_bytes: &[u8],
-    doc: StateDoc,
+    state_bytes: super::StateBytes<'_>,
+    doc: &StateDoc,
     era: Era,
     opts: &CheckOptions,
     out: &mut Out,
@@ -87,20 +87,30 @@ pub(super) fn check(
         return;
     }
     let mark = out.mark();
-    let (top, state_errors, task_views, typed) = match doc {
+    use std::borrow::Cow;
+    let (state, state_errors, task_views, typed) = match doc {
         StateDoc::Whole(v) => {
-            let errors = shape::state_errors(&v, era);
+            let errors = shape::state_errors(v, era);
             let tasks: Option<Vec<TaskJson>> = v
                 .get("tasks")
                 .and_then(Value::as_array)
                 .map(|a| a.iter().map(TaskJson::of).collect());
-            let typed = model::State::from_value(&v);
-            (v, errors, tasks, typed)
+            let typed = model::State::from_value(v);
+            (
+                v,
+                Cow::Owned(errors),
+                tasks.map(Cow::Owned),
+                Cow::Owned(typed),
+            )
         }
-        StateDoc::ByTask(read) => (read.top, read.shape_errors, Some(read.tasks), read.typed),
+        StateDoc::ByTask(read) => (
+            &read.top,
+            Cow::Borrowed(read.shape_errors.as_slice()),
+            Some(Cow::Borrowed(read.tasks.as_slice())),
+            Cow::Borrowed(&read.typed),
+        ),
     };
-    let state = &top;
-    for e in &state_errors {
+    for e in state_errors.iter() {
         if !e.error {
             out.advisory(
                 "timestamp-not-iso8601",
@@ -387,10 +397,7 @@ pub(super) fn check(
             .map(|r| {
                 (
                     r.anchor,
-                    (
-                        std::borrow::Cow::Borrowed(&r.body),
-                        layout::README_FILE.to_string(),
-                    ),
+                    (std::borrow::Cow::Borrowed(&r.body), layout::README_FILE),
                 )
             })
             .collect()
@@ -449,7 +456,7 @@ pub(super) fn check(
                 status: &t.status,
                 has_commit: t.has_commit,
                 body: body.map(|(b, _)| b.as_ref()),
-                file: body.map_or_else(|| layout::STATE_FILE.to_string(), |(_, f)| f.clone()),
+                file: body.map_or_else(|| layout::STATE_FILE.to_string(), |(_, f)| f.to_string()),
             }
         })
         .collect();
@@ -555,11 +562,11 @@ fn body_checks(body: &md::TaskFacts, id: u64, status: &str, file: &str, out: &mu
 fn full_records<'a>(
     files: &'a PlanFiles,
     rf: &md::ReadmeFacts,
-    tasks: &[TaskJson],
+    tasks: &'a [TaskJson],
     ids: &[Option<u64>],
     out: &mut Out,
-) -> HashMap<u64, (std::borrow::Cow<'a, md::TaskFacts>, String)> {
-    let mut bodies = HashMap::new();
+) -> HashMap<u64, (std::borrow::Cow<'a, md::TaskFacts>, &'a str)> {
+    let mut bodies = HashMap::with_capacity(tasks.len());
     let mark = out.mark();
     let mut inventory: BTreeSet<String> = BTreeSet::new();
     // Every task file the README links, from the index lines or anywhere else.
@@ -605,7 +612,7 @@ fn full_records<'a>(
         };
         let body = super::stream::task_facts(files, value, needs);
         body_checks(&body, id, status, value, out);
-        let body = &bodies.entry(id).or_insert((body, value.to_string())).0;
+        let body = &bodies.entry(id).or_insert((body, value)).0;
         let is_final = value.contains("task_final_review");
         if is_final && i + 1 != n {
             out.fail(

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 pub(super) fn check(
     files: &PlanFiles,
-    state: Option<(&[u8], &Value)>,
+    state: Option<(super::StateBytes<'_>, &Value)>,
     opts: &CheckOptions,
     out: &mut Out,
 ) {

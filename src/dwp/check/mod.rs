@@ -228,7 +228,26 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
             legacy::check(files, None, opts, &mut out)
         }
         FileRead::Bytes(bytes) => {
-            let state = match state_doc::StateDoc::read(bytes) {
+            // The streamed read parsed state.json already and dropped its bytes.
+            let parsed = if opts.state_override.is_none() {
+                stream::parsed_state(files)
+            } else {
+                None
+            };
+            let (read, state_bytes) = match parsed {
+                Some((read, sha)) => (
+                    match read {
+                        Ok(doc) => Ok(std::borrow::Cow::Borrowed(doc)),
+                        Err(why) => Err(why.clone()),
+                    },
+                    StateBytes::Hashed(sha),
+                ),
+                None => (
+                    state_doc::StateDoc::read(bytes).map(std::borrow::Cow::Owned),
+                    StateBytes::Bytes(bytes),
+                ),
+            };
+            let state = match read {
                 Ok(doc) => doc,
                 Err(why) => {
                     out.fail("state-unparseable", format!("state.json does not parse: {why}"))
@@ -260,9 +279,9 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
                     .hint("a newer DWP version wrote this plan: upgrade planseal");
                 }
                 Some(shape::Era::V1) => {
-                    legacy::check(files, Some((bytes, state.top())), opts, &mut out)
+                    legacy::check(files, Some((state_bytes, state.top())), opts, &mut out)
                 }
-                Some(era) => current::check(files, bytes, state, era, opts, &mut out),
+                Some(era) => current::check(files, state_bytes, &state, era, opts, &mut out),
             }
         }
         // Outside: reported above; unreadable never gets here.
@@ -555,6 +574,25 @@ pub(crate) fn required_markdown(files: &PlanFiles, out: &mut Out) -> Option<md::
     Some(facts)
 }
 
+/// state.json's bytes, or only their SHA-256 when the streamed read has dropped them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum StateBytes<'a> {
+    /// The bytes.
+    Bytes(&'a [u8]),
+    /// Their SHA-256, lower-case hex.
+    Hashed(&'a str),
+}
+
+impl StateBytes<'_> {
+    /// The SHA-256 of the bytes, lower-case hex.
+    pub(crate) fn sha256(self) -> String {
+        match self {
+            StateBytes::Bytes(b) => planseal_recovery::hash::sha256_hex(b),
+            StateBytes::Hashed(h) => h.to_string(),
+        }
+    }
+}
+
 /// Why a markdown file's bytes are not plain text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TextProblem {
@@ -607,7 +645,7 @@ pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
 /// The receipt check shared by both eras (item 16, planseal's stricter part).
 pub(crate) fn receipt_check(
     files: &PlanFiles,
-    state_bytes: &[u8],
+    state_bytes: StateBytes<'_>,
     state: &crate::dwp::model::State,
     standard_major: Option<u64>,
     opts: &CheckOptions,
@@ -620,7 +658,7 @@ pub(crate) fn receipt_check(
         "re-seal the plan with `planseal finalize {}`",
         files.display
     );
-    match receipt::check_receipt(files, state_bytes, state) {
+    match receipt::check_receipt_hashed(files, &state_bytes.sha256(), state) {
         receipt::ReceiptCheck::Matches => {
             out.pass(
                 "receipt-matches",

@@ -68,6 +68,15 @@ pub enum ReceiptCheck {
 /// maps the changed files are named: `files` for the fingerprinted ones, `evidence_files` for
 /// the others it covers (gate logs, PLAN_ANALYSIS.md), read here for that purpose only.
 pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> ReceiptCheck {
+    check_receipt_hashed(files, &sha256_hex(state_bytes), state)
+}
+
+/// [`check_receipt`] given the SHA-256 of state.json's bytes.
+pub(crate) fn check_receipt_hashed(
+    files: &PlanFiles,
+    state_sha256: &str,
+    state: &State,
+) -> ReceiptCheck {
     let Some(bytes) = files.bytes(RECEIPT_FILE) else {
         return ReceiptCheck::Missing;
     };
@@ -80,7 +89,7 @@ pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> Re
     }
     let names = fingerprint::artifact_names(state);
     let current = current_fingerprint(files, &names, receipt.files().is_some());
-    let cmp = receipt.compare(&sha256_hex(state_bytes), &current);
+    let cmp = receipt.compare(state_sha256, &current);
     let mut diffs = Vec::new();
     if !cmp.result_verified {
         diffs.push("result is not \"verified\"".to_string());

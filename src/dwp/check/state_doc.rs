@@ -52,7 +52,7 @@ impl TaskJson {
 }
 
 /// A state read task by task.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct ReadByTask {
     /// The document without its tasks (`tasks` is an empty array).
     pub(crate) top: Value,
@@ -65,7 +65,7 @@ pub(crate) struct ReadByTask {
 }
 
 /// state.json as read.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum StateDoc {
     /// The whole JSON tree.
     Whole(Value),
@@ -136,7 +136,11 @@ mod tests {
             .and_then(Value::as_array)
             .map(|a| a.iter().map(|t| format!("{:?}", TaskJson::of(t))).collect())
             .unwrap_or_default();
-        Ok((shape::state_errors(&v, Era::V5), State::from_value(&v), tasks))
+        Ok((
+            shape::state_errors(&v, Era::V5),
+            State::from_value(&v),
+            tasks,
+        ))
     }
 
     /// The task-by-task read gives what the whole parse gives, or falls back to it.
@@ -166,7 +170,9 @@ mod tests {
             format!("{{\"tasks\" : [ {task} ] , {HEAD}}}"),
             format!("{{{HEAD}, \"ta\\u0073ks\": [{task}], \"extra\": [1, {{\"a\": \"]\"}}]}}"),
             format!("{{{HEAD}, \"tasks\": []}}"),
-            format!("{{{HEAD},\n\t\"tasks\":[{{\"id\":2,\"status\":7,\"locator\":\"x\",\"bogus\":true}},3,\"s\",null]}}"),
+            format!(
+                "{{{HEAD},\n\t\"tasks\":[{{\"id\":2,\"status\":7,\"locator\":\"x\",\"bogus\":true}},3,\"s\",null]}}"
+            ),
         ];
         for doc in &by_task {
             assert!(same_as_whole(doc), "not read task by task: {doc}");
@@ -185,7 +191,11 @@ mod tests {
             format!("{{{HEAD}, \"tasks\": [{{\"id\": 1, \"id\": 2}}]}}"),
             format!("{{{HEAD}, \"tasks\": [{task}], \"tasks\": []}}"),
             format!("{{{HEAD}, \"tasks\": [{{\"n\": 1e400}}]}}"),
-            format!("{{{HEAD}, \"tasks\": [{}{}]}}", "[".repeat(99), "]".repeat(99)),
+            format!(
+                "{{{HEAD}, \"tasks\": [{}{}]}}",
+                "[".repeat(99),
+                "]".repeat(99)
+            ),
             format!("{{{HEAD}, \"tasks\": [{task}"),
             format!("{{{HEAD}, \"tasks\": [{task}]}} x"),
         ];

@@ -12,6 +12,7 @@
 //! asks [`task_facts`] and [`super::utf8_check`] for what it needs of it.
 
 use super::md;
+use super::state_doc::StateDoc;
 use crate::dwp::layout;
 use crate::dwp::model::fingerprint::{ABSENT, FIXED_ARTIFACTS, Fingerprint};
 use crate::dwp::model::receipt::Receipt;
@@ -39,6 +40,9 @@ pub(crate) struct StreamedTasks {
     fingerprint: Option<Fingerprint>,
     /// The names that fingerprint covers, in hash order.
     names: Vec<String>,
+    /// state.json as read (or why it does not parse) and the SHA-256 of its bytes, which were
+    /// dropped: for a plan outside a git work tree (the git drift check reads the bytes again).
+    state: Option<(Result<StateDoc, String>, String)>,
 }
 
 impl StreamedFiles for StreamedTasks {
@@ -139,8 +143,21 @@ pub(crate) fn load_streamed(dir: &Path, name: &str) -> Result<PlanFiles, String>
         });
         kept.names = names;
     }
+    if !files.in_git_work_tree
+        && let Some(FileRead::Bytes(bytes)) = files
+            .files
+            .insert(layout::STATE_FILE.to_string(), FileRead::Bytes(Vec::new()))
+    {
+        kept.state = Some((StateDoc::read(&bytes), sha256_hex(&bytes)));
+    }
     files.streamed = Some(std::rc::Rc::new(kept));
     Ok(files)
+}
+
+/// state.json as the streamed read parsed it, and the SHA-256 of its dropped bytes.
+pub(crate) fn parsed_state(files: &PlanFiles) -> Option<(&Result<StateDoc, String>, &str)> {
+    let (doc, sha) = streamed(files)?.state.as_ref()?;
+    Some((doc, sha.as_str()))
 }
 
 /// The fingerprint the streamed read computed, when it covers exactly `names` (and has the
