@@ -112,12 +112,12 @@ pub(crate) fn generated_plan(root: &Path, n: usize, mutation: &str) -> PathBuf {
     let mut spec = PlanSpec::standard(n);
     // Vary the plans a little, deterministically: some gates cite no log, some notes.
     for (i, t) in spec.tasks.iter_mut().enumerate() {
-        t.log = (i + n) % 3 != 0;
+        t.log = !(i + n).is_multiple_of(3);
         if i % 4 == 1 {
             t.note = format!("A note for task {} of {n}.", i + 1);
         }
     }
-    spec.skills_candidates = n % 2 == 0;
+    spec.skills_candidates = n.is_multiple_of(2);
     let ready = spec.build();
     let dir = write_ready_plan(root, &ready).unwrap();
     let k = n / 2 + 1;

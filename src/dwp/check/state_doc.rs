@@ -70,7 +70,7 @@ pub(crate) enum StateDoc {
     /// The whole JSON tree.
     Whole(Value),
     /// Read task by task (a current-era state).
-    ByTask(ReadByTask),
+    ByTask(Box<ReadByTask>),
 }
 
 impl StateDoc {
@@ -79,7 +79,7 @@ impl StateDoc {
         if let Some(doc) = model::parse_tasks_elided(bytes)
             && let Some(read) = read_by_task(bytes, doc)
         {
-            return Ok(StateDoc::ByTask(read));
+            return Ok(StateDoc::ByTask(Box::new(read)));
         }
         shape::parse_strict(bytes).map(StateDoc::Whole)
     }
