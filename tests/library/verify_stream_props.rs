@@ -51,7 +51,7 @@ fn in_memory(dir: &Path) -> planseal::report::Section {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn streamed_verify_finds_what_the_in_memory_check_finds(
@@ -61,7 +61,7 @@ proptest! {
         with_files in any::<bool>(),
         edit_after_seal in 0usize..3,
         odd_task_file in 0usize..3,
-        odd_state in 0usize..4,
+        odd_state in 0usize..7,
     ) {
         let tmp = tempfile::tempdir().unwrap();
         let dir = generated_plan(tmp.path(), n, MUTATIONS[mutation]);
@@ -88,7 +88,8 @@ proptest! {
             }
             _ => {}
         }
-        // A state cut short, with a repeated key inside a task, or with its tasks first.
+        // A state cut short, with a repeated key inside a task, with its tasks first, missing, a
+        // folder, or a symlink out of the plan.
         let state_path = dir.join("state.json");
         let state = std::fs::read_to_string(&state_path).unwrap();
         match odd_state {
@@ -100,6 +101,15 @@ proptest! {
                 reordered.insert("tasks".into(), v["tasks"].clone());
                 reordered.extend(v.into_iter().filter(|(k, _)| k != "tasks"));
                 std::fs::write(&state_path, serde_json::to_string(&reordered).unwrap()).unwrap();
+            }
+            4 => std::fs::remove_file(&state_path).unwrap(),
+            5 => {
+                std::fs::remove_file(&state_path).unwrap();
+                std::fs::create_dir(&state_path).unwrap();
+            }
+            6 => {
+                std::fs::rename(&state_path, tmp.path().join("state.json")).unwrap();
+                std::os::unix::fs::symlink(tmp.path().join("state.json"), &state_path).unwrap();
             }
             _ => {}
         }

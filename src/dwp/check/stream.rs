@@ -144,6 +144,7 @@ pub(crate) fn load_streamed(dir: &Path, name: &str) -> Result<PlanFiles, String>
         kept.names = names;
     }
     if !files.in_git_work_tree
+        && matches!(files.get(layout::STATE_FILE), FileRead::Bytes(_))
         && let Some(FileRead::Bytes(bytes)) = files
             .files
             .insert(layout::STATE_FILE.to_string(), FileRead::Bytes(Vec::new()))
