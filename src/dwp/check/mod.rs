@@ -2,8 +2,11 @@
 //! order of items 1–18, the legacy path for v1 and state-less plans, and the receipt check of
 //! item 16.
 //!
-//! [`check_plan`] reads the folder once ([`crate::dwp::read::PlanFiles`]) and hands the bytes to
-//! [`check_files`], which only looks at them (plus the existence of `log=` targets).
+//! [`check_plan`] (verify) reads the folder once, streaming its task files and state.json (see
+//! `stream.rs`: each task file is checked and dropped, the state parsed task by task), and hands
+//! the result to [`check_files`], which only looks at it (plus the existence of `log=` targets).
+//! [`check_read`] checks a plan read whole ([`crate::dwp::read::PlanFiles::load`], finalize's
+//! read) with the same checks.
 //!
 //! Finding ids are the labels recorded from the original checker (`fixtures/vectors/dwp/README.md`
 //! §6–§7) where one applies, and planseal's own otherwise (`receipt-missing`, `receipt-mismatch`,
