@@ -74,6 +74,16 @@ pub struct PlanFiles {
     pub in_git_work_tree: bool,
     /// The folder resolved once for every `log=` lookup (built on first use).
     resolved_dir: std::cell::OnceCell<PlanDir>,
+    /// Task files read one at a time and dropped by a reader layered above this one (verify's
+    /// streamed read): what it kept of them, opaque here. Their entries in `files` are empty
+    /// placeholders.
+    pub(crate) streamed: Option<std::rc::Rc<dyn StreamedFiles>>,
+}
+
+/// What a streamed read kept of the files whose bytes it dropped.
+pub(crate) trait StreamedFiles: std::any::Any + std::fmt::Debug {
+    /// Whether `rel` was read and dropped (its entry in [`PlanFiles::files`] holds no bytes).
+    fn contains(&self, rel: &str) -> bool;
 }
 
 /// The fixed names read for every plan.
@@ -93,6 +103,22 @@ impl PlanFiles {
     /// Reads the fixed files and every `N.task_*.md` of the listing. Task files named only by
     /// the state are added later with [`PlanFiles::read_more`].
     pub fn load(dir: &Path, name: &str) -> Result<Self, String> {
+        let mut plan = Self::load_fixed(dir, name)?;
+        let task_files: Vec<String> = plan
+            .listing
+            .iter()
+            .filter(|n| is_task_file_name(n))
+            .cloned()
+            .collect();
+        for rel in task_files {
+            let read = read_inside(dir, &rel);
+            plan.files.insert(rel, read);
+        }
+        Ok(plan)
+    }
+
+    /// Lists the folder and reads only the fixed files; the task files are left to the caller.
+    pub(crate) fn load_fixed(dir: &Path, name: &str) -> Result<Self, String> {
         let mut listing = Vec::new();
         let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         for entry in entries {
@@ -104,9 +130,6 @@ impl PlanFiles {
         for rel in FIXED_FILES {
             files.insert(rel.to_string(), read_inside(dir, rel));
         }
-        for rel in listing.iter().filter(|n| is_task_file_name(n)) {
-            files.insert(rel.clone(), read_inside(dir, rel));
-        }
         Ok(Self {
             dir: dir.to_path_buf(),
             name: name.to_string(),
@@ -116,6 +139,7 @@ impl PlanFiles {
             in_git_work_tree: dir.ancestors().any(|a| a.join(".git").exists()),
             listing,
             resolved_dir: std::cell::OnceCell::new(),
+            streamed: None,
         })
     }
 
@@ -132,6 +156,11 @@ impl PlanFiles {
     /// The plan folder for `log=` lookups: canonicalised once per plan, not once per task.
     pub fn plan_dir(&self) -> &PlanDir {
         self.resolved_dir.get_or_init(|| PlanDir::new(&self.dir))
+    }
+
+    /// Whether `rel` was read by the streamed read (its bytes are no longer held).
+    pub(crate) fn is_streamed(&self, rel: &str) -> bool {
+        self.streamed.as_ref().is_some_and(|s| s.contains(rel))
     }
 
     /// What reading `rel` gave; [`FileRead::Missing`] for a name that was not read.

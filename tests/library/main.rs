@@ -35,4 +35,6 @@ mod hostile_text_props;
 mod linear_props;
 mod receipt_roundtrip_props;
 mod reversa_ops;
+mod verify_equivalence;
 mod verify_props;
+mod verify_stream_props;

@@ -1,6 +1,7 @@
 //! Current-era plans (state v2/v5): checks 2–18 of `docs/verify.md`, in that order.
 
 use super::shape::{self, Era};
+use super::state_doc::{StateDoc, TaskJson};
 use super::{CheckOptions, FindingExt, Out, md, seed, utf8_check, version_parts};
 use crate::dwp::layout;
 use crate::dwp::model;
@@ -13,8 +14,8 @@ pub(crate) const NEWEST_STANDARD: (u64, u64, u64) = (5, 0, 0);
 
 pub(super) fn check(
     files: &PlanFiles,
-    state_bytes: &[u8],
-    state: &Value,
+    state_bytes: super::StateBytes<'_>,
+    doc: &StateDoc,
     era: Era,
     opts: &CheckOptions,
     out: &mut Out,
@@ -86,8 +87,30 @@ pub(super) fn check(
         return;
     }
     let mark = out.mark();
-    let state_errors = shape::state_errors(state, era);
-    for e in &state_errors {
+    use std::borrow::Cow;
+    let (state, state_errors, task_views, typed) = match doc {
+        StateDoc::Whole(v) => {
+            let errors = shape::state_errors(v, era);
+            let tasks: Option<Vec<TaskJson>> = v
+                .get("tasks")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(TaskJson::of).collect());
+            let typed = model::State::from_value(v);
+            (
+                v,
+                Cow::Owned(errors),
+                tasks.map(Cow::Owned),
+                Cow::Owned(typed),
+            )
+        }
+        StateDoc::ByTask(read) => (
+            &read.top,
+            Cow::Borrowed(read.shape_errors.as_slice()),
+            Some(Cow::Borrowed(read.tasks.as_slice())),
+            Cow::Borrowed(&read.typed),
+        ),
+    };
+    for e in state_errors.iter() {
         if !e.error {
             out.advisory(
                 "timestamp-not-iso8601",
@@ -117,7 +140,7 @@ pub(super) fn check(
         .group(e.group_key())
         .hint("fix the field in manifest.json as the message says");
     }
-    let Some(tasks) = state.get("tasks").and_then(Value::as_array) else {
+    let Some(tasks) = task_views.as_deref() else {
         return;
     };
     if !state_errors.iter().chain(&manifest_errors).any(|e| e.error) {
@@ -235,11 +258,7 @@ pub(super) fn check(
     }
 
     // 11. Task ids and counts (with the other derived-field rules, reported at item 15).
-    let ids: Vec<Option<u64>> = tasks
-        .iter()
-        .map(|t| t.get("id").and_then(Value::as_u64))
-        .collect();
-    let typed = model::State::from_value(state);
+    let ids: Vec<Option<u64>> = tasks.iter().map(|t| t.id).collect();
     if tasks.len() < 2 {
         out.fail(
             "too-few-tasks",
@@ -250,8 +269,8 @@ pub(super) fn check(
     }
 
     // 12. README index against the state.
-    fn status_of(t: &Value) -> &str {
-        t.get("status").and_then(Value::as_str).unwrap_or("")
+    fn status_of(t: &TaskJson) -> &str {
+        &t.status
     }
     let index = &rf.index;
     let mut by_task: HashMap<u64, &md::IndexEntry> = HashMap::new();
@@ -375,7 +394,12 @@ pub(super) fn check(
         lite_records(files, &rf, tasks, &ids, out);
         rf.records
             .iter()
-            .map(|r| (r.anchor, (r.body.clone(), layout::README_FILE.to_string())))
+            .map(|r| {
+                (
+                    r.anchor,
+                    (std::borrow::Cow::Borrowed(&r.body), layout::README_FILE),
+                )
+            })
             .collect()
     } else {
         full_records(files, &rf, tasks, &ids, out)
@@ -383,9 +407,9 @@ pub(super) fn check(
 
     // 14. Gates.
     let mark = out.mark();
-    for (i, t) in tasks.iter().enumerate() {
+    for (i, task) in typed.tasks.iter().enumerate().take(tasks.len()) {
         let id = ids[i].unwrap_or(i as u64 + 1);
-        gate_checks(files, typed_task(&typed, t, i).as_ref(), id, out);
+        gate_checks(files, task, id, out);
     }
     if !out.failures_since(mark) {
         out.pass("gates", "gate records support every completed task");
@@ -429,10 +453,10 @@ pub(super) fn check(
             let body = bodies.get(&id);
             seed::TaskView {
                 id,
-                status: t.get("status").and_then(Value::as_str).unwrap_or(""),
-                has_commit: seed::has_commit(t),
-                body: body.map(|(b, _)| b),
-                file: body.map_or_else(|| layout::STATE_FILE.to_string(), |(_, f)| f.clone()),
+                status: &t.status,
+                has_commit: t.has_commit,
+                body: body.map(|(b, _)| b.as_ref()),
+                file: body.map_or_else(|| layout::STATE_FILE.to_string(), |(_, f)| f.to_string()),
             }
         })
         .collect();
@@ -535,14 +559,14 @@ fn body_checks(body: &md::TaskFacts, id: u64, status: &str, file: &str, out: &mu
 }
 
 /// Item 13 for a Full plan; returns each readable task file's facts by task id.
-fn full_records(
-    files: &PlanFiles,
+fn full_records<'a>(
+    files: &'a PlanFiles,
     rf: &md::ReadmeFacts,
-    tasks: &[Value],
+    tasks: &'a [TaskJson],
     ids: &[Option<u64>],
     out: &mut Out,
-) -> HashMap<u64, (md::TaskFacts, String)> {
-    let mut bodies = HashMap::new();
+) -> HashMap<u64, (std::borrow::Cow<'a, md::TaskFacts>, &'a str)> {
+    let mut bodies = HashMap::with_capacity(tasks.len());
     let mark = out.mark();
     let mut inventory: BTreeSet<String> = BTreeSet::new();
     // Every task file the README links, from the index lines or anywhere else.
@@ -553,13 +577,9 @@ fn full_records(
     let n = tasks.len();
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
-        let status = t.get("status").and_then(Value::as_str).unwrap_or("");
-        let loc = t.get("locator");
-        let kind = loc
-            .and_then(|l| l.get("kind"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let Some(value) = loc.and_then(|l| l.get("value")).and_then(Value::as_str) else {
+        let status = t.status.as_str();
+        let kind = t.locator_kind.as_str();
+        let Some(value) = t.locator_value.as_deref() else {
             continue;
         };
         if kind != "file" {
@@ -590,9 +610,9 @@ fn full_records(
             context: status != "completed",
             legacy: false,
         };
-        let body = md::TaskFacts::read(&files.text(value).unwrap_or_default(), needs);
+        let body = super::stream::task_facts(files, value, needs);
         body_checks(&body, id, status, value, out);
-        let body = &bodies.entry(id).or_insert((body, value.to_string())).0;
+        let body = &bodies.entry(id).or_insert((body, value)).0;
         let is_final = value.contains("task_final_review");
         if is_final && i + 1 != n {
             out.fail(
@@ -675,7 +695,7 @@ fn full_records(
 fn lite_records(
     files: &PlanFiles,
     rf: &md::ReadmeFacts,
-    tasks: &[Value],
+    tasks: &[TaskJson],
     ids: &[Option<u64>],
     out: &mut Out,
 ) {
@@ -687,12 +707,8 @@ fn lite_records(
     }
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
-        let status = t.get("status").and_then(Value::as_str).unwrap_or("");
-        let loc = t.get("locator");
-        let kind = loc
-            .and_then(|l| l.get("kind"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let status = t.status.as_str();
+        let kind = t.locator_kind.as_str();
         if kind != "inline" {
             out.fail("locator-format-mismatch", format!("task {id}: locator kind {kind:?} in a Lite plan (expected \"inline\")"))
                 .task(id)
@@ -848,12 +864,10 @@ pub(crate) fn semantic_checks(state: &model::State, out: &mut Out) {
     }
 }
 
-fn extra_checks(manifest: &Value, tasks: &[Value], ids: &[Option<u64>], out: &mut Out) {
+fn extra_checks(manifest: &Value, tasks: &[TaskJson], ids: &[Option<u64>], out: &mut Out) {
     for (i, t) in tasks.iter().enumerate() {
         let id = ids[i].unwrap_or(i as u64 + 1);
-        if t.get("status").and_then(Value::as_str) == Some("completed")
-            && t.get("outcome").is_none_or(Value::is_null)
-        {
+        if t.status == "completed" && t.outcome_missing {
             out.advisory(
                 "outcome-missing",
                 format!(

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 pub(super) fn check(
     files: &PlanFiles,
-    state: Option<(&[u8], &Value)>,
+    state: Option<(super::StateBytes<'_>, &Value)>,
     opts: &CheckOptions,
     out: &mut Out,
 ) {
@@ -157,7 +157,7 @@ pub(super) fn check(
         .file(file.to_string())
         .hint("the Final Review closes the plan: make it the last task");
     } else if let Some((num, file)) = finals.first() {
-        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default(), md::Needs::ALL);
+        let body = super::stream::task_facts(files, file, md::Needs::ALL);
         let missing = &body.missing_final_terms;
         if missing.is_empty() {
             out.pass(
@@ -248,7 +248,7 @@ pub(super) fn check(
         None => index.iter().filter(|e| e.checked).map(|e| e.task).collect(),
     };
     for (num, file) in &task_files {
-        let body = md::TaskFacts::read(&files.text(file).unwrap_or_default(), md::Needs::ALL);
+        let body = super::stream::task_facts(files, file, md::Needs::ALL);
         utf8_check(files, file, out);
         if !body.has_validation_heading {
             out.fail(

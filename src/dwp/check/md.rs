@@ -136,8 +136,9 @@ impl Needs {
 /// What the checks read from one task body (a task file or an inline record).
 #[derive(Debug, Clone)]
 pub(crate) struct TaskFacts {
-    /// The non-empty state of each field the checks require, by name.
-    fields: Vec<(&'static str, bool)>,
+    /// Whether each field of [`CHECKED_FIELDS`] is non-empty (`None`: not read). Kept for every
+    /// task of a plan, so a fixed array rather than a list.
+    fields: [Option<bool>; CHECKED_FIELDS.len()],
     pub(crate) has_validation_heading: bool,
     /// The Completion & Log's Status value, lower-case (`pending`, `completed`, …).
     pub(crate) log_status: Option<String>,
@@ -198,7 +199,13 @@ impl TaskFacts {
                     .filter(|f| needs.context || *f != "Context")
                     .collect();
                 let present = body.fields_non_empty(&names);
-                names.into_iter().zip(present).collect()
+                let mut fields = [None; CHECKED_FIELDS.len()];
+                for (name, ok) in names.into_iter().zip(present) {
+                    if let Some(at) = CHECKED_FIELDS.iter().position(|f| *f == name) {
+                        fields[at] = Some(ok);
+                    }
+                }
+                fields
             },
             has_validation_heading: needs.legacy
                 && (markdown::has_validation_heading(body) || body.field("Validation").is_some()),
@@ -218,7 +225,10 @@ impl TaskFacts {
     }
 
     pub(crate) fn field_non_empty(&self, name: &str) -> bool {
-        self.fields.iter().any(|(f, ok)| *f == name && *ok)
+        CHECKED_FIELDS
+            .iter()
+            .position(|f| *f == name)
+            .is_some_and(|at| self.fields[at] == Some(true))
     }
 }
 

@@ -2,8 +2,11 @@
 //! order of items 1–18, the legacy path for v1 and state-less plans, and the receipt check of
 //! item 16.
 //!
-//! [`check_plan`] reads the folder once ([`crate::dwp::read::PlanFiles`]) and hands the bytes to
-//! [`check_files`], which only looks at them (plus the existence of `log=` targets).
+//! [`check_plan`] (verify) reads the folder once, streaming its task files and state.json (see
+//! `stream.rs`: each task file is checked and dropped, the state parsed task by task), and hands
+//! the result to [`check_files`], which only looks at it (plus the existence of `log=` targets).
+//! [`check_read`] checks a plan read whole ([`crate::dwp::read::PlanFiles::load`], finalize's
+//! read) with the same checks.
 //!
 //! Finding ids are the labels recorded from the original checker (`fixtures/vectors/dwp/README.md`
 //! §6–§7) where one applies, and planseal's own otherwise (`receipt-missing`, `receipt-mismatch`,
@@ -18,6 +21,8 @@ pub mod receipt;
 mod seed;
 pub mod semantics;
 pub mod shape;
+mod state_doc;
+mod stream;
 mod writers;
 
 use crate::dwp::layout;
@@ -88,7 +93,7 @@ pub fn check_plan(
     display_path: &str,
     opts: &CheckOptions,
 ) -> Section {
-    match PlanFiles::load(dir, name) {
+    match stream::load_streamed(dir, name) {
         Ok(mut files) => {
             files.display = display_path.to_string();
             check_read(&mut files, display_name, opts)
@@ -226,8 +231,27 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
             legacy::check(files, None, opts, &mut out)
         }
         FileRead::Bytes(bytes) => {
-            let state = match shape::parse_strict(bytes) {
-                Ok(v) => v,
+            // The streamed read parsed state.json already and dropped its bytes.
+            let parsed = if opts.state_override.is_none() {
+                stream::parsed_state(files)
+            } else {
+                None
+            };
+            let (read, state_bytes) = match parsed {
+                Some((read, sha)) => (
+                    match read {
+                        Ok(doc) => Ok(std::borrow::Cow::Borrowed(doc)),
+                        Err(why) => Err(why.clone()),
+                    },
+                    StateBytes::Hashed(sha),
+                ),
+                None => (
+                    state_doc::StateDoc::read(bytes).map(std::borrow::Cow::Owned),
+                    StateBytes::Bytes(bytes),
+                ),
+            };
+            let state = match read {
+                Ok(doc) => doc,
                 Err(why) => {
                     out.fail("state-unparseable", format!("state.json does not parse: {why}"))
                         .file(layout::STATE_FILE)
@@ -235,7 +259,11 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
                     return out.done();
                 }
             };
-            let url = state.get("schema").and_then(|s| s.as_str()).unwrap_or("");
+            let url = state
+                .top()
+                .get("schema")
+                .and_then(|s| s.as_str())
+                .unwrap_or("");
             match crate::dwp::model::Era::from_state_url(url) {
                 None => {
                     out.fail(
@@ -253,8 +281,10 @@ pub fn check_files(files: &PlanFiles, opts: &CheckOptions) -> Vec<Finding> {
                     .file(layout::STATE_FILE)
                     .hint("a newer DWP version wrote this plan: upgrade planseal");
                 }
-                Some(shape::Era::V1) => legacy::check(files, Some((bytes, &state)), opts, &mut out),
-                Some(era) => current::check(files, bytes, &state, era, opts, &mut out),
+                Some(shape::Era::V1) => {
+                    legacy::check(files, Some((state_bytes, state.top())), opts, &mut out)
+                }
+                Some(era) => current::check(files, state_bytes, &state, era, opts, &mut out),
             }
         }
         // Outside: reported above; unreadable never gets here.
@@ -547,36 +577,78 @@ pub(crate) fn required_markdown(files: &PlanFiles, out: &mut Out) -> Option<md::
     Some(facts)
 }
 
+/// state.json's bytes, or only their SHA-256 when the streamed read has dropped them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum StateBytes<'a> {
+    /// The bytes.
+    Bytes(&'a [u8]),
+    /// Their SHA-256, lower-case hex.
+    Hashed(&'a str),
+}
+
+impl StateBytes<'_> {
+    /// The SHA-256 of the bytes, lower-case hex.
+    pub(crate) fn sha256(self) -> String {
+        match self {
+            StateBytes::Bytes(b) => planseal_recovery::hash::sha256_hex(b),
+            StateBytes::Hashed(h) => h.to_string(),
+        }
+    }
+}
+
+/// Why a markdown file's bytes are not plain text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextProblem {
+    /// Not valid UTF-8: the offset of the first bad byte.
+    NotUtf8(usize),
+    /// A NUL byte at this offset.
+    Nul(usize),
+}
+
+/// The text problem of a markdown file's bytes, if any.
+pub(crate) fn text_problem(bytes: &[u8]) -> Option<TextProblem> {
+    if let Err(e) = crate::dwp::model::markdown::decode(bytes) {
+        Some(TextProblem::NotUtf8(e.offset))
+    } else {
+        bytes.iter().position(|&c| c == 0).map(TextProblem::Nul)
+    }
+}
+
 /// Reports a markdown file that is not valid UTF-8 text or holds NUL bytes (the checks go on with
 /// replacement characters).
 pub(crate) fn utf8_check(files: &PlanFiles, rel: &str, out: &mut Out) {
-    let Some(b) = files.bytes(rel) else {
-        return;
+    let problem = match stream::streamed_task(files, rel) {
+        Some(streamed) => streamed.problem,
+        None => match files.bytes(rel) {
+            Some(b) => text_problem(b),
+            None => return,
+        },
     };
-    if let Err(e) = crate::dwp::model::markdown::decode(b) {
-        out.fail(
-            "file-not-utf8",
-            format!(
-                "{rel} is not valid UTF-8 (first bad byte at offset {})",
-                e.offset
-            ),
-        )
-        .file(rel.to_string())
-        .hint("save the file as UTF-8");
-    } else if let Some(at) = b.iter().position(|&c| c == 0) {
-        out.fail(
-            "file-has-nul-byte",
-            format!("{rel} holds a NUL byte at offset {at}; it is not a text file"),
-        )
-        .file(rel.to_string())
-        .hint("remove the NUL byte(s); plan files are plain UTF-8 text");
+    match problem {
+        None => {}
+        Some(TextProblem::NotUtf8(offset)) => {
+            out.fail(
+                "file-not-utf8",
+                format!("{rel} is not valid UTF-8 (first bad byte at offset {offset})"),
+            )
+            .file(rel.to_string())
+            .hint("save the file as UTF-8");
+        }
+        Some(TextProblem::Nul(at)) => {
+            out.fail(
+                "file-has-nul-byte",
+                format!("{rel} holds a NUL byte at offset {at}; it is not a text file"),
+            )
+            .file(rel.to_string())
+            .hint("remove the NUL byte(s); plan files are plain UTF-8 text");
+        }
     }
 }
 
 /// The receipt check shared by both eras (item 16, planseal's stricter part).
 pub(crate) fn receipt_check(
     files: &PlanFiles,
-    state_bytes: &[u8],
+    state_bytes: StateBytes<'_>,
     state: &crate::dwp::model::State,
     standard_major: Option<u64>,
     opts: &CheckOptions,
@@ -589,7 +661,7 @@ pub(crate) fn receipt_check(
         "re-seal the plan with `planseal finalize {}`",
         files.display
     );
-    match receipt::check_receipt(files, state_bytes, state) {
+    match receipt::check_receipt_hashed(files, &state_bytes.sha256(), state) {
         receipt::ReceiptCheck::Matches => {
             out.pass(
                 "receipt-matches",

@@ -22,6 +22,12 @@ pub fn fingerprint(files: &PlanFiles, names: &[String]) -> String {
 /// The per-file hash of one fingerprinted name as planseal's receipt extension records it
 /// (`<absent>` for a missing file).
 pub fn file_hash(files: &PlanFiles, name: &str) -> String {
+    if files.is_streamed(name) {
+        return match read_inside(&files.dir, name) {
+            FileRead::Bytes(b) => sha256_hex(&b),
+            _ => crate::dwp::model::receipt::ABSENT.to_string(),
+        };
+    }
     match files.get(name) {
         FileRead::Bytes(b) => sha256_hex(b),
         _ => crate::dwp::model::receipt::ABSENT.to_string(),
@@ -33,6 +39,9 @@ pub fn file_hash(files: &PlanFiles, name: &str) -> String {
 /// file the fingerprint cannot read counts as absent here: verify has already reported the
 /// plan unverified when one of its files is unreadable.
 pub fn current_fingerprint(files: &PlanFiles, names: &[String], per_file: bool) -> Fingerprint {
+    if let Some(streamed) = super::stream::streamed_fingerprint(files, names, per_file) {
+        return streamed;
+    }
     fingerprint::fingerprint(files, names, per_file).unwrap_or_else(|_| Fingerprint {
         hex: String::new(),
         files: Vec::new(),
@@ -59,6 +68,15 @@ pub enum ReceiptCheck {
 /// maps the changed files are named: `files` for the fingerprinted ones, `evidence_files` for
 /// the others it covers (gate logs, PLAN_ANALYSIS.md), read here for that purpose only.
 pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> ReceiptCheck {
+    check_receipt_hashed(files, &sha256_hex(state_bytes), state)
+}
+
+/// [`check_receipt`] given the SHA-256 of state.json's bytes.
+pub(crate) fn check_receipt_hashed(
+    files: &PlanFiles,
+    state_sha256: &str,
+    state: &State,
+) -> ReceiptCheck {
     let Some(bytes) = files.bytes(RECEIPT_FILE) else {
         return ReceiptCheck::Missing;
     };
@@ -71,7 +89,7 @@ pub fn check_receipt(files: &PlanFiles, state_bytes: &[u8], state: &State) -> Re
     }
     let names = fingerprint::artifact_names(state);
     let current = current_fingerprint(files, &names, receipt.files().is_some());
-    let cmp = receipt.compare(&sha256_hex(state_bytes), &current);
+    let cmp = receipt.compare(state_sha256, &current);
     let mut diffs = Vec::new();
     if !cmp.result_verified {
         diffs.push("result is not \"verified\"".to_string());

@@ -41,7 +41,7 @@ pub struct ShapeError {
 }
 
 impl ShapeError {
-    fn from_issue(i: &schema::ShapeIssue) -> Self {
+    pub(crate) fn from_issue(i: &schema::ShapeIssue) -> Self {
         Self {
             path: i.path.clone(),
             problem: i.problem.clone(),

@@ -100,6 +100,8 @@ fn from_read(name: &str, read: FileRead) -> io::Result<Artifact<'static>> {
 impl ArtifactSource for PlanFiles {
     fn artifact(&self, name: &str) -> io::Result<Artifact<'_>> {
         match self.files.get(name) {
+            // A streamed task file's bytes were dropped after its checks: read it again.
+            Some(FileRead::Bytes(_)) if self.is_streamed(name) => self.plan_dir().artifact(name),
             Some(FileRead::Bytes(b)) => Ok(Artifact::Bytes(Cow::Borrowed(b))),
             Some(other) => from_read(name, other.clone()),
             None => self.plan_dir().artifact(name),

@@ -170,6 +170,240 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, JsonError> {
     }
 }
 
+/// A state document read with its task list left out: the top-level object (its `tasks` an
+/// empty array) and where each task lies in the bytes, so that the tasks can be parsed one at a
+/// time ([`parse_task_at`]) instead of all held at once.
+#[derive(Debug)]
+pub(crate) struct TasksElided {
+    /// The document without its tasks.
+    pub(crate) top: Value,
+    /// The byte range of each task of `tasks`, in order.
+    pub(crate) spans: Vec<std::ops::Range<usize>>,
+}
+
+/// Reads `bytes` as [`TasksElided`] when it is a well-formed object whose `tasks` is an array;
+/// `None` for anything else, and for any problem at all: [`parse_json`] then reads the
+/// document whole and names the problem exactly.
+pub(crate) fn parse_tasks_elided(bytes: &[u8]) -> Option<TasksElided> {
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    if text.bytes().any(|b| b == 0) {
+        return None;
+    }
+    let problem = RefCell::new(None::<Problem>);
+    let path = RefCell::new(Vec::<Segment>::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let count = std::cell::Cell::new(None::<usize>);
+    let seed = TopSeed {
+        inner: ValueSeed {
+            depth: 1,
+            path: &path,
+            problem: &problem,
+        },
+        tasks: &count,
+    };
+    let top = seed.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    let spans = task_spans(text)?;
+    (count.get() == Some(spans.len())).then_some(TasksElided { top, spans })
+}
+
+/// One task of a [`TasksElided`] document, parsed with every check [`parse_json`] makes there
+/// (the depth counted from the document's top); `None` when it does not pass them.
+pub(crate) fn parse_task_at(bytes: &[u8], span: std::ops::Range<usize>) -> Option<Value> {
+    let text = std::str::from_utf8(bytes.get(span)?).ok()?;
+    let problem = RefCell::new(None::<Problem>);
+    let path = RefCell::new(Vec::<Segment>::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let seed = ValueSeed {
+        depth: 2,
+        path: &path,
+        problem: &problem,
+    };
+    let value = seed.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(value)
+}
+
+/// The top-level object of a state, its `tasks` array counted and skipped.
+struct TopSeed<'a> {
+    inner: ValueSeed<'a>,
+    tasks: &'a std::cell::Cell<Option<usize>>,
+}
+
+impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TopSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(de::Error::custom("duplicate key"));
+            }
+            let value = if key == "tasks" {
+                let n = map.next_value_seed(CountSeed)?;
+                self.tasks.set(Some(n));
+                Value::Array(Vec::new())
+            } else {
+                map.next_value_seed(ValueSeed {
+                    depth: self.inner.depth,
+                    path: self.inner.path,
+                    problem: self.inner.problem,
+                })?
+            };
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// An array whose elements are checked for syntax only, and counted.
+struct CountSeed;
+
+impl<'de> DeserializeSeed<'de> for CountSeed {
+    type Value = usize;
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CountSeed {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let mut n = 0;
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+/// The byte range of each element of the top-level `tasks` array of a document already known
+/// to be well-formed JSON; `None` when there is no such array.
+fn task_spans(text: &str) -> Option<Vec<std::ops::Range<usize>>> {
+    let b = text.as_bytes();
+    let mut i = skip_space(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_space(b, i);
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(b, i)?;
+        let key: String = serde_json::from_str(&text[i..key_end]).ok()?;
+        i = skip_space(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_space(b, i + 1);
+        if key == "tasks" {
+            if b.get(i) != Some(&b'[') {
+                return None;
+            }
+            let mut spans = Vec::new();
+            i += 1;
+            loop {
+                i = skip_space(b, i);
+                match b.get(i)? {
+                    b']' => return Some(spans),
+                    b',' => i += 1,
+                    _ => {
+                        let end = value_end(b, i)?;
+                        spans.push(i..end);
+                        i = end;
+                    }
+                }
+            }
+        }
+        i = skip_space(b, value_end(b, i)?);
+        match b.get(i)? {
+            b',' => i += 1,
+            _ => return None,
+        }
+    }
+}
+
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while b
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// Just past the string that opens at `i`.
+fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// Just past the value that starts at `i`.
+fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            {
+                j += 1;
+            }
+            Some(j)
+        }
+    }
+}
+
 /// serde_json's message without its own " at line L column C" tail (we print our own).
 fn syntax_message(e: &serde_json::Error) -> String {
     let full = e.to_string();
@@ -260,6 +494,9 @@ pub(crate) fn push_key(out: &mut String, key: &str) {
     }
 }
 
+/// Objects up to this many keys look for a repeated key by scanning their keys.
+const SMALL_OBJECT: usize = 16;
+
 /// Builds a [`Value`] like serde_json does, refusing repeated keys and deep nesting. The path
 /// stack costs no allocation per node: keys are moved into it and back out into the map.
 struct ValueSeed<'a> {
@@ -347,14 +584,25 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                 Err(e) => return Err(e),
             }
         }
+        // Exact capacity: a plan's state holds thousands of short arrays (one gate record each).
+        items.shrink_to_fit();
         Ok(Value::Array(items))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let inner = self.nested::<A::Error>()?;
-        let mut object = Map::new();
+        // The entries are collected first and the map is built at its exact size: growing a map
+        // one insert at a time leaves up to half of its slots unused, thousands of times over in
+        // a large plan's state.
+        let mut entries: Vec<(String, Value)> = Vec::new();
+        // Past a few keys, repeated keys are looked up in a set instead of the list.
+        let mut seen: Option<std::collections::HashSet<String>> = None;
         while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
+            let repeated = match &mut seen {
+                Some(set) => !set.insert(key.clone()),
+                None => entries.iter().any(|(k, _)| *k == key),
+            };
+            if repeated {
                 *self.problem.borrow_mut() = Some(Problem::Duplicate {
                     path: render_path(&self.path.borrow()),
                     key: key.clone(),
@@ -373,8 +621,13 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                 // empty key is the least harmful answer.
                 _ => String::new(),
             };
-            object.insert(key, value);
+            entries.push((key, value));
+            if seen.is_none() && entries.len() >= SMALL_OBJECT {
+                seen = Some(entries.iter().map(|(k, _)| k.clone()).collect());
+            }
         }
+        let mut object = Map::with_capacity(entries.len());
+        object.extend(entries);
         Ok(Value::Object(object))
     }
 }

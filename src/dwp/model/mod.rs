@@ -28,6 +28,7 @@ pub mod schema;
 
 pub(crate) use json::push_key;
 pub use json::{JsonError, MAX_DEPTH, parse_json};
+pub(crate) use json::{TasksElided, parse_task_at, parse_tasks_elided};
 
 use crate::dwp::layout;
 use serde_json::Value;
@@ -544,7 +545,7 @@ impl Task {
     /// task).
     pub fn from_value(index: usize, v: &Value) -> Task {
         let gates_array = v.get("gates").and_then(Value::as_array);
-        let gates: Vec<GateRecord> = gates_array
+        let mut gates: Vec<GateRecord> = gates_array
             .map(|a| {
                 a.iter()
                     .enumerate()
@@ -552,6 +553,8 @@ impl Task {
                     .collect()
             })
             .unwrap_or_default();
+        // A filtered collect starts at four records; most tasks hold one.
+        gates.shrink_to_fit();
         let non_object_gates = gates_array.map_or(0, |a| a.len() - gates.len());
         let status_raw = text(v, "status");
         Task {

@@ -387,6 +387,17 @@ const MANIFEST_REQUIRED_V1: &[&str] = &[
 /// Validates a state against the shape of `era` (whatever its `schema` says; a `schema` other
 /// than `era`'s URL is reported).
 pub fn validate_state_as(value: &Value, era: Era) -> Vec<ShapeIssue> {
+    validate_state_top(value, era, None).0
+}
+
+/// [`validate_state_as`] of a state whose task list was left out (`elided`: how many tasks it
+/// holds; `None` when the list is in `value`): every issue outside the tasks, and the plan
+/// format the tasks are validated against ([`validate_task_as`], in order, gives the rest).
+pub(crate) fn validate_state_top(
+    value: &Value,
+    era: Era,
+    elided: Option<usize>,
+) -> (Vec<ShapeIssue>, Option<PlanFormat>) {
     let mut c = Checker::default();
     let (fields, required, other_era_fields) = if era.is_current() {
         (
@@ -398,7 +409,7 @@ pub fn validate_state_as(value: &Value, era: Era) -> Vec<ShapeIssue> {
         (STATE_FIELDS_V1, STATE_REQUIRED_V1, STATE_FIELDS_CURRENT)
     };
     let Some(obj) = c.object(value, "$", fields, required, other_era_fields, era, "state") else {
-        return c.issues;
+        return (c.issues, None);
     };
     c.constant(obj, "$", "schema", era.state_url());
     c.string(obj, "$", "plan", None);
@@ -457,15 +468,29 @@ pub fn validate_state_as(value: &Value, era: Era) -> Vec<ShapeIssue> {
         match tasks.as_array() {
             None => c.type_error("$.tasks", "array", tasks),
             Some(list) => {
-                if list.is_empty() {
+                if elided.unwrap_or(list.len()) == 0 {
                     c.error("$.tasks".into(), "expected at least one task".into());
                 }
-                for (i, task) in list.iter().enumerate() {
-                    c.task(task, &format!("$.tasks[{i}]"), era, format);
+                if elided.is_none() {
+                    for (i, task) in list.iter().enumerate() {
+                        c.task(task, &format!("$.tasks[{i}]"), era, format);
+                    }
                 }
             }
         }
     }
+    (c.issues, format)
+}
+
+/// The shape issues of task `index` of a state read as `era` whose format is `format`.
+pub(crate) fn validate_task_as(
+    task: &Value,
+    index: usize,
+    era: Era,
+    format: Option<PlanFormat>,
+) -> Vec<ShapeIssue> {
+    let mut c = Checker::default();
+    c.task(task, &format!("$.tasks[{index}]"), era, format);
     c.issues
 }
 
