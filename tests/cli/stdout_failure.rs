@@ -107,3 +107,35 @@ fn refused_update_to_dev_full_exits_3_and_writes_nothing() {
     assert!(out.stderr.contains("nothing was changed"), "{}", out.stderr);
     assert_eq!(s.state(), old);
 }
+
+/// The write end of a pipe whose read end is already closed: every write to it fails with EPIPE,
+/// or kills the writer with SIGPIPE unless that signal is ignored.
+fn pipe_without_reader() -> std::fs::File {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe(2) fills the two descriptors it is given; both are owned here.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe(2)");
+    // SAFETY: fds[0] is the read end just created and used nowhere else.
+    unsafe { libc::close(fds[0]) };
+    // SAFETY: fds[1] is the write end just created; the File owns it from here.
+    unsafe { std::fs::File::from_raw_fd(fds[1]) }
+}
+
+/// planseal enters through the C runtime's `main` (src/main.rs), so it ignores SIGPIPE itself:
+/// a reader that went away (`planseal verify | head -0`) ends a read-only command quietly with
+/// 0, and is never a death by signal.
+#[test]
+fn a_closed_pipe_ends_verify_with_0_not_a_sigpipe_death() {
+    use std::os::unix::process::ExitStatusExt;
+    let s = Scratch::a_task1_in_progress();
+    for json in [false, true] {
+        let mut cmd = Planseal::new().cwd(s.root()).arg("verify");
+        if json {
+            cmd = cmd.arg("--json");
+        }
+        let out = cmd.output_with_stdout(pipe_without_reader());
+        assert_eq!(out.status.signal(), None, "json={json}: killed by a signal");
+        assert_eq!(out.code, 0, "json={json}: {}", out.stderr);
+        assert_eq!(out.stderr, "", "json={json}");
+    }
+}
