@@ -399,7 +399,6 @@ pub fn plan_transition_parsed(
             "restore state.json from a backup or rebuild it with `planseal rebuild`",
         )
     })?;
-    let original = value.clone();
     if facts.marker_present {
         return Err(refuse(
             RefusalKind::MarkerPresent,
@@ -449,6 +448,9 @@ pub fn plan_transition_parsed(
             )
         })?;
     let task_id = ids_at(&state, task_index);
+    // What the transition may change of the input, kept as it was read: the top level and this
+    // task (nothing below touches another task, so the rest of the input is `value`'s).
+    let original = InputSnapshot::of(&mut value, task_index);
     let from = state.tasks[task_index].status;
     let to = req.status;
     // 8. Reopen.
@@ -703,7 +705,7 @@ pub fn plan_transition_parsed(
 
     let candidate_bytes = to_python_pretty(&value);
     let after_sha256 = sha256_hex(&candidate_bytes);
-    let applied = applied_content(&original, &value, task_id);
+    let applied = applied_content(&original.state, &value, task_id);
     Ok(Transition {
         task: task_id,
         from,
@@ -775,7 +777,7 @@ fn state_findings(
     value: &Value,
     facts: &PlanFacts,
     completed_only: bool,
-    checked: Option<&Value>,
+    checked: Option<&InputSnapshot>,
     read: Option<State>,
 ) -> Result<(Era, State), Refusal> {
     let mode = if completed_only {
@@ -797,10 +799,10 @@ fn state_findings(
     // in the same era and format, have none now: only the top level and the changed tasks are
     // validated again.
     let checked_same_shape = checked.filter(|input| {
-        crate::dwp::model::state_era(input).ok() == Some(era)
-            && input.get("format") == value.get("format")
+        crate::dwp::model::state_era(&input.state).ok() == Some(era)
+            && input.state.get("format") == value.get("format")
     });
-    let unchanged = task_unchanged(value, checked);
+    let unchanged = |index: usize| checked.is_some_and(|input| input.task_unchanged(value, index));
     let issues: Vec<_> = match checked_same_shape {
         Some(_) => schema::validate_state_tasks_where(value, |i| !unchanged(i)),
         None => validate_state(value),
@@ -823,14 +825,13 @@ fn state_findings(
         .plan_dir
         .as_deref()
         .map(crate::dwp::read::PlanDir::new);
-    let checked_json = checked
-        .and_then(|c| c.get("tasks"))
-        .and_then(Value::as_array);
+    let tasks_json = value.get("tasks").and_then(Value::as_array);
+    // Unchanged: the input's task, which passed these checks if it was completed.
     let already_checked = |index: usize| -> bool {
         unchanged(index)
-            && checked_json
+            && tasks_json
                 .and_then(|t| t.get(index))
-                .and_then(|before| before.get("status"))
+                .and_then(|task| task.get("status"))
                 .and_then(Value::as_str)
                 .and_then(TaskStatus::parse)
                 == Some(TaskStatus::Completed)
@@ -850,22 +851,38 @@ fn state_findings(
     Ok((era, state))
 }
 
-/// Whether task `index` of `value` is, as JSON, the task at the same place in `checked` (never,
-/// without `checked`). Compared once per task, for the schema and the gate checks alike.
-fn task_unchanged(value: &Value, checked: Option<&Value>) -> impl Fn(usize) -> bool {
-    let now = value.get("tasks").and_then(Value::as_array);
-    let before = checked
-        .and_then(|c| c.get("tasks"))
-        .and_then(Value::as_array);
-    let same: Vec<bool> = match (now, before) {
-        (Some(now), Some(before)) => now
-            .iter()
-            .enumerate()
-            .map(|(i, t)| before.get(i) == Some(t))
-            .collect(),
-        _ => Vec::new(),
-    };
-    move |index| same.get(index).copied().unwrap_or(false)
+/// The part of the input state a transition may change, as it was read: the top-level fields
+/// and the task at `index`, as `state` — the input with `tasks` holding that one task (so
+/// [`applied_content`] reads it as the state before). Every other task of the candidate is the
+/// input's, untouched: the transition changes only this task and the top level, so only they
+/// are kept, instead of a copy of the whole state.
+struct InputSnapshot {
+    state: Value,
+    index: usize,
+}
+
+impl InputSnapshot {
+    fn of(value: &mut Value, index: usize) -> Self {
+        let tasks = value.get_mut("tasks").map(std::mem::take);
+        let mut state = value.clone();
+        if let Some(tasks) = tasks {
+            let task = tasks.get(index).cloned();
+            value["tasks"] = tasks;
+            if let Some(task) = task {
+                state["tasks"] = Value::Array(vec![task]);
+            }
+        }
+        Self { state, index }
+    }
+
+    /// Whether task `index` of the candidate `value` is the input's task at that place.
+    fn task_unchanged(&self, value: &Value, index: usize) -> bool {
+        if index != self.index {
+            return true;
+        }
+        let now = value.get("tasks").and_then(|t| t.get(index));
+        now.is_some() && now == self.state.get("tasks").and_then(|t| t.get(0))
+    }
 }
 
 fn validate_input(value: &Value, facts: &PlanFacts) -> Result<(Era, State), Refusal> {
@@ -878,7 +895,7 @@ fn validate_input(value: &Value, facts: &PlanFacts) -> Result<(Era, State), Refu
 fn validate_candidate(
     value: &Value,
     state: State,
-    input: &Value,
+    input: &InputSnapshot,
     facts: &PlanFacts,
 ) -> Result<(), Refusal> {
     state_findings(value, facts, false, Some(input), Some(state)).map(|_| ())
