@@ -859,10 +859,15 @@ fn state_findings(
 struct InputSnapshot {
     state: Value,
     index: usize,
+    /// Debug builds (the tests) keep the whole input, to check that no other task changed.
+    #[cfg(debug_assertions)]
+    whole: Value,
 }
 
 impl InputSnapshot {
     fn of(value: &mut Value, index: usize) -> Self {
+        #[cfg(debug_assertions)]
+        let whole = value.clone();
         let tasks = value.get_mut("tasks").map(std::mem::take);
         let mut state = value.clone();
         if let Some(tasks) = tasks {
@@ -872,12 +877,26 @@ impl InputSnapshot {
                 state["tasks"] = Value::Array(vec![task]);
             }
         }
-        Self { state, index }
+        Self {
+            state,
+            index,
+            #[cfg(debug_assertions)]
+            whole,
+        }
     }
 
     /// Whether task `index` of the candidate `value` is the input's task at that place.
     fn task_unchanged(&self, value: &Value, index: usize) -> bool {
         if index != self.index {
+            #[cfg(debug_assertions)]
+            {
+                let at = |v: &Value| v.get("tasks").and_then(|t| t.get(index)).cloned();
+                debug_assert_eq!(
+                    at(value),
+                    at(&self.whole),
+                    "the transition changed task {index}"
+                );
+            }
             return true;
         }
         let now = value.get("tasks").and_then(|t| t.get(index));
