@@ -35,7 +35,7 @@ pub use target::Target;
 pub use transaction::Transaction;
 
 use crate::recovery::hash::sha256_hex;
-use crate::recovery::store::{self, CommitRequest, Durability};
+use crate::recovery::store::{self, CommitRequest, Durability, KnownHashes};
 
 /// Writes through the store, stamping every lock and journal line with this tool's version.
 #[derive(Debug, Clone, Copy)]
@@ -91,9 +91,35 @@ impl Writer {
         new: &[u8],
         mut entry: JournalEntry,
     ) -> Result<Committed, WriteError> {
-        target.check_writable(&[])?;
         entry.before_sha256 = old.map(sha256_hex);
         entry.after_sha256 = Some(sha256_hex(new));
+        self.commit_hashed(target, old, new, entry)
+    }
+
+    /// [`commit`](Self::commit) for a caller that hashed both contents already: `entry`'s
+    /// `before_sha256` and `after_sha256` must be the SHA-256 of `old` and `new` (an update's
+    /// transition computes them to decide); they are journaled and reported as given, not
+    /// computed again. The compare-and-swap under the lock still compares the bytes.
+    pub fn commit_hashed(
+        &self,
+        target: &Target,
+        old: Option<&[u8]>,
+        new: &[u8],
+        mut entry: JournalEntry,
+    ) -> Result<Committed, WriteError> {
+        target.check_writable(&[])?;
+        let after = entry
+            .after_sha256
+            .clone()
+            .unwrap_or_else(|| sha256_hex(new));
+        let before = match (old, &entry.before_sha256) {
+            (Some(_), Some(known)) => Some(known.clone()),
+            (Some(bytes), None) => Some(sha256_hex(bytes)),
+            (None, _) => None,
+        };
+        // A hash left out is filled in, so the journal line always has both.
+        entry.before_sha256 = before.clone();
+        entry.after_sha256 = Some(after.clone());
         let line = entry.to_value();
         let done = store::commit(&CommitRequest {
             target: target.path(),
@@ -105,6 +131,10 @@ impl Writer {
             new_bytes: new,
             journal: Some((target.journal(), &line)),
             durability: self.durability,
+            known_sha256: Some(KnownHashes {
+                expected: before.as_deref().unwrap_or_default(),
+                new: &after,
+            }),
         })
         .map_err(|e| refusal_of(e, target))?;
         Ok(Committed {

@@ -32,10 +32,23 @@ pub struct CommitRequest<'a> {
     pub expected_bytes: Option<&'a [u8]>,
     /// The file's complete new content.
     pub new_bytes: &'a [u8],
+    /// The SHA-256 (hex) of `expected_bytes` and of `new_bytes` when the caller has them
+    /// already (they are then not computed again; `None`: computed here). Only the reported
+    /// hashes come from them: the re-check under the lock compares the bytes themselves.
+    pub known_sha256: Option<KnownHashes<'a>>,
     /// The journal line to append after the rename, before the lock is released.
     pub journal: Option<(&'a Journal, &'a serde_json::Value)>,
     /// Whether the new bytes and the rename are fsynced before the lock is released.
     pub durability: Durability,
+}
+
+/// The hashes a caller computed already of the bytes it hands to [`commit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownHashes<'a> {
+    /// SHA-256 (hex) of [`CommitRequest::expected_bytes`] (ignored when those are `None`).
+    pub expected: &'a str,
+    /// SHA-256 (hex) of [`CommitRequest::new_bytes`].
+    pub new: &'a str,
 }
 
 /// What a successful write changed.
@@ -70,7 +83,15 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
     if let Some((journal, _)) = req.journal {
         sweep_journal_folder(req.target, journal.path());
     }
+    // Hashes the caller says it has must be those of its bytes (checked in debug builds).
+    debug_assert!(req.known_sha256.is_none_or(|k| {
+        k.new == sha256_hex(req.new_bytes)
+            && req
+                .expected_bytes
+                .is_none_or(|b| k.expected == sha256_hex(b))
+    }));
     let current = crate::read::read(req.target, crate::read::Kind::Document)?;
+    // The compare-and-swap is on the bytes: equal bytes, not equal hashes.
     if current.as_deref() != req.expected_bytes {
         let hash = |b: Option<&[u8]>| b.map(sha256_hex).unwrap_or_else(|| "<absent>".into());
         return Err(StoreError::StateChanged {
@@ -101,9 +122,20 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
             e.to_string(),
         ));
     }
+    // The bytes replaced are the expected ones (compared above): their known hash is theirs.
+    let (before_sha256, after_sha256) = match req.known_sha256 {
+        Some(k) => (
+            req.expected_bytes.map(|_| k.expected.to_string()),
+            k.new.to_string(),
+        ),
+        None => (
+            current.as_deref().map(sha256_hex),
+            sha256_hex(req.new_bytes),
+        ),
+    };
     Ok(Committed {
-        before_sha256: current.as_deref().map(sha256_hex),
-        after_sha256: sha256_hex(req.new_bytes),
+        before_sha256,
+        after_sha256,
         confirmation,
     })
 }
@@ -143,6 +175,7 @@ mod tests {
             new_bytes: b"after",
             journal: None,
             durability: Durability::Full,
+            known_sha256: None,
         })
         .unwrap_err();
         assert_eq!(err.kind(), "state-changed");
@@ -166,6 +199,7 @@ mod tests {
             new_bytes: b"new",
             journal: Some((&j, &entry)),
             durability: Durability::Full,
+            known_sha256: None,
         })
         .unwrap();
         assert_eq!(done.before_sha256, None);
@@ -193,6 +227,7 @@ mod tests {
             new_bytes: b"new",
             journal: Some((&j, &entry)),
             durability: Durability::Full,
+            known_sha256: None,
         })
         .unwrap();
         let kinds: Vec<_> = done

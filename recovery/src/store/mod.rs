@@ -39,6 +39,7 @@
 //!     new_bytes: b"{\"a\": 1}\n",
 //!     journal: None,
 //!     durability: Durability::Full,
+//!     known_sha256: None,
 //! })
 //! .unwrap();
 //! assert_eq!(std::fs::read(&target).unwrap(), b"{\"a\": 1}\n");
@@ -68,7 +69,7 @@ pub mod process;
 pub use atomic::{
     Durability, fsync_dir, remove_atomic, remove_durable, replace_atomic, write_atomic,
 };
-pub use commit::{CommitRequest, Committed, commit};
+pub use commit::{CommitRequest, Committed, KnownHashes, commit};
 pub use confirm::{Confirmation, Unconfirmed, UnconfirmedStep};
 pub use failpoint::{crash_point, io_fault};
 pub use journal::{Journal, JournalRead, read_journal};

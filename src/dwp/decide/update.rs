@@ -399,7 +399,6 @@ pub fn plan_transition_parsed(
             "restore state.json from a backup or rebuild it with `planseal rebuild`",
         )
     })?;
-    let original = value.clone();
     if facts.marker_present {
         return Err(refuse(
             RefusalKind::MarkerPresent,
@@ -449,6 +448,9 @@ pub fn plan_transition_parsed(
             )
         })?;
     let task_id = ids_at(&state, task_index);
+    // What the transition may change of the input, kept as it was read: the top level and this
+    // task (nothing below touches another task, so the rest of the input is `value`'s).
+    let original = InputSnapshot::of(&mut value, task_index);
     let from = state.tasks[task_index].status;
     let to = req.status;
     // 8. Reopen.
@@ -703,7 +705,7 @@ pub fn plan_transition_parsed(
 
     let candidate_bytes = to_python_pretty(&value);
     let after_sha256 = sha256_hex(&candidate_bytes);
-    let applied = applied_content(&original, &value, task_id);
+    let applied = applied_content(&original.state, &value, task_id);
     Ok(Transition {
         task: task_id,
         from,
@@ -775,7 +777,7 @@ fn state_findings(
     value: &Value,
     facts: &PlanFacts,
     completed_only: bool,
-    checked: Option<&Value>,
+    checked: Option<&InputSnapshot>,
     read: Option<State>,
 ) -> Result<(Era, State), Refusal> {
     let mode = if completed_only {
@@ -793,10 +795,21 @@ fn state_findings(
                 .details(vec![f]));
             }
         };
-    let issues: Vec<_> = validate_state(value)
-        .into_iter()
-        .filter(|i| i.is_error())
-        .collect();
+    // The candidate's tasks left exactly as they were in the input, which had no schema error
+    // in the same era and format, have none now: only the top level and the changed tasks are
+    // validated again.
+    let checked_same_shape = checked.filter(|input| {
+        crate::dwp::model::state_era(&input.state).ok() == Some(era)
+            && input.state.get("format") == value.get("format")
+    });
+    let unchanged = |index: usize| checked.is_some_and(|input| input.task_unchanged(value, index));
+    let issues: Vec<_> = match checked_same_shape {
+        Some(_) => schema::validate_state_tasks_where(value, |i| !unchanged(i)),
+        None => validate_state(value),
+    }
+    .into_iter()
+    .filter(|i| i.is_error())
+    .collect();
     if !issues.is_empty() {
         let findings = schema::shape_findings(&issues, crate::dwp::model::PlanFile::State);
         refuse_findings(findings, "state.json does not match its schema")?;
@@ -813,19 +826,12 @@ fn state_findings(
         .as_deref()
         .map(crate::dwp::read::PlanDir::new);
     let tasks_json = value.get("tasks").and_then(Value::as_array);
-    let checked_json = checked
-        .and_then(|c| c.get("tasks"))
-        .and_then(Value::as_array);
+    // Unchanged: the input's task, which passed these checks if it was completed.
     let already_checked = |index: usize| -> bool {
-        let (Some(now), Some(before)) = (
-            tasks_json.and_then(|t| t.get(index)),
-            checked_json.and_then(|t| t.get(index)),
-        ) else {
-            return false;
-        };
-        now == before
-            && before
-                .get("status")
+        unchanged(index)
+            && tasks_json
+                .and_then(|t| t.get(index))
+                .and_then(|task| task.get("status"))
                 .and_then(Value::as_str)
                 .and_then(TaskStatus::parse)
                 == Some(TaskStatus::Completed)
@@ -845,6 +851,59 @@ fn state_findings(
     Ok((era, state))
 }
 
+/// The part of the input state a transition may change, as it was read: the top-level fields
+/// and the task at `index`, as `state` — the input with `tasks` holding that one task (so
+/// [`applied_content`] reads it as the state before). Every other task of the candidate is the
+/// input's, untouched: the transition changes only this task and the top level, so only they
+/// are kept, instead of a copy of the whole state.
+struct InputSnapshot {
+    state: Value,
+    index: usize,
+    /// Debug builds (the tests) keep the whole input, to check that no other task changed.
+    #[cfg(debug_assertions)]
+    whole: Value,
+}
+
+impl InputSnapshot {
+    fn of(value: &mut Value, index: usize) -> Self {
+        #[cfg(debug_assertions)]
+        let whole = value.clone();
+        let tasks = value.get_mut("tasks").map(std::mem::take);
+        let mut state = value.clone();
+        if let Some(tasks) = tasks {
+            let task = tasks.get(index).cloned();
+            value["tasks"] = tasks;
+            if let Some(task) = task {
+                state["tasks"] = Value::Array(vec![task]);
+            }
+        }
+        Self {
+            state,
+            index,
+            #[cfg(debug_assertions)]
+            whole,
+        }
+    }
+
+    /// Whether task `index` of the candidate `value` is the input's task at that place.
+    fn task_unchanged(&self, value: &Value, index: usize) -> bool {
+        if index != self.index {
+            #[cfg(debug_assertions)]
+            {
+                let at = |v: &Value| v.get("tasks").and_then(|t| t.get(index)).cloned();
+                debug_assert_eq!(
+                    at(value),
+                    at(&self.whole),
+                    "the transition changed task {index}"
+                );
+            }
+            return true;
+        }
+        let now = value.get("tasks").and_then(|t| t.get(index));
+        now.is_some() && now == self.state.get("tasks").and_then(|t| t.get(0))
+    }
+}
+
 fn validate_input(value: &Value, facts: &PlanFacts) -> Result<(Era, State), Refusal> {
     state_findings(value, facts, true, None, None).map_err(|mut r| {
         r.message = format!("state.json as read is invalid — {}", r.message);
@@ -855,7 +914,7 @@ fn validate_input(value: &Value, facts: &PlanFacts) -> Result<(Era, State), Refu
 fn validate_candidate(
     value: &Value,
     state: State,
-    input: &Value,
+    input: &InputSnapshot,
     facts: &PlanFacts,
 ) -> Result<(), Refusal> {
     state_findings(value, facts, false, Some(input), Some(state)).map(|_| ())

@@ -482,6 +482,30 @@ pub(crate) fn validate_state_top(
     (c.issues, format)
 }
 
+/// [`validate_state`] of a state whose tasks are validated only where `validate_task(index)`
+/// says so: every issue outside the tasks and those of the tasks validated, in the order
+/// [`validate_state`] gives them. For a state that differs from one already validated (same era
+/// and format) only in some tasks: the others would give the issues they gave there.
+pub fn validate_state_tasks_where(
+    value: &Value,
+    validate_task: impl Fn(usize) -> bool,
+) -> Vec<ShapeIssue> {
+    let era = match state_era(value) {
+        Ok(era) if value.is_object() => era,
+        _ => return validate_state(value),
+    };
+    let Some(tasks) = value.get("tasks").and_then(Value::as_array) else {
+        return validate_state_as(value, era);
+    };
+    let (mut issues, format) = validate_state_top(value, era, Some(tasks.len()));
+    for (i, task) in tasks.iter().enumerate() {
+        if validate_task(i) {
+            issues.extend(validate_task_as(task, i, era, format));
+        }
+    }
+    issues
+}
+
 /// The shape issues of task `index` of a state read as `era` whose format is `format`.
 pub(crate) fn validate_task_as(
     task: &Value,
@@ -1009,6 +1033,26 @@ mod tests {
         let advisory: Vec<_> = issues.iter().filter(|i| !i.is_error()).collect();
         assert_eq!(advisory.len(), 1);
         assert!(advisory[0].path.ends_with("last_run"));
+    }
+
+    #[test]
+    fn validating_some_tasks_gives_the_whole_validation_restricted_to_them() {
+        let mut s = v2_state();
+        s["owner"] = json!("ana");
+        s["tasks"][0]["commit"] = json!("ABCDEF1");
+        s["tasks"][1]["status"] = json!("done");
+        assert_eq!(validate_state_tasks_where(&s, |_| true), validate_state(&s));
+        let only_second: Vec<_> = validate_state(&s)
+            .into_iter()
+            .filter(|i| i.task_position() != Some(0))
+            .collect();
+        assert_eq!(validate_state_tasks_where(&s, |i| i == 1), only_second);
+        // Not a state of a known era: the whole validation, whatever the filter says.
+        s["schema"] = json!("https://example.com/other.json");
+        assert_eq!(
+            validate_state_tasks_where(&s, |_| false),
+            validate_state(&s)
+        );
     }
 
     #[test]

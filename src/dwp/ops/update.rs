@@ -183,7 +183,8 @@ pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
     } else {
         // Between validation and the lock: another writer may get in here (tests pause at it).
         crate::recovery::store::crash_point("update.before_lock");
-        let Committed { confirmation, .. } = Writer::from_env().commit(
+        // The transition hashed both contents to decide; the entry carries them to the store.
+        let Committed { confirmation, .. } = Writer::from_env().commit_hashed(
             &layout::state_target(&plan_dir),
             Some(&state_bytes),
             &t.candidate_bytes,
