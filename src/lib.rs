@@ -26,6 +26,7 @@ pub mod dotenv;
 pub mod dwp;
 pub mod gsd;
 pub mod jsonfmt;
+pub(crate) mod jsonscan;
 pub mod markdown;
 pub mod report;
 pub mod reversa;

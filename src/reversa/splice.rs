@@ -2,6 +2,7 @@
 //! order, unknown fields, indentation, spacing, line endings, trailing newline — stays as it was.
 //! Re-serialising the whole document could not promise that; splicing can.
 
+use crate::jsonscan::{skip_space, string_end, value_end};
 use serde_json::Value;
 
 /// Why a text could not be edited.
@@ -49,72 +50,15 @@ pub(crate) struct Style {
     pub inline_pad: String,
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
-        i += 1;
-    }
-    i
-}
-
-/// End (exclusive) of the string starting at `i` (which holds `"`).
-fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
-    i += 1;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// End (exclusive) of the JSON value starting at `i`.
-fn value_end(b: &[u8], i: usize) -> Option<usize> {
-    match *b.get(i)? {
-        b'"' => string_end(b, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while j < b.len() {
-                match b[j] {
-                    b'"' => {
-                        j = string_end(b, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            None
-        }
-        _ => {
-            let mut j = i;
-            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-            {
-                j += 1;
-            }
-            Some(j)
-        }
-    }
-}
-
 /// Scans the top level of an object text (the caller has already checked it is valid JSON).
 pub(crate) fn layout(text: &str) -> Result<Layout, SpliceError> {
     let b = text.as_bytes();
-    let mut i = skip_ws(b, 0);
+    let mut i = skip_space(b, 0);
     if b.get(i) != Some(&b'{') {
         return Err(SpliceError::NotObject);
     }
     let open_end = i + 1;
-    i = skip_ws(b, open_end);
+    i = skip_space(b, open_end);
     let mut entries: Vec<Entry> = Vec::new();
     loop {
         match b.get(i) {
@@ -130,11 +74,11 @@ pub(crate) fn layout(text: &str) -> Result<Layout, SpliceError> {
                 let key_end = string_end(b, i).ok_or(SpliceError::NotObject)?;
                 let key: String = serde_json::from_str(&text[key_start..key_end])
                     .map_err(|_| SpliceError::NotObject)?;
-                i = skip_ws(b, key_end);
+                i = skip_space(b, key_end);
                 if b.get(i) != Some(&b':') {
                     return Err(SpliceError::NotObject);
                 }
-                let value_start = skip_ws(b, i + 1);
+                let value_start = skip_space(b, i + 1);
                 let vend = value_end(b, value_start).ok_or(SpliceError::NotObject)?;
                 if entries.iter().any(|e| e.key == key) {
                     return Err(SpliceError::DuplicateKey(key));
@@ -145,9 +89,9 @@ pub(crate) fn layout(text: &str) -> Result<Layout, SpliceError> {
                     value_start,
                     value_end: vend,
                 });
-                i = skip_ws(b, vend);
+                i = skip_space(b, vend);
                 if b.get(i) == Some(&b',') {
-                    i = skip_ws(b, i + 1);
+                    i = skip_space(b, i + 1);
                 }
             }
             _ => return Err(SpliceError::NotObject),
@@ -212,7 +156,7 @@ fn inline_shape(value: &str) -> Option<(String, String)> {
     if !matches!(b.first(), Some(b'[' | b'{')) || value.contains('\n') {
         return None;
     }
-    let pad_len = skip_ws(b, 1) - 1;
+    let pad_len = skip_space(b, 1) - 1;
     let mut depth = 0usize;
     let mut j = 0;
     while j < b.len() {
@@ -224,7 +168,7 @@ fn inline_shape(value: &str) -> Option<(String, String)> {
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth = depth.saturating_sub(1),
             b',' if depth == 1 => {
-                let after = skip_ws(b, j + 1);
+                let after = skip_space(b, j + 1);
                 return Some((
                     value[j..after].to_string(),
                     value[1..1 + pad_len].to_string(),
