@@ -198,7 +198,10 @@ fn rank(module: &[String]) -> u8 {
     let has = |name: &str| module.iter().any(|p| p == name);
     match module.first().map(String::as_str) {
         Some("cli") | None => 7,
-        Some("report" | "write" | "clock" | "jsonfmt" | "markdown" | "dotenv" | "recovery") => 1,
+        Some(
+            "report" | "write" | "clock" | "jsonfmt" | "jsonscan" | "markdown" | "dotenv"
+            | "recovery",
+        ) => 1,
         Some("verify" | "unlock" | "demo") => 6,
         // A format's error type only gathers the lower layers' errors.
         _ if module.last().is_some_and(|m| m == "error") => 2,
