@@ -307,8 +307,14 @@ pub struct PlanDir {
 /// What a relative path inside a plan folder leads to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resolved {
-    /// An existing entry inside the plan (the joined, not canonical, path).
-    Inside(std::path::PathBuf),
+    /// An existing entry inside the plan.
+    Inside {
+        /// The joined, not canonical, path.
+        path: std::path::PathBuf,
+        /// It is a regular file (through a symlink that stays inside, too): known from the
+        /// look-up itself, so a caller never stats it again.
+        regular_file: bool,
+    },
     /// Nothing there (a missing file, or a dangling link that stays inside).
     Missing,
 }
@@ -354,7 +360,13 @@ impl PlanDir {
                 Ok(meta) if meta.file_type().is_symlink() => {
                     return self.resolve_through_links(rel, canonical_root);
                 }
-                Ok(_) if last => return Ok(Resolved::Inside(self.root.join(rel))),
+                // not a symlink: what lstat saw is what the name is
+                Ok(meta) if last => {
+                    return Ok(Resolved::Inside {
+                        path: self.root.join(rel),
+                        regular_file: meta.is_file(),
+                    });
+                }
                 Ok(meta) if meta.is_dir() => {
                     self.plain_dirs.borrow_mut().insert(prefix.clone());
                 }
@@ -377,7 +389,10 @@ impl PlanDir {
             }
         }
         // `rel` had no normal component (e.g. `.`): the plan folder itself
-        Ok(Resolved::Inside(self.root.join(rel)))
+        Ok(Resolved::Inside {
+            path: self.root.join(rel),
+            regular_file: false,
+        })
     }
 
     /// The careful path for a name that crosses a symlink somewhere.
@@ -388,7 +403,13 @@ impl PlanDir {
     ) -> Result<Resolved, PathError> {
         let joined = self.root.join(rel);
         match joined.canonicalize() {
-            Ok(canon) if canon.starts_with(canonical_root) => Ok(Resolved::Inside(joined)),
+            Ok(canon) if canon.starts_with(canonical_root) => {
+                let regular_file = std::fs::metadata(&canon).is_ok_and(|m| m.is_file());
+                Ok(Resolved::Inside {
+                    path: joined,
+                    regular_file,
+                })
+            }
             Ok(canon) => Err(PathError::SymlinkEscape(canon)),
             // let the recovery crate's resolver tell a dangling escape from a missing target
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

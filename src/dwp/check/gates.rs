@@ -232,8 +232,11 @@ fn check_pointer_in(plan: &PlanDir, rel: &str) -> Result<(), LogPointerProblem> 
         return Err(LogPointerProblem::WrittenByPublication);
     }
     match plan.resolve(rel) {
-        Ok(Resolved::Inside(path)) if !path.is_file() => Err(LogPointerProblem::NotAFile),
-        Ok(Resolved::Inside(_)) => Ok(()),
+        Ok(Resolved::Inside {
+            regular_file: false,
+            ..
+        }) => Err(LogPointerProblem::NotAFile),
+        Ok(Resolved::Inside { .. }) => Ok(()),
         Ok(Resolved::Missing) => Err(LogPointerProblem::Missing(None)),
         Err(PathError::Io(e)) => Err(LogPointerProblem::Missing(Some(e))),
         Err(PathError::Missing) => Err(LogPointerProblem::Missing(None)),

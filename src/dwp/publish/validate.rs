@@ -160,7 +160,10 @@ pub(crate) fn reverify_published(
             .is_ok_and(|m| m.file_type().is_file())
             || matches!(
                 plan.resolve(rel),
-                Ok(crate::dwp::read::Resolved::Inside(path)) if path.is_file()
+                Ok(crate::dwp::read::Resolved::Inside {
+                    regular_file: true,
+                    ..
+                })
             );
         if !still_a_file {
             failures.push(
