@@ -357,11 +357,26 @@ fn plan_dir_resolution_through_links() {
     std::os::unix::fs::symlink(outside.path().join("gone.log"), p.join("dangling.log")).unwrap();
     std::os::unix::fs::symlink(p.join("nothing.log"), p.join("dangling_inside.log")).unwrap();
     let dir = PlanDir::new(p);
-    let inside = |rel: &str| matches!(dir.resolve(rel), Ok(Resolved::Inside(_)));
+    let inside = |rel: &str| matches!(dir.resolve(rel), Ok(Resolved::Inside { .. }));
     assert!(inside("analysis_results/gates/a.log"));
     assert!(inside("./analysis_results/gates/a.log"));
     assert!(inside("inner/gates/a.log"));
     assert!(inside("analysis_results"));
+    // the look-up tells a regular file from a folder itself, through an inside link too
+    let regular = |rel: &str| {
+        matches!(
+            dir.resolve(rel),
+            Ok(Resolved::Inside {
+                regular_file: true,
+                ..
+            })
+        )
+    };
+    assert!(regular("analysis_results/gates/a.log"));
+    assert!(regular("inner/gates/a.log"));
+    assert!(!regular("analysis_results"));
+    assert!(!regular("inner"));
+    assert!(!regular("."));
     assert_eq!(
         dir.resolve("analysis_results/gates/b.log"),
         Ok(Resolved::Missing)
