@@ -61,7 +61,12 @@ pub(super) fn expand_abbreviations(args: Vec<OsString>) -> Vec<OsString> {
             }
             continue;
         }
-        if !text.starts_with("--") || text == "--json" || text.starts_with("--color=") {
+        if !text.starts_with("--")
+            || text == "--json"
+            || text.starts_with("--color=")
+            || text == "--wait"
+            || text.starts_with("--wait=")
+        {
             out.push(arg.clone());
             continue;
         }

@@ -19,6 +19,7 @@ mod status;
 mod unlock;
 mod update;
 mod verify;
+mod wait;
 
 use crate::{print_err, print_json};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -202,7 +203,7 @@ fn context(global: &Global, json_requested: bool) -> Result<Context, ExitCode> {
     Ok(ctx)
 }
 
-fn refusal_ref(err: &anyhow::Error) -> Option<&Refusal> {
+pub(crate) fn refusal_ref(err: &anyhow::Error) -> Option<&Refusal> {
     if let Some(r) = err.downcast_ref::<Refusal>() {
         return Some(r);
     }

@@ -11,7 +11,7 @@ use planseal::report::ExitCode;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  planseal rebuild .dwp/plans/PLAN_x             each field that would change, and why\n  planseal rebuild .dwp/plans/PLAN_x --write     write it and note it in PROGRESS.md\n  planseal rebuild .dwp/plans/PLAN_x --from HEAD~2   start from the state.json of that commit\n  planseal rebuild .dwp/plans/PLAN_x --manifest --write   restore a lost manifest.json from git\n  planseal finalize .dwp/plans/PLAN_x            then re-seal a published plan's receipt\n\nExit codes: 0 when it ran (and, with --write, wrote); 1 refused; \
+    after_help = "Examples:\n  planseal rebuild .dwp/plans/PLAN_x             each field that would change, and why\n  planseal rebuild .dwp/plans/PLAN_x --write     write it and note it in PROGRESS.md\n  planseal rebuild .dwp/plans/PLAN_x --write --wait   wait for another writer's lock first\n  planseal rebuild .dwp/plans/PLAN_x --from HEAD~2   start from the state.json of that commit\n  planseal rebuild .dwp/plans/PLAN_x --manifest --write   restore a lost manifest.json from git\n  planseal finalize .dwp/plans/PLAN_x            then re-seal a published plan's receipt\n\nExit codes: 0 when it ran (and, with --write, wrote); 1 refused; \
 with --exit-code and without --write, 1 when state.json would change."
 )]
 pub(super) struct Args {
@@ -32,6 +32,8 @@ pub(super) struct Args {
     /// the state)
     #[arg(long)]
     pub manifest: bool,
+    #[command(flatten)]
+    pub wait: super::wait::WaitArg,
 }
 
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -46,8 +48,9 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         manifest: args.manifest,
     };
     let write = opts.write;
-    let outcome = rebuild::rebuild(&opts, &mut clock, git_progress())
-        .map_err(error)
+    let outcome = args
+        .wait
+        .run(|| rebuild::rebuild(&opts, &mut clock, git_progress()).map_err(error))
         .map_err(|e| {
             if write {
                 super::outcome::unreadable_input_is_io(e)

@@ -15,7 +15,8 @@ use std::path::PathBuf;
     after_help = "Examples:\n  planseal recover .dwp/plans/PLAN_x                    finish the interrupted publication\n  \
 planseal recover .dwp/plans/PLAN_x --candidate c.json  a marker left by the DWP helper\n  \
 planseal recover .dwp/plans/PLAN_x --rollback          keep the state before instead\n  \
-planseal recover .dwp/plans/PLAN_x --dry-run           show what happened and what would be done\n\n\
+planseal recover .dwp/plans/PLAN_x --dry-run           show what happened and what would be done\n  \
+planseal recover .dwp/plans/PLAN_x --wait=10s          wait for a live writer's lock first\n\n\
 Recovery is bound to the candidate named by the marker: a --candidate \
 whose SHA-256 differs is refused. A lock left by a killed writer is removed only when its owner \
 is provably dead; an unknown owner (an empty lock directory) needs `planseal unlock --force \
@@ -34,6 +35,8 @@ pub(super) struct Args {
     /// Show what the interruption left and what recover would do; change nothing
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub wait: super::wait::WaitArg,
 }
 
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -46,8 +49,8 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         rollback: args.rollback,
         clock: Clock::from_env()?,
     };
-    let prepared = recover::prepare(opts).map_err(error)?;
     if args.dry_run {
+        let prepared = recover::prepare(opts).map_err(error)?;
         let outcome = recover::dry_run(&prepared).map_err(error)?;
         if ctx.json {
             print_json(serde_json::to_value(&outcome)?);
@@ -56,10 +59,17 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::Ok);
     }
-    if !ctx.json {
-        // Show what happened before acting; a refusal below then has its context.
-        print_out(&recover::diagnose(&prepared).map_err(error)?.to_text());
-    }
-    let outcome = recover::recover(prepared).map_err(error)?;
+    // With --wait, an attempt that meets a live writer's lock runs again from a fresh look at
+    // the plan, after a pause.
+    let mut diagnosed = false;
+    let outcome = args.wait.run(|| {
+        let prepared = recover::prepare(opts.clone()).map_err(error)?;
+        if !ctx.json && !diagnosed {
+            // Show what happened before acting; a refusal below then has its context.
+            print_out(&recover::diagnose(&prepared).map_err(error)?.to_text());
+            diagnosed = true;
+        }
+        recover::recover(prepared).map_err(error)
+    })?;
     super::outcome::deliver(ctx, &outcome, &outcome.to_text(), outcome.confirmation())
 }

@@ -43,8 +43,12 @@ impl From<StatusArg> for TaskStatus {
 planseal update STATE --task 1 --status completed --commit 3f2a9c1 \\\n      \
 --gate \"cargo test|0|analysis_results/logs/task1.log\" --worked \"limiter in place\"\n  \
 planseal update STATE --task 2 --status blocked --block-reason \"needs an API key\"\n  \
-planseal update STATE --task 2 --status in_progress --resolve-blocker --expected-sha256 HEX\n\n\
+planseal update STATE --task 2 --status in_progress --resolve-blocker --expected-sha256 HEX\n  \
+planseal update STATE --task 1 --status in_progress --gate \"make|0|logs/t1.log\" --wait=10s\n\n\
 Completing the last task publishes the plan through the finalization transaction.\n\
+With --wait (default 30s) a writer that meets another writer's lock, or a state.json that \
+changed under it, waits with jittered back-off and tries again from a fresh read; a refusal of \
+your own --expected-sha256 (stale-snapshot) is never retried.\n\
 Exit codes: 0 applied, 1 refused (nothing written; the refusal kind \
 leads stderr), 2 usage error, 3 I/O error before the commit point (nothing applied), 4 applied \
 but not confirmed (do not retry).\nLong options may be abbreviated to any unambiguous prefix \
@@ -115,6 +119,8 @@ pub(super) struct Args {
     /// Model name for updated_by
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
+    #[command(flatten)]
+    pub wait: super::wait::WaitArg,
 }
 
 impl Args {
@@ -144,21 +150,23 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.state));
     let clock = Clock::from_env()?;
-    let planned = update::plan(
-        &ctx.cwd.join(&args.state),
-        &args.state,
-        args.request(),
-        clock,
-    )
-    .map_err(lift)?;
-    // Shown before the write, so a refusal that follows has its context.
-    for advisory in &planned.transition.advisories {
+    let state = ctx.cwd.join(&args.state);
+    // With --wait a refused attempt runs again from a fresh read; only the advisories of the
+    // attempt that counts are shown, before its outcome, so a refusal that follows has its context.
+    let mut advisories = Vec::new();
+    let result = args.wait.run(|| {
+        let planned =
+            update::plan(&state, &args.state, args.request(), clock.clone()).map_err(lift)?;
+        advisories = planned.transition.advisories.clone();
+        update::apply(planned).map_err(lift)
+    });
+    for advisory in &advisories {
         print_err(&format!(
             "advisory: {}: {}\n",
             advisory.id, advisory.message
         ));
     }
-    let outcome = update::apply(planned).map_err(lift)?;
+    let outcome = result?;
     let text = format!("{}\n", outcome.line);
     super::outcome::deliver(ctx, &outcome, &text, Some(&outcome.confirmation))
 }

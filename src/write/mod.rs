@@ -25,6 +25,7 @@ mod journal;
 mod refusal;
 mod target;
 mod transaction;
+pub mod wait;
 
 /// What an applied write could not confirm (the store's types, so the CLI never names the
 /// store).

@@ -608,3 +608,52 @@ fn done_when_no_git_cannot_recover_commits_times_or_gates() {
         assert_eq!(t["gates"], serde_json::json!([]));
     }
 }
+
+/// `rebuild --write --wait` waits for a live writer's lock and then writes; without `--wait`
+/// the same lock is refused at once and nothing changes.
+#[test]
+fn rebuild_write_with_wait_waits_for_a_live_lock_then_writes() {
+    use planseal::recovery::store::{LockStyle, acquire};
+    let case = plans::stale_state();
+    let state_path = case.root.join(case.plan_rel()).join("state.json");
+    let guard = acquire(
+        &state_path,
+        &LockStyle::Directory,
+        "test holds the lock",
+        "test",
+    )
+    .unwrap();
+    let before = case.state_bytes();
+    let refused = run(&case, &["--write"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("lock-present"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(case.state_bytes(), before);
+
+    let (root, rel) = (case.root.clone(), case.plan_rel());
+    let writer = std::thread::spawn(move || {
+        Planseal::new()
+            .cwd(&root)
+            .clock(NOW)
+            .args(["rebuild", rel.as_str(), "--write", "--wait=20s"])
+            .output()
+    });
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert!(
+        !writer.is_finished(),
+        "rebuild did not wait for the live lock"
+    );
+    assert_eq!(case.state_bytes(), before);
+    guard.release().unwrap();
+    let out = writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("waiting up to 20s: lock-present"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(state(&case)["completed_count"], 4);
+}

@@ -22,3 +22,4 @@ mod crash_rebuild;
 mod crash_update;
 mod lock_release_faults;
 mod truth_after_commit;
+mod wait_for_writers;

@@ -301,6 +301,54 @@ fn a_live_owners_lock_is_never_removed() {
     guard.release().unwrap();
 }
 
+/// `recover --wait` waits for a live owner's lock (never taking it over) and finishes the
+/// publication once the owner releases it.
+#[test]
+fn recover_with_wait_finishes_once_the_live_owner_releases_its_lock() {
+    use planseal::recovery::store::{LockStyle, acquire};
+    let (fixture, plan) = FIXTURES[1];
+    let ws = interrupted(fixture, plan, "before_publish");
+    let state_path = ws.plan_dir().join("state.json");
+    let guard = acquire(
+        &state_path,
+        &LockStyle::Directory,
+        "test holds the lock",
+        "test",
+    )
+    .unwrap();
+    let before = ws.state();
+    let plan_rel = ws.plan_rel();
+    let out = std::thread::scope(|scope| {
+        let child = scope.spawn(|| {
+            ws.run(&[
+                "recover",
+                &plan_rel,
+                "--candidate",
+                "candidate.json",
+                "--wait=20s",
+            ])
+        });
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        assert!(
+            !child.is_finished(),
+            "recover did not wait for the live lock"
+        );
+        assert_eq!(
+            ws.state(),
+            before,
+            "recover wrote while the owner held the lock"
+        );
+        assert!(ws.exists(".finalizing.json"));
+        guard.release().unwrap();
+        child.join().unwrap()
+    });
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("waiting up to 20s: lock-present"), "{err}");
+    assert!(!ws.exists(".finalizing.json") && !ws.exists("state.json.lock"));
+    assert_ne!(ws.state(), before);
+}
+
 /// The candidate as the helper was given it may be in any layout: the helper hashes its own
 /// serialisation of it. Regression: `recover --candidate` on a helper marker refused the very
 /// file the helper published (`candidate-mismatch`) when that file was not already in the
