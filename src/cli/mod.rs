@@ -3,10 +3,12 @@
 //! 3 a writer's I/O error before its commit point, 4 applied but not confirmed).
 
 mod abbrev;
+mod approve;
 mod checkpoint;
 mod demo;
 mod diff;
 mod dwp;
+mod errors;
 mod fast;
 mod finalize;
 mod gsd;
@@ -21,12 +23,10 @@ mod update;
 mod verify;
 mod wait;
 
-use crate::{print_err, print_json};
 use clap::{Parser, Subcommand, ValueEnum};
-use planseal::dwp::publish::FinalizeError;
-use planseal::report::{ExitCode, HintedError, Refusal};
-use planseal::unlock::UnlockError;
-use planseal::write::WriteError;
+pub(crate) use errors::{refusal_ref, render_refusal};
+use errors::{report_error, report_usage_error};
+use planseal::report::{ExitCode, HintedError};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -77,6 +77,8 @@ enum Command {
     Verify(verify::Args),
     /// Apply one guarded transition to a DWP state.json (drop-in for the DWP helper)
     Update(Box<update::Args>),
+    /// Record the user's approval of a DWP plan (state.json, README Approval line, PROGRESS.md)
+    Approve(approve::Args),
     /// Show who holds a lock and remove it when its owner is provably gone
     Unlock(unlock::Args),
     /// Publish a plan's completed state through the verified finalization transaction
@@ -170,6 +172,7 @@ pub(crate) fn main() -> ExitCode {
     let result = match cli.command {
         Command::Verify(a) => verify::run(a, &ctx),
         Command::Update(a) => update::run(*a, &ctx),
+        Command::Approve(a) => approve::run(a, &ctx),
         Command::Unlock(a) => unlock::run(a, &ctx),
         Command::Finalize(a) => finalize::run(a, &ctx),
         Command::Recover(a) => recover::run(a, &ctx),
@@ -203,96 +206,10 @@ fn context(global: &Global, json_requested: bool) -> Result<Context, ExitCode> {
     Ok(ctx)
 }
 
-pub(crate) fn refusal_ref(err: &anyhow::Error) -> Option<&Refusal> {
-    if let Some(r) = err.downcast_ref::<Refusal>() {
-        return Some(r);
-    }
-    if let Some(WriteError::Refused(r)) = err.downcast_ref::<WriteError>() {
-        return Some(r);
-    }
-    if let Some(FinalizeError::Refused(r)) = err.downcast_ref::<FinalizeError>() {
-        return Some(r);
-    }
-    if let Some(UnlockError::Write(WriteError::Refused(r))) = err.downcast_ref::<UnlockError>() {
-        return Some(r);
-    }
-    None
-}
-
-/// The one mapping from errors to output and exit codes: a [`Refusal`] is exit 1 with its kind
-/// leading the stderr message (and a JSON document on stdout with `--json`); anything else is an
-/// error the command could not get past, exit 2 (3 for a writer's I/O error before its commit
-/// point) — its hint, when it has one, on its own line.
-fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
-    if let Some(refusal) = refusal_ref(err) {
-        print_err(&render_refusal(refusal));
-        if json {
-            let doc = serde_json::json!({ "result": "refused", "refusal": refusal });
-            print_json(doc);
-        }
-        return ExitCode::Failed;
-    }
-    let (hint, code) = outcome::error_code(err);
-    let mut text = format!("planseal: error: {err}\n");
-    for cause in err.chain().skip(1) {
-        text.push_str(&format!("  caused by: {cause}\n"));
-    }
-    if let Some(h) = &hint {
-        text.push_str(&format!("  hint: {h}\n"));
-    }
-    print_err(&text);
-    if json {
-        let mut doc = serde_json::json!({ "result": "error", "message": format!("{err:#}") });
-        if let Some(h) = hint {
-            doc["hint"] = h.into();
-        }
-        print_json(doc);
-    }
-    code
-}
-
-/// A usage error is exit 2 with the stable kind `usage-error` leading stderr (`docs/exit-codes.md`)
-/// and, with `--json`, a JSON document on stdout, so scripts can tell it from a refusal without
-/// parsing prose.
-fn report_usage_error(e: &clap::Error, json: bool) -> ExitCode {
-    // The values a usage error echoes may be a `.env` value pasted on the command line.
-    if let Ok(cwd) = std::env::current_dir() {
-        crate::redact_output_for(&cwd);
-    }
-    let rendered = e.render().to_string();
-    let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
-    print_err(&format!("usage-error: {body}"));
-    if json {
-        let first = body.lines().next().unwrap_or_default();
-        let doc = serde_json::json!({
-            "result": "error",
-            "kind": "usage-error",
-            "message": first,
-            "hint": "run the command with --help for its options and examples",
-        });
-        print_json(doc);
-    }
-    ExitCode::UsageOrUnverified
-}
-
 /// A path as the user should see it: relative to the working directory when inside it.
 pub(crate) fn shown(path: &std::path::Path, ctx: &Context) -> String {
     path.strip_prefix(&ctx.cwd)
         .unwrap_or(path)
         .display()
         .to_string()
-}
-
-/// `kind: message`, each detail on its own line, then `  hint: …`.
-pub(crate) fn render_refusal(r: &Refusal) -> String {
-    use planseal::report::text::printable;
-    let mut s = format!("{}: {}\n", r.kind, printable(&r.message));
-    for d in &r.details {
-        let task = d.task.map(|t| format!(" (task {t})")).unwrap_or_default();
-        s.push_str(&format!("  - {}{task}: {}\n", d.id, printable(&d.message)));
-    }
-    if let Some(h) = &r.hint {
-        s.push_str(&format!("  hint: {}\n", printable(h)));
-    }
-    s
 }

@@ -130,6 +130,8 @@ refusal_kinds! {
     // --- DWP publication and recovery
     /// An interrupted publication left `.finalizing.json`: only `recover` may proceed.
     MarkerPresent = "marker-present",
+    /// The plan is completed and published: its approval is part of the sealed record.
+    PlanCompleted = "plan-completed",
     /// `.finalizing.json` cannot be read as a marker.
     MarkerUnreadable = "marker-unreadable",
     /// The candidate is not valid JSON or not UTF-8.

@@ -12,6 +12,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod approve_cli;
 mod checkpoint_cli;
 mod cli_usage;
 mod demo_run;

@@ -143,6 +143,7 @@ help_snapshots! {
     help_finalize => ["finalize"],
     help_recover => ["recover"],
     help_rebuild => ["rebuild"],
+    help_approve => ["approve"],
     help_diff => ["diff"],
     help_log => ["log"],
     help_status => ["status"],

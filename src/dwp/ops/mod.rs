@@ -3,6 +3,7 @@
 //! `--json` document is its serialisation and its text a pure method of it; nothing here prints.
 //!
 //! - [`update`]: one guarded transition of state.json.
+//! - [`approve`]: the user's approval of the plan's proposal.
 //! - [`finalize`]: the verified publication (or re-seal) of a completed plan.
 //! - [`recover`]: finishing or rolling back an interrupted publication.
 //! - [`rebuild`]: state.json regenerated from the markdown and git.
@@ -10,6 +11,7 @@
 //! - [`log`]: the plan's timeline from git, or one file's versions.
 //! - [`status`]: the resume view of every plan (and GSD, Reversa, checkpoint file) found.
 
+pub mod approve;
 pub mod diff;
 pub mod finalize;
 pub mod log;

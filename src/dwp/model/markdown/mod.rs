@@ -48,8 +48,8 @@ pub use legacy::{
     read_before_references,
 };
 pub use progress::{
-    ProgressEntry, ReconciliationEntry, append_reconciliation_entry, mirrors_amendment,
-    progress_entries, refinement_names_task,
+    ProgressEntry, ReconciliationEntry, append_dated_entry, append_reconciliation_entry,
+    mirrors_amendment, progress_entries, refinement_names_task,
 };
 pub use readme::{
     ApprovalValue, DeclSource, Declared, DeclaredFormat, IndexEntry, IndexSource, InlineRecord,

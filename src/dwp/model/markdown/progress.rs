@@ -179,6 +179,12 @@ fn one_line(s: &str) -> String {
 /// - <change>
 /// ```
 pub fn append_reconciliation_entry(existing: &[u8], entry: &ReconciliationEntry) -> Vec<u8> {
+    append_dated_entry(existing, "Reconciliation", entry)
+}
+
+/// Appends a dated entry headed `## TITLE — DATE` (one summary bullet, one bullet per change),
+/// the shape of every entry planseal's writers add to PROGRESS.md (reconciliation, approval).
+pub fn append_dated_entry(existing: &[u8], title: &str, entry: &ReconciliationEntry) -> Vec<u8> {
     let mut out = existing.to_vec();
     if !out.is_empty() {
         if !out.ends_with(b"\n") {
@@ -189,7 +195,8 @@ pub fn append_reconciliation_entry(existing: &[u8], entry: &ReconciliationEntry)
         }
     }
     let mut block = format!(
-        "## Reconciliation — {}\n\n- {}\n",
+        "## {} — {}\n\n- {}\n",
+        one_line(title),
         one_line(&entry.date),
         one_line(&entry.summary)
     );
