@@ -144,36 +144,70 @@ impl JournalEntry {
         }
     }
 
-    /// The line as JSON, its fields in the documented order; a field that does not apply is
-    /// left out, except `forced` and the two hashes, which every line has.
+    /// The line as a JSON value (tests and readers; writers serialise the entry itself, which
+    /// copies nothing).
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("time".into(), self.time.clone().into());
-        m.insert("tool".into(), crate::TOOL_VERSION.into());
-        m.insert("operation".into(), self.operation.clone().into());
-        let opt = |m: &mut Map<String, Value>, key: &str, v: &Option<String>| {
-            if let Some(v) = v {
-                m.insert(key.into(), v.clone().into());
-            }
-        };
-        opt(&mut m, "plan", &self.plan);
-        opt(&mut m, "file", &self.file);
+        serde_json::to_value(self)
+            .expect("a journal entry is plain JSON: strings, numbers and values")
+    }
+}
+
+/// The common fields a detail never overrides.
+const COMMON_FIELDS: [&str; 14] = [
+    "time",
+    "tool",
+    "operation",
+    "plan",
+    "file",
+    "task",
+    "from",
+    "to",
+    "reason",
+    "agent",
+    "model",
+    "forced",
+    "before_sha256",
+    "after_sha256",
+];
+
+impl serde::Serialize for JournalEntry {
+    /// The fields in the documented order, each serialised from where it lies: a publication's
+    /// line carries the whole published state, which is never copied to be written.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = serializer.serialize_map(None)?;
+        m.serialize_entry("time", &self.time)?;
+        m.serialize_entry("tool", crate::TOOL_VERSION)?;
+        m.serialize_entry("operation", &self.operation)?;
+        if let Some(plan) = &self.plan {
+            m.serialize_entry("plan", plan)?;
+        }
+        if let Some(file) = &self.file {
+            m.serialize_entry("file", file)?;
+        }
         if let Some(t) = &self.transition {
-            m.insert("task".into(), t.task.map_or(Value::Null, Value::from));
-            m.insert("from".into(), t.from.clone());
-            m.insert("to".into(), t.to.clone());
+            m.serialize_entry("task", &t.task)?;
+            m.serialize_entry("from", &t.from)?;
+            m.serialize_entry("to", &t.to)?;
         }
-        opt(&mut m, "reason", &self.reason);
-        opt(&mut m, "agent", &self.agent);
-        opt(&mut m, "model", &self.model);
-        m.insert("forced".into(), self.forced.clone().into());
-        let hash = |h: &Option<String>| h.clone().map_or(Value::Null, Value::from);
-        m.insert("before_sha256".into(), hash(&self.before_sha256));
-        m.insert("after_sha256".into(), hash(&self.after_sha256));
+        for (key, value) in [
+            ("reason", &self.reason),
+            ("agent", &self.agent),
+            ("model", &self.model),
+        ] {
+            if let Some(v) = value {
+                m.serialize_entry(key, v)?;
+            }
+        }
+        m.serialize_entry("forced", &self.forced)?;
+        m.serialize_entry("before_sha256", &self.before_sha256)?;
+        m.serialize_entry("after_sha256", &self.after_sha256)?;
         for (k, v) in &self.details {
-            m.entry(k.clone()).or_insert_with(|| v.clone());
+            if !COMMON_FIELDS.contains(&k.as_str()) {
+                m.serialize_entry(k, v)?;
+            }
         }
-        Value::Object(m)
+        m.end()
     }
 }
 

@@ -160,7 +160,7 @@ impl Writer {
     pub fn journal_only(&self, target: &Target, entry: &JournalEntry) -> Result<(), WriteError> {
         target
             .journal()
-            .append(&entry.to_value(), self.durability)
+            .append(entry, self.durability)
             .map_err(|e| refusal_of(e, target))
     }
 }

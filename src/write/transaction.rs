@@ -104,7 +104,7 @@ impl<'t> Transaction<'t> {
     pub fn journal(&self, entry: &JournalEntry) -> Result<(), WriteError> {
         self.target
             .journal()
-            .append(&entry.to_value(), self.durability)
+            .append(entry, self.durability)
             .map_err(|e| self.map(e))
     }
 
@@ -112,7 +112,7 @@ impl<'t> Transaction<'t> {
     /// as not confirmed (the change stays), never returned.
     pub fn journal_applied(&self, entry: &JournalEntry) {
         let journal = self.target.journal();
-        if let Err(e) = journal.append(&entry.to_value(), self.durability) {
+        if let Err(e) = journal.append(entry, self.durability) {
             self.note(Unconfirmed::new(
                 UnconfirmedStep::JournalLine,
                 journal.path(),

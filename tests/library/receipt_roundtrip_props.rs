@@ -231,6 +231,7 @@ proptest! {
         let validation = publish::validate_candidate(&ValidationInput {
             plan_dir: &dir,
             candidate: &plan.candidate,
+            candidate_value: None,
             candidate_path: None,
             allow_dirty_reason: None,
             allow_unverified_git_reason: None,

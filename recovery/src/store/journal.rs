@@ -100,10 +100,18 @@ impl Journal {
     /// `store.after_journal_append`.
     pub fn append(
         &self,
-        entry: &serde_json::Value,
+        entry: &impl serde::Serialize,
         durability: Durability,
     ) -> Result<(), StoreError> {
         self.check_target()?;
+        // One compact line; serialised from the caller's values, never through a copy of them.
+        let body = serde_json::to_vec(entry).map_err(|e| {
+            StoreError::io(
+                "serialise journal line",
+                &self.path,
+                std::io::Error::other(e),
+            )
+        })?;
         let dir = parent_dir(&self.path);
         let dir_existed = dir.is_dir();
         if !dir_existed {
@@ -111,7 +119,7 @@ impl Journal {
                 .map_err(|e| StoreError::io("create journal folder", &dir, e))?;
         }
         let existed = self.path.exists();
-        if !existed && self.create_with(entry, durability, &dir)? {
+        if !existed && self.create_with(&body, durability, &dir)? {
             crash_point("store.after_journal_append");
             return Ok(());
         }
@@ -151,8 +159,7 @@ impl Journal {
                 line.push(b'\n');
             }
         }
-        // serde_json's compact form of a Value never fails to serialise.
-        line.extend_from_slice(entry.to_string().as_bytes());
+        line.extend_from_slice(&body);
         line.push(b'\n');
         match super::failpoint::io_fault("store.journal_write") {
             Some(e) => Err(e),
@@ -176,13 +183,14 @@ impl Journal {
     /// meanwhile: the caller appends to it.
     fn create_with(
         &self,
-        entry: &serde_json::Value,
+        body: &[u8],
         durability: Durability,
         dir: &Path,
     ) -> Result<bool, StoreError> {
         let name = self.path.file_name().unwrap_or_default().to_string_lossy();
         let temp = super::atomic::temp_path(dir, &name);
-        let mut line = entry.to_string().into_bytes();
+        let mut line = Vec::with_capacity(body.len() + 1);
+        line.extend_from_slice(body);
         line.push(b'\n');
         let written = match super::failpoint::io_fault("store.journal_write") {
             Some(e) => Err(e),

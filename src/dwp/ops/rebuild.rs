@@ -164,6 +164,7 @@ pub fn rebuild(
         let validation = publish::validate_candidate(&publish::ValidationInput {
             plan_dir: &plan.dir,
             candidate: &state_bytes(&inputs, &rebuilt),
+            candidate_value: None,
             candidate_path: None,
             allow_dirty_reason: None,
             allow_unverified_git_reason: None,

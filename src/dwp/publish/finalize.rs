@@ -25,7 +25,9 @@ use super::marker::{self, Companion, MARKER_FILE, Marker, MarkerExtension};
 use super::validate::{self, Validation, ValidationInput};
 use crate::clock::Clock;
 use crate::dwp::layout;
+use crate::dwp::model::parse_json;
 use crate::dwp::model::receipt::{AcceptedException, RECEIPT_FILE, Receipt};
+use crate::jsonfmt;
 use crate::report::{Finding, Refusal, RefusalKind};
 use crate::write::{
     Confirmation, JournalEntry, Transaction, Unconfirmed, UnconfirmedStep, WriteError, Writer,
@@ -304,12 +306,21 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
 
     // Published as the helper writes it; a candidate that is the current state in another
     // layout, or these very bytes, is a re-seal.
-    let candidate_bytes = match &req.candidate {
-        Candidate::Current => state_bytes.clone(),
-        Candidate::Bytes { bytes, .. } if *bytes == state_bytes => state_bytes.clone(),
-        Candidate::Bytes { bytes, .. } => {
-            candidate::published_bytes(bytes).unwrap_or_else(|| bytes.clone())
+    // The candidate is parsed strictly once, here; its value serves the pre-checks, the
+    // validation and the journal line (the serialisation of a strictly parsed value parses back
+    // to that very value, so nothing downstream parses the candidate again).
+    let (candidate_bytes, strict_value) = match &req.candidate {
+        Candidate::Current => (state_bytes.clone(), parse_json(&state_bytes).ok()),
+        Candidate::Bytes { bytes, .. } if *bytes == state_bytes => {
+            (state_bytes.clone(), parse_json(&state_bytes).ok())
         }
+        Candidate::Bytes { bytes, .. } => match parse_json(bytes) {
+            Ok(value) => (jsonfmt::to_python_pretty(&value), Some(value)),
+            Err(_) => (
+                candidate::published_bytes(bytes).unwrap_or_else(|| bytes.clone()),
+                None,
+            ),
+        },
     };
     let candidate_origin = match &req.candidate {
         Candidate::Current => layout::STATE_FILE.to_string(),
@@ -323,10 +334,12 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         &candidate_origin,
         &req.candidate,
         req.restores_state,
+        strict_value,
     )?;
+    let strict = parsed.strict.then_some(&parsed.candidate_value);
 
     if req.dry_run {
-        let validation = run_validation(&plan_dir, &candidate_bytes, req)?;
+        let validation = run_validation(&plan_dir, &candidate_bytes, strict, req)?;
         return Ok(published(
             &plan_dir,
             &state_sha,
@@ -360,7 +373,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
             return Err(e.into());
         }
     }
-    let validation = match run_validation(&plan_dir, &candidate_bytes, req) {
+    let validation = match run_validation(&plan_dir, &candidate_bytes, strict, req) {
         Ok(v) => v,
         Err(e) => {
             tx.finish()?;
@@ -433,7 +446,7 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
         req,
         &mut clock,
         hook,
-        Some(&parsed),
+        Some(parsed),
     ) {
         Ok(()) => {}
         Err(Stopped {
@@ -550,7 +563,7 @@ pub(crate) fn publish_from_marker(
     req: &FinalizeRequest,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
-    parsed: Option<&Parsed>,
+    parsed: Option<Parsed>,
 ) -> Result<(), Stopped> {
     let state_path = tx.target().path().to_path_buf();
     let before = store::read_state_before(&state_path, req.restores_state)
@@ -594,7 +607,7 @@ fn seal_published(
     req: &FinalizeRequest,
     clock: &mut Clock,
     hook: &mut dyn FnMut(Step),
-    parsed: Option<&Parsed>,
+    parsed: Option<Parsed>,
 ) -> Result<(), FinalizeError> {
     let state_path = tx.target().path().to_path_buf();
     let plan_dir = state_path.parent().unwrap_or(Path::new("."));
@@ -638,7 +651,7 @@ fn seal_published(
         }
         None => {
             // The values parsed before the lock, when they are of these very bytes.
-            let values = parsed.and_then(|p| p.of(before, candidate_bytes));
+            let values = parsed.and_then(|p| p.into_values(before, candidate_bytes));
             publication_entry_of(
                 plan_dir,
                 &req.operation,
@@ -692,46 +705,48 @@ pub(crate) struct Parsed {
     before_value: Option<serde_json::Value>,
     candidate: Vec<u8>,
     candidate_value: serde_json::Value,
+    /// `candidate_value` is the strict parse of the candidate's bytes.
+    strict: bool,
 }
 
 impl Parsed {
     /// The two values, when they were parsed from `before` and `candidate` (the state before
     /// read under the lock is the one read first, or the run refused).
-    fn of(
-        &self,
+    fn into_values(
+        self,
         before: &[u8],
         candidate: &[u8],
-    ) -> Option<(&serde_json::Value, &serde_json::Value)> {
-        let before_value = self.before_value.as_ref()?;
+    ) -> Option<(serde_json::Value, serde_json::Value)> {
+        let before_value = self.before_value?;
         (self.before == before && self.candidate == candidate)
-            .then_some((before_value, &self.candidate_value))
+            .then_some((before_value, self.candidate_value))
     }
 }
 
-/// [`publication_entry`] with the two states already parsed (`values`), or parsed now.
+/// [`publication_entry`] with the two states already parsed (`values`), or parsed now. The
+/// published state goes into the line as it is: the values are moved, never copied.
 fn publication_entry_of(
     plan_dir: &Path,
     operation: &str,
     before: &[u8],
     candidate: &[u8],
-    values: Option<(&serde_json::Value, &serde_json::Value)>,
+    values: Option<(serde_json::Value, serde_json::Value)>,
     clock: &mut Clock,
 ) -> JournalEntry {
     use serde_json::Value;
-    let (old, new): (Value, Value) = match values {
-        Some((old, new)) => (old.clone(), new.clone()),
-        None => (
+    let (old, new): (Value, Value) = values.unwrap_or_else(|| {
+        (
             serde_json::from_slice(before).unwrap_or_default(),
             serde_json::from_slice(candidate).unwrap_or_default(),
-        ),
-    };
-    let task_status = |v: &Value| -> Vec<(Value, Value)> {
+        )
+    });
+    let task_status = |v: &Value| -> Vec<(Option<u64>, Value)> {
         v["tasks"]
             .as_array()
             .map(|tasks| {
                 tasks
                     .iter()
-                    .map(|t| (t["id"].clone(), t["status"].clone()))
+                    .map(|t| (t["id"].as_u64(), t["status"].clone()))
                     .collect()
             })
             .unwrap_or_default()
@@ -748,7 +763,7 @@ fn publication_entry_of(
                 .find(|(i, _)| i == id)
                 .map(|(_, s)| s.clone())
                 .unwrap_or_default();
-            (id.as_u64(), from, to.clone())
+            (*id, from, to.clone())
         }
         _ => (None, old["status"].clone(), new["status"].clone()),
     };
@@ -787,6 +802,7 @@ fn record_exceptions(entry: &mut JournalEntry, exceptions: &[AcceptedException])
 fn run_validation(
     plan_dir: &Path,
     candidate_bytes: &[u8],
+    candidate_value: Option<&serde_json::Value>,
     req: &FinalizeRequest,
 ) -> Result<Validation, FinalizeError> {
     let overlay: Vec<(String, Vec<u8>)> = req
@@ -798,6 +814,7 @@ fn run_validation(
         &ValidationInput {
             plan_dir,
             candidate: candidate_bytes,
+            candidate_value,
             candidate_path: req.candidate_path.as_deref(),
             allow_dirty_reason: req.allow_dirty_reason.as_deref(),
             allow_unverified_git_reason: req.allow_unverified_git_reason.as_deref(),
@@ -835,8 +852,11 @@ fn precheck_candidate(
     origin: &str,
     source: &Candidate,
     restores_state: bool,
+    strict_value: Option<serde_json::Value>,
 ) -> Result<Parsed, FinalizeError> {
-    let candidate: serde_json::Value = serde_json::from_slice(candidate_bytes).map_err(|e| {
+    let strict = strict_value.is_some();
+    let parse = || serde_json::from_slice::<serde_json::Value>(candidate_bytes);
+    let candidate = strict_value.map_or_else(parse, Ok).map_err(|e| {
         Refusal::new(
             if matches!(source, Candidate::Current) {
                 RefusalKind::StateUnparseable
@@ -863,6 +883,7 @@ fn precheck_candidate(
             before_value: None,
             candidate: candidate_bytes.to_vec(),
             candidate_value: candidate,
+            strict,
         });
     }
     let state: serde_json::Value = serde_json::from_slice(state_bytes).map_err(|e| {
@@ -917,6 +938,7 @@ fn precheck_candidate(
         before_value: Some(state),
         candidate: candidate_bytes.to_vec(),
         candidate_value: candidate,
+        strict,
     })
 }
 

@@ -478,6 +478,7 @@ fn roll_forward(
     let validation = validate_candidate(&ValidationInput {
         plan_dir,
         candidate,
+        candidate_value: None,
         candidate_path: None,
         allow_dirty_reason: None,
         allow_unverified_git_reason: None,

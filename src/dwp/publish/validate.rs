@@ -34,6 +34,8 @@ pub struct ValidationInput<'a> {
     pub plan_dir: &'a Path,
     /// The state bytes about to be published.
     pub candidate: &'a [u8],
+    /// The strict parse of `candidate`, when the caller made it already.
+    pub candidate_value: Option<&'a Value>,
     /// Where the candidate file lives, if it is a file (excluded from the clean-tree check).
     pub candidate_path: Option<&'a Path>,
     /// `--allow-dirty --reason TEXT`.
@@ -309,7 +311,12 @@ pub(crate) fn validate_candidate_with(
         FileRead::Bytes(input.candidate.to_vec()),
     );
     // The candidate parsed once: strictly when it can be, for the checks and the covered files.
-    let strict = crate::dwp::check::shape::parse_strict(input.candidate);
+    let strict = match input.candidate_value {
+        Some(value) => Ok(std::borrow::Cow::Borrowed(value)),
+        None => {
+            crate::dwp::check::shape::parse_strict(input.candidate).map(std::borrow::Cow::Owned)
+        }
+    };
     let lenient;
     let candidate_value: &Value = match &strict {
         Ok(value) => value,
@@ -516,14 +523,19 @@ fn git_seal(
 /// cannot be located (missing file, removed anchor) is left to the conformance check.
 fn task_record_findings(files: &PlanFiles, candidate: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
+    let no_tasks = Vec::new();
     let tasks = candidate
         .get("tasks")
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let readme_bytes = files.bytes(layout::README_FILE).unwrap_or_default();
-    let readme_text = decode(readme_bytes).unwrap_or("");
-    let readme = parse_readme(readme_text);
+        .unwrap_or(&no_tasks);
+    // The README is parsed only for a plan with inline records (Lite, or a task without a file).
+    let readme = std::cell::OnceCell::new();
+    let readme = || {
+        readme.get_or_init(|| {
+            let bytes = files.bytes(layout::README_FILE).unwrap_or_default();
+            parse_readme(decode(bytes).unwrap_or(""))
+        })
+    };
     let mut all_ok = true;
     for (i, task) in tasks.iter().enumerate() {
         let n = task
@@ -532,27 +544,33 @@ fn task_record_findings(files: &PlanFiles, candidate: &Value) -> Vec<Finding> {
             .unwrap_or(i as u64 + 1);
         let file = match task.get("locator") {
             Some(loc) if loc.get("kind").and_then(Value::as_str) == Some("file") => {
-                loc.get("value").and_then(Value::as_str).map(str::to_string)
+                loc.get("value").and_then(Value::as_str)
             }
             Some(_) => None,
-            None => task.get("file").and_then(Value::as_str).map(str::to_string),
+            None => task.get("file").and_then(Value::as_str),
         };
-        let owned;
-        let (body, shown) = match &file {
+        let read_now;
+        let text;
+        let (body, shown) = match file {
             Some(f) => {
                 // Read with the plan when it is a task file of the listing, now otherwise.
-                let read = match files.files.get(f.as_str()) {
-                    Some(read) => read.clone(),
-                    None => crate::dwp::read::read_inside(&files.dir, f),
+                let read = match files.files.get(f) {
+                    Some(read) => read,
+                    None => {
+                        read_now = crate::dwp::read::read_inside(&files.dir, f);
+                        &read_now
+                    }
                 };
                 let FileRead::Bytes(bytes) = read else {
                     continue;
                 };
-                owned = String::from_utf8_lossy(&bytes).into_owned();
-                (TaskBody::new(&owned), f.clone())
+                text = String::from_utf8_lossy(bytes);
+                (TaskBody::new(&text), f.to_string())
             }
             None => {
-                let Some(record) = u32::try_from(n).ok().and_then(|n| readme.inline.record(n))
+                let Some(record) = u32::try_from(n)
+                    .ok()
+                    .and_then(|n| readme().inline.record(n))
                 else {
                     continue;
                 };
