@@ -200,7 +200,7 @@ fn rank(module: &[String]) -> u8 {
         Some("cli") | None => 7,
         Some(
             "report" | "write" | "clock" | "jsonfmt" | "jsonscan" | "markdown" | "dotenv"
-            | "recovery",
+            | "parallel" | "recovery",
         ) => 1,
         Some("verify" | "unlock" | "demo") => 6,
         // A format's error type only gathers the lower layers' errors.

@@ -803,6 +803,14 @@ fn state_findings(
             && input.state.get("format") == value.get("format")
     });
     let unchanged = |index: usize| checked.is_some_and(|input| input.task_unchanged(value, index));
+    // The state as read, with many tasks: each task's shape, typed form and gate findings in
+    // one pass over the cores (the same findings, in the same order, as the passes below).
+    if checked.is_none()
+        && read.is_none()
+        && let Some(pass) = TaskPass::over_cores(value, era, facts, completed_only)
+    {
+        return pass.findings(value, mode, era);
+    }
     let issues: Vec<_> = match checked_same_shape {
         Some(_) => schema::validate_state_tasks_where(value, |i| !unchanged(i)),
         None => validate_state(value),
@@ -849,6 +857,91 @@ fn state_findings(
         .collect();
     refuse_findings(gate_findings, "the gate records are not valid evidence")?;
     Ok((era, state))
+}
+
+/// Below this many tasks a state is checked on one thread: the second would cost more to start
+/// than it saves.
+const TASKS_WORTH_A_THREAD: usize = 200;
+
+/// What the checks of the state as read find task by task, computed on every core: the shape
+/// issues (the top level's first), each task's typed form, and the gate findings of the tasks
+/// whose gates are checked. Refusing goes in the order of [`state_findings`]: shape, then
+/// semantics, then gates; the gate findings of a state refused earlier are not looked at.
+struct TaskPass {
+    issues: Vec<schema::ShapeIssue>,
+    tasks: Vec<Task>,
+    gate_findings: Vec<Finding>,
+}
+
+impl TaskPass {
+    /// The pass, when `value` is a state object whose task list is long enough to share out.
+    fn over_cores(
+        value: &Value,
+        era: Era,
+        facts: &PlanFacts,
+        completed_only: bool,
+    ) -> Option<Self> {
+        let tasks = value.get("tasks")?.as_array()?;
+        if !value.is_object() || tasks.len() < TASKS_WORTH_A_THREAD {
+            return None;
+        }
+        let (top_issues, format) = schema::validate_state_top(value, era, Some(tasks.len()));
+        let plan_dir = facts.plan_dir.as_deref();
+        // Each thread resolves the plan folder once (the resolver caches what it has seen).
+        let per_task = crate::parallel::map_in_chunks(
+            tasks,
+            TASKS_WORTH_A_THREAD,
+            || plan_dir.map(crate::dwp::read::PlanDir::new),
+            |plan, index, json| {
+                let issues = schema::validate_task_as(json, index, era, format);
+                let task = Task::from_value(index, json);
+                let gates: Vec<Finding> = if completed_only && !task.is_completed() {
+                    Vec::new()
+                } else {
+                    match plan {
+                        Some(plan) => gates::task_gate_findings_in(&task, plan),
+                        None => gates::task_gate_findings(&task, None),
+                    }
+                    .into_iter()
+                    .filter(|f| f.severity == crate::report::Severity::Fail)
+                    .collect()
+                };
+                (issues, task, gates)
+            },
+        );
+        let mut pass = TaskPass {
+            issues: top_issues,
+            tasks: Vec::with_capacity(per_task.len()),
+            gate_findings: Vec::new(),
+        };
+        for (issues, task, gates) in per_task {
+            pass.issues.extend(issues);
+            pass.tasks.push(task);
+            pass.gate_findings.extend(gates);
+        }
+        Some(pass)
+    }
+
+    /// The refusals of [`state_findings`], in its order, and the state read.
+    fn findings(self, value: &Value, mode: CheckMode, era: Era) -> Result<(Era, State), Refusal> {
+        let issues: Vec<_> = self.issues.into_iter().filter(|i| i.is_error()).collect();
+        if !issues.is_empty() {
+            let findings = schema::shape_findings(&issues, crate::dwp::model::PlanFile::State);
+            refuse_findings(findings, "state.json does not match its schema")?;
+        }
+        let mut state = State::from_value_without_tasks(value);
+        state.tasks = self.tasks;
+        let semantic: Vec<Finding> = check_state(&state, mode)
+            .into_iter()
+            .filter(|f| f.severity == crate::report::Severity::Fail)
+            .collect();
+        refuse_findings(semantic, "state.json is inconsistent")?;
+        refuse_findings(
+            self.gate_findings,
+            "the gate records are not valid evidence",
+        )?;
+        Ok((era, state))
+    }
 }
 
 /// The part of the input state a transition may change, as it was read: the top-level fields
@@ -917,7 +1010,9 @@ fn validate_candidate(
     input: &InputSnapshot,
     facts: &PlanFacts,
 ) -> Result<(), Refusal> {
-    state_findings(value, facts, false, Some(input), Some(state)).map(|_| ())
+    // The typed state of every task is freed off the critical path: the write comes next.
+    state_findings(value, facts, false, Some(input), Some(state))
+        .map(|(_, state)| crate::parallel::drop_later(state))
 }
 
 /// The [`State`] of the candidate `value`, which differs from the state `input` was read from
@@ -925,13 +1020,7 @@ fn validate_candidate(
 /// the unchanged tasks taken over from `input` (the same JSON reads as the same [`Task`]), the
 /// changed one read again — what `State::from_value(value)` gives, without reading every task.
 fn state_with_task(value: &mut Value, input: State, changed: usize) -> State {
-    let tasks = value
-        .get_mut("tasks")
-        .map(|t| std::mem::replace(t, Value::Array(Vec::new())));
-    let mut state = State::from_value(value);
-    if let Some(tasks) = tasks {
-        value["tasks"] = tasks;
-    }
+    let mut state = State::from_value_without_tasks(value);
     state.tasks = input.tasks;
     state.tasks_is_array = input.tasks_is_array;
     if let Some(task) = value["tasks"].get(changed) {
@@ -1189,6 +1278,105 @@ mod tests {
 
     fn apply(bytes: &[u8], req: &UpdateRequest) -> Result<Transition, Refusal> {
         plan_transition(bytes, req, &PlanFacts::detached("PLAN_x"), &mut clock())
+    }
+
+    /// A v5 Full state of `n` tasks, all completed with a passing gate.
+    fn completed_state(n: usize) -> Value {
+        let tasks: Vec<Value> = (1..=n)
+            .map(|id| {
+                serde_json::json!({
+                    "id": id,
+                    "locator": {"kind": "file", "value": format!("{id}.task_t{id}.md")},
+                    "title": format!("Task {id}"),
+                    "status": "completed",
+                    "started_at": "2026-10-01T00:00:00+00:00",
+                    "gates": [{"command": "make test", "passes": true,
+                               "last_run": "2026-10-01T00:00:00+00:00", "exit_code": 0,
+                               "evidence": "ran=3/3"}],
+                    "completed_at": "2026-10-01T00:00:00+00:00",
+                    "outcome": {"worked": "it"}
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "schema": "https://deepworkplan.com/schema/plan-state/v5.json",
+            "plan": "PLAN_x", "updated_at": "2026-10-01T00:00:00+00:00",
+            "status": "completed", "completed_count": n, "task_count": n,
+            "format": "full", "materialization": "ready", "approval": "approved",
+            "tasks": tasks,
+            "checkpoint": {"task": n, "step": "done", "at": "2026-10-01T00:00:00+00:00",
+                           "note": "Plan completed."}
+        })
+    }
+
+    /// The checks of the state as read give the same answer shared out over the cores as on
+    /// one thread (`read` given: the sequential path), for a valid state and for each kind of
+    /// refusal, wherever in the task list the problem lies.
+    #[test]
+    fn the_task_pass_over_cores_refuses_exactly_as_the_sequential_checks() {
+        let n = TASKS_WORTH_A_THREAD + 137;
+        type Change = Box<dyn Fn(&mut Value)>;
+        let variants: Vec<(&str, Change)> = vec![
+            ("valid", Box::new(|_| {})),
+            (
+                "unknown key late",
+                Box::new(move |v| {
+                    v["tasks"][n - 3]["colour"] = "red".into();
+                }),
+            ),
+            (
+                "wrong type early and late",
+                Box::new(move |v| {
+                    v["tasks"][2]["title"] = 7.into();
+                    v["tasks"][n - 1]["gates"][0]["passes"] = "yes".into();
+                }),
+            ),
+            (
+                "count disagrees",
+                Box::new(|v| v["completed_count"] = 3.into()),
+            ),
+            (
+                "failing gate",
+                Box::new(move |v| {
+                    v["tasks"][n / 2]["gates"][0]["passes"] = false.into();
+                    v["tasks"][n / 2]["gates"][0]["exit_code"] = 1.into();
+                }),
+            ),
+            (
+                "zero selection and a log outside",
+                Box::new(move |v| {
+                    v["tasks"][1]["gates"][0]["evidence"] = "ran=0".into();
+                    v["tasks"][n - 2]["gates"][0]["evidence"] = "log=../x.log".into();
+                }),
+            ),
+            (
+                "pending task among completed",
+                Box::new(move |v| {
+                    v["tasks"][n - 5]["status"] = "pending".into();
+                }),
+            ),
+        ];
+        for (what, change) in variants {
+            let mut value = completed_state(n);
+            change(&mut value);
+            let facts = PlanFacts::detached("PLAN_x");
+            for completed_only in [true, false] {
+                let shared = state_findings(&value, &facts, completed_only, None, None);
+                let one_thread = state_findings(
+                    &value,
+                    &facts,
+                    completed_only,
+                    None,
+                    Some(State::from_value(&value)),
+                );
+                assert_eq!(
+                    format!("{shared:?}"),
+                    format!("{one_thread:?}"),
+                    "{what} (completed_only {completed_only})"
+                );
+                assert_eq!(shared.is_ok(), what == "valid", "{what}: {shared:?}");
+            }
+        }
     }
 
     #[test]

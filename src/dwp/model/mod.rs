@@ -684,6 +684,20 @@ pub struct State {
 impl State {
     /// Reads what can be read; never fails.
     pub fn from_value(v: &Value) -> State {
+        let mut state = State::from_value_without_tasks(v);
+        if let Some(tasks) = v.get("tasks").and_then(Value::as_array) {
+            state.tasks = tasks
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Task::from_value(i, t))
+                .collect();
+        }
+        state
+    }
+
+    /// [`State::from_value`] with `tasks` left empty (`tasks_is_array` still says whether the
+    /// document has a task list): for a reader that types the tasks itself.
+    pub fn from_value_without_tasks(v: &Value) -> State {
         let tasks_array = v.get("tasks").and_then(Value::as_array);
         let approval_raw = text(v, "approval");
         State {
@@ -734,14 +748,7 @@ impl State {
                 since: text(b, "since"),
                 needs: text(b, "needs"),
             }),
-            tasks: tasks_array
-                .map(|a| {
-                    a.iter()
-                        .enumerate()
-                        .map(|(i, t)| Task::from_value(i, t))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            tasks: Vec::new(),
             tasks_is_array: tasks_array.is_some(),
         }
     }

@@ -146,12 +146,14 @@ pub fn plan(
 pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
     let PlannedUpdate {
         request,
-        transition: t,
+        transition: mut t,
         facts,
         plan_dir,
         state_bytes,
         clock,
     } = planned;
+    // Only the candidate's bytes are written: its JSON tree is freed while the disk works.
+    crate::parallel::drop_later(std::mem::take(&mut t.candidate));
     let entry = t.journal_entry(&request, &facts.plan_name);
     let mut after_sha256 = t.after_sha256.clone();
     let (line, confirmation) = if t.completes_plan {

@@ -670,6 +670,8 @@ fn seal_published(
     if !req.already_journaled {
         tx.journal_applied(&entry);
     }
+    // A publication's line holds the whole state: freed off the critical path.
+    crate::parallel::drop_later(entry);
     reach(Step::BeforeMarkerRemoval, hook);
     tx.remove(&plan_dir.join(MARKER_FILE))?;
     reach(Step::AfterMarkerRemoval, hook);
@@ -767,6 +769,7 @@ fn publication_entry_of(
         }
         _ => (None, old["status"].clone(), new["status"].clone()),
     };
+    crate::parallel::drop_later(old);
     let entry = JournalEntry::for_plan(clock.now_iso(), operation, &layout::plan_name(plan_dir))
         .transition(task, from, to)
         .hashes(Some(sha256_hex(before)), Some(sha256_hex(candidate)));

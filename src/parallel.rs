@@ -1,0 +1,154 @@
+//! The two ways planseal uses a second core inside one command: independent per-item work split
+//! over the cores ([`map_in_chunks`]), and freeing a large value off the critical path
+//! ([`drop_later`]).
+//!
+//! A writer's time on a 500-task plan is mostly its own CPU work between two waits for the disk;
+//! the checks of one task never depend on another's, and the tree of a parsed 300 KB state takes
+//! as long to free as a tenth of the whole command. Both are deterministic: the results come back
+//! in the items' order whatever the number of threads, and nothing observable waits on a drop.
+
+/// At most this many threads, whatever the core count: past it the start-up of each thread
+/// costs more than its share of a plan's tasks saves.
+const MAX_THREADS: usize = 4;
+
+/// `f(state, index, item)` for every item, in the items' order. With at least `min_items` items
+/// and more than one core, the items are split into one contiguous chunk per core (at most
+/// [`MAX_THREADS`]), each worked on a scoped thread with its own `init()` state (for what cannot
+/// be shared between threads, such as a folder's look-up cache); otherwise everything runs here
+/// with one state. A thread that cannot be started leaves its chunk to this one.
+pub(crate) fn map_in_chunks<T, S, R>(
+    items: &[T],
+    min_items: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize, &T) -> R + Sync,
+) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+{
+    let threads = thread_count(items.len(), min_items);
+    let run = |offset: usize, chunk: &[T]| -> Vec<R> {
+        let mut state = init();
+        chunk
+            .iter()
+            .enumerate()
+            .map(|(i, item)| f(&mut state, offset + i, item))
+            .collect()
+    };
+    if threads <= 1 {
+        return run(0, items);
+    }
+    let size = items.len().div_ceil(threads);
+    let run = &run;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(size)
+            .enumerate()
+            .skip(1)
+            .map(|(n, chunk)| {
+                let offset = n * size;
+                let handle = std::thread::Builder::new()
+                    // the main thread's 8 MiB, so that deep records check alike on either
+                    .stack_size(8 << 20)
+                    .spawn_scoped(scope, move || run(offset, chunk));
+                (offset, chunk, handle)
+            })
+            .collect();
+        // The first chunk is this thread's while the others run.
+        let mut out = run(0, &items[..size.min(items.len())]);
+        for (offset, chunk, handle) in handles {
+            match handle {
+                Ok(worker) => out.extend(
+                    worker
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                ),
+                Err(_) => out.extend(run(offset, chunk)),
+            }
+        }
+        out
+    })
+}
+
+/// How many threads `len` items are worth: one below `min_items`, else one per core (capped).
+fn thread_count(len: usize, min_items: usize) -> usize {
+    if len < min_items.max(2) {
+        return 1;
+    }
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MAX_THREADS)
+        .min(len)
+}
+
+/// Frees `value` on another thread, so that the caller goes on (to its next write, or to exit)
+/// without walking and freeing a large tree first. When no thread can be started it is freed
+/// here. The process may end before the other thread is done: its memory goes back with it.
+pub(crate) fn drop_later<T: Send + 'static>(value: T) {
+    // A thread that cannot be started drops its closure, and the value with it, right here.
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_keep_the_order_of_the_items_whatever_the_split() {
+        let items: Vec<u32> = (0..1001).collect();
+        for min in [0, 2, 500, 2000] {
+            let out = map_in_chunks(
+                &items,
+                min,
+                || 0u32,
+                |seen, i, n| {
+                    *seen += 1;
+                    (i, *n * 2)
+                },
+            );
+            let expected: Vec<(usize, u32)> = items.iter().map(|n| (*n as usize, n * 2)).collect();
+            assert_eq!(out, expected, "min_items {min}");
+        }
+    }
+
+    #[test]
+    fn each_chunk_starts_from_its_own_state() {
+        let items = vec![(); 600];
+        let counts = map_in_chunks(
+            &items,
+            1,
+            || 0usize,
+            |seen, _, _| {
+                *seen += 1;
+                *seen
+            },
+        );
+        // Every chunk counts from 1; with one thread the count runs to the end.
+        assert_eq!(counts[0], 1);
+        assert_eq!(
+            counts.iter().filter(|c| **c == 1).count(),
+            thread_count(600, 1)
+        );
+    }
+
+    #[test]
+    fn few_items_stay_on_this_thread() {
+        assert_eq!(thread_count(10, 200), 1);
+        assert_eq!(thread_count(0, 0), 1);
+        assert!(thread_count(500, 200) >= 1);
+    }
+
+    #[test]
+    fn a_value_dropped_later_is_dropped() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        struct Signal(std::sync::mpsc::Sender<()>);
+        impl Drop for Signal {
+            fn drop(&mut self) {
+                let _ = self.0.send(());
+            }
+        }
+        drop_later(Signal(tx));
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the value is dropped");
+    }
+}
