@@ -48,8 +48,9 @@ pub use legacy::{
     read_before_references,
 };
 pub use progress::{
-    ProgressEntry, ReconciliationEntry, append_dated_entry, append_reconciliation_entry,
-    mirrors_amendment, progress_entries, refinement_names_task,
+    ProgressEntry, ReconciliationEntry, SkipRefinement, append_dated_entry,
+    append_reconciliation_entry, mirrors_amendment, progress_entries, refinement_names_task,
+    skip_refinement_date,
 };
 pub use readme::{
     ApprovalValue, DeclSource, Declared, DeclaredFormat, IndexEntry, IndexSource, InlineRecord,

@@ -209,11 +209,154 @@ pub fn append_dated_entry(existing: &[u8], title: &str, entry: &ReconciliationEn
     out
 }
 
+/// A refinement that removes a task from scope, as `planseal refine --skip` writes it and as
+/// `update --status skipped` requires it (`docs/refine.md`):
+///
+/// ```text
+/// ## Refinement — 2026-10-05
+///
+/// - Task 3 (Operator docs) removed from scope: skipped by refine
+/// - Authority: user
+/// - Reason: the docs move to the wiki
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkipRefinement {
+    /// `YYYY-MM-DD`: when the user decided.
+    pub date: String,
+    /// The task removed from scope.
+    pub task: u32,
+    /// Its title, for the reader.
+    pub title: String,
+    /// Why, in the user's words.
+    pub reason: String,
+}
+
+impl SkipRefinement {
+    /// The entry to append with [`append_dated_entry`] under the title `Refinement`.
+    pub fn entry(&self) -> ReconciliationEntry {
+        let title = one_line(&self.title);
+        let named = if title.is_empty() {
+            format!("Task {}", self.task)
+        } else {
+            format!("Task {} ({title})", self.task)
+        };
+        ReconciliationEntry {
+            date: self.date.clone(),
+            summary: format!("{named} removed from scope: skipped by refine"),
+            changes: vec!["Authority: user".into(), format!("Reason: {}", self.reason)],
+        }
+    }
+}
+
+static REFINEMENT_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^refinement\b.*\b(\d{4}-\d{2}-\d{2})\b")
+        .expect("constant regex is valid because it was tested")
+});
+static USER_AUTHORITY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?im)^\s*(?:[-*+]\s+)?\**authority\**\s*:\**\s*user\b")
+        .expect("constant regex is valid because it was tested")
+});
+static REASON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?im)^\s*(?:[-*+]\s+)?\**reason\**\s*:\**[ \t]*\S")
+        .expect("constant regex is valid because it was tested")
+});
+
+/// Whether PROGRESS.md holds a dated refinement section (`## Refinement — YYYY-MM-DD`) that
+/// removes task `task` from scope with the user's authority and a reason: the record a skip
+/// needs (an amendment is the other one). Its date is returned.
+pub fn skip_refinement_date(text: &str, task: u32) -> Option<String> {
+    let mut found = None;
+    let mut section: Option<(String, Vec<&str>)> = None;
+    let mut close = |section: &mut Option<(String, Vec<&str>)>| {
+        if let Some((date, body)) = section.take() {
+            let body = body.join("\n");
+            let names_task = body.lines().any(|l| {
+                let lower = l.to_lowercase();
+                task_mentions(l).contains(&task)
+                    && (lower.contains("skip") || lower.contains("removed from scope"))
+            });
+            if names_task && USER_AUTHORITY.is_match(&body) && REASON.is_match(&body) {
+                found = Some(date);
+            }
+        }
+    };
+    for l in lines(text) {
+        if !l.in_fence
+            && let Some(h) = heading(l.text)
+        {
+            close(&mut section);
+            if h.level <= 2
+                && let Some(c) = REFINEMENT_HEADING.captures(h.text.trim())
+            {
+                section = Some((c[1].to_string(), Vec::new()));
+            }
+            continue;
+        }
+        if let Some((_, body)) = &mut section {
+            body.push(l.text);
+        }
+    }
+    close(&mut section);
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const PROGRESS: &str = "# Progress\n\n## Decisions\n\n- Amendment 1 moved a criterion.\n- Task 2 is slow.\n\n### Amendment 2 — Task 3 (2026-10-12)\n\n- criterion deferred to Task 4\n\n## Refinements\n\n2026-10-13: Task 5 skipped by refine (user).\n";
+
+    #[test]
+    fn a_skip_is_backed_by_a_dated_refinement_with_the_users_authority_and_a_reason() {
+        let record = SkipRefinement {
+            date: "2026-10-05".into(),
+            task: 3,
+            title: "Operator docs".into(),
+            reason: "the docs move to the wiki".into(),
+        };
+        let text = String::from_utf8(append_dated_entry(
+            b"# Progress\n",
+            "Refinement",
+            &record.entry(),
+        ))
+        .unwrap();
+        assert_eq!(
+            text,
+            "# Progress\n\n## Refinement — 2026-10-05\n\n- Task 3 (Operator docs) removed from scope: skipped by refine\n- Authority: user\n- Reason: the docs move to the wiki\n"
+        );
+        assert_eq!(
+            skip_refinement_date(&text, 3).as_deref(),
+            Some("2026-10-05")
+        );
+        assert_eq!(skip_refinement_date(&text, 2), None, "another task");
+        for (what, from, to) in [
+            ("undated", "Refinement — 2026-10-05", "Refinement"),
+            (
+                "developer's authority",
+                "Authority: user",
+                "Authority: developer",
+            ),
+            ("no reason", "- Reason: the docs move to the wiki\n", ""),
+        ] {
+            assert_eq!(
+                skip_refinement_date(&text.replace(from, to), 3),
+                None,
+                "{what}"
+            );
+        }
+        // Inside a fence it is an example, not a record.
+        let fenced = format!(
+            "# Progress\n\n```\n{}```\n",
+            &text["# Progress\n\n".len()..]
+        );
+        assert_eq!(skip_refinement_date(&fenced, 3), None);
+        // Written by hand: bold labels and a heading of its own words still count.
+        let by_hand = "## Refinement (2026-10-06)\n\nTask 3 skipped at the user's request.\n**Authority:** user\n**Reason:** moved\n";
+        assert_eq!(
+            skip_refinement_date(by_hand, 3).as_deref(),
+            Some("2026-10-06")
+        );
+    }
 
     #[test]
     fn mirroring_needs_one_unit_naming_both() {
