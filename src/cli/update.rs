@@ -96,6 +96,12 @@ pub(super) struct Args {
     /// Notes (outcome.notes, ≤ 1000 characters)
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub notes: Option<String>,
+    /// An approach tried (appended to outcome.tried; repeatable)
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub tried: Vec<String>,
+    /// An approach that failed (appended to outcome.failed; repeatable)
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub failed: Vec<String>,
     /// The commit that completes the task (7–40 lower-case hex)
     #[arg(long, value_name = "SHA")]
     pub commit: Option<String>,
@@ -137,6 +143,8 @@ impl Args {
             expected_sha256: self.expected_sha256.clone(),
             worked: self.worked.clone(),
             notes: self.notes.clone(),
+            tried: self.tried.clone(),
+            failed: self.failed.clone(),
             commit: self.commit.clone(),
             checkpoint_step: self.checkpoint_step.clone(),
             checkpoint_note: self.checkpoint_note.clone(),

@@ -126,6 +126,12 @@ refusal_kinds! {
     ResolveMustResume = "resolve-must-resume",
     /// The latest record of a gate was invalidated by a refine amendment.
     EvidenceInvalidatedByRefine = "evidence-invalidated-by-refine",
+    /// Marking a gate record invalidated would push its evidence past the 500-character budget.
+    EvidenceBudget = "evidence-budget",
+    /// Skipping a task needs a dated refinement record (or an amendment) with the user's authority.
+    SkipWithoutRefinement = "skip-without-refinement",
+    /// Reopening a task while a later one stays completed needs an amendment naming the later tasks.
+    ReopenLeavesLaterCompleted = "reopen-leaves-later-completed",
 
     // --- DWP publication and recovery
     /// An interrupted publication left `.finalizing.json`: only `recover` may proceed.

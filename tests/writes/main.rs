@@ -28,4 +28,5 @@ mod store_unlock;
 mod update_lifecycle;
 mod update_refusals;
 mod update_reopen_amendment;
+mod update_scope_rules;
 mod update_stricter;

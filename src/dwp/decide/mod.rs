@@ -3,6 +3,8 @@
 //! - [`update`]: one guarded transition of a task (the DWP helper's `update-state.py` rules,
 //!   and planseal's stricter ones).
 //! - [`rebuild`]: state.json regenerated from the markdown, git and the journal.
+//! - [`amendment`]: what an amendment does to a task's evidence.
 
+pub mod amendment;
 pub mod rebuild;
 pub mod update;

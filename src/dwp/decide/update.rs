@@ -25,6 +25,7 @@
 //! assert!(String::from_utf8(t.candidate_bytes).unwrap().contains("\"started_at\": \"2026-10-05T09:00:00+00:00\""));
 //! ```
 
+use super::amendment::{self, LoggedAmendment};
 use crate::clock::Clock;
 use crate::dwp::check::gates::{self, is_invalidated, latest_per_command, parse_gate_spec};
 use crate::dwp::check::semantics::{
@@ -76,6 +77,10 @@ pub struct UpdateRequest {
     pub worked: Option<String>,
     /// `--notes`: the task's `outcome.notes`, at most [`NOTES_MAX`] code points.
     pub notes: Option<String>,
+    /// `--tried`: approaches tried, appended to `outcome.tried` (one line each).
+    pub tried: Vec<String>,
+    /// `--failed`: approaches that failed, appended to `outcome.failed` (one line each).
+    pub failed: Vec<String>,
     /// `--commit`: the task's `commit`, 7 to 40 lower-case hex digits.
     pub commit: Option<String>,
     /// `--checkpoint-step`: the new checkpoint's `step`; `None` writes `start` (ignored when the
@@ -105,6 +110,8 @@ impl UpdateRequest {
             expected_sha256: None,
             worked: None,
             notes: None,
+            tried: Vec::new(),
+            failed: Vec::new(),
             commit: None,
             checkpoint_step: None,
             checkpoint_note: None,
@@ -127,9 +134,12 @@ pub struct PlanFacts {
     /// The value of the README's `Approval:` line as written, when it has one (used when a
     /// v2/v5 state has no `approval`).
     pub readme_approval: Option<String>,
-    /// The dates (`YYYY-MM-DD`) of the `### Amendment <n> — <date>` records in each task's
-    /// log, by task id (only needed for a reopen).
-    pub amendment_dates: Vec<(u64, Vec<String>)>,
+    /// The `### Amendment <n> — <date>` records in each task's log, by task id (the task
+    /// being moved; a reopen, a completion and a skip read them).
+    pub amendments: Vec<(u64, Vec<LoggedAmendment>)>,
+    /// The record that backs a skip of the task being moved, described for the journal (a
+    /// PROGRESS.md refinement, or an amendment naming the task); read only for a skip.
+    pub skip_record: Option<String>,
 }
 
 impl PlanFacts {
@@ -141,8 +151,8 @@ impl PlanFacts {
         }
     }
 
-    fn amendments_of(&self, task: u64) -> &[String] {
-        self.amendment_dates
+    fn amendments_of(&self, task: u64) -> &[LoggedAmendment] {
+        self.amendments
             .iter()
             .find(|(t, _)| *t == task)
             .map(|(_, d)| d.as_slice())
@@ -355,6 +365,18 @@ pub fn check_arguments(req: &UpdateRequest) -> Result<(), Refusal> {
     if let Some(n) = &req.notes {
         too_long("--notes", n, NOTES_MAX)?;
     }
+    for (flag, items) in [("--tried", &req.tried), ("--failed", &req.failed)] {
+        for item in items {
+            too_long(flag, item, WORKED_MAX)?;
+            if item.trim().is_empty() || item.contains(['\n', '\r']) {
+                return Err(refuse(
+                    RefusalKind::UsageError,
+                    format!("{flag} takes one line of text, one approach per flag"),
+                    &format!("repeat {flag} for each approach, e.g. {flag} \"pinned the clock\""),
+                ));
+            }
+        }
+    }
     if let Some(c) = &req.commit {
         let ok = (7..=40).contains(&c.len())
             && c.bytes()
@@ -453,8 +475,8 @@ pub fn plan_transition_parsed(
     let original = InputSnapshot::of(&mut value, task_index);
     let from = state.tasks[task_index].status;
     let to = req.status;
-    // 8. Reopen.
-    check_reopen(&state.tasks[task_index], era, req, facts, &mut advisories)?;
+    // 8. Reopen: the amendments that back it, whose invalidations take effect now.
+    let taking_effect = check_reopen(&state, task_index, era, req, facts, &mut advisories)?;
     // 9. Strict order.
     if matches!(to, TaskStatus::InProgress | TaskStatus::Completed) {
         let open: Vec<String> = state.tasks[..task_index]
@@ -484,6 +506,10 @@ pub fn plan_transition_parsed(
             ));
         }
     }
+    // Skip: only what the user removed from scope (a dated refinement or an amendment).
+    if to == TaskStatus::Skipped && from != Some(TaskStatus::Skipped) {
+        check_skip(task_id, era, facts, &mut advisories)?;
+    }
     // 10–12. Blocker rules.
     let blocker_task = state.blocked.as_ref().map(|b| b.task);
     check_blockers(task_id, to, req, blocker_task)?;
@@ -507,6 +533,15 @@ pub fn plan_transition_parsed(
         ) && !task.contains_key("started_at")
         {
             task.insert("started_at".into(), json!(stamp));
+        }
+        // The invalidations of the amendments that back a reopen are applied to the records
+        // there are now; the runs recorded from here on are the new evidence.
+        if !taking_effect.is_empty()
+            && let Some(Value::Array(gates)) = task.get_mut("gates")
+        {
+            for amendment in &taking_effect {
+                amendment::mark_invalidated(gates, task_id, amendment)?;
+            }
         }
         // 14. Gates (spec errors and budgets are refused here, stage `gates`).
         let mut new_records = Vec::new();
@@ -571,7 +606,8 @@ pub fn plan_transition_parsed(
         if let Some(c) = &req.commit {
             task.insert("commit".into(), json!(c));
         }
-        if req.worked.is_some() || req.notes.is_some() {
+        let lists = !req.tried.is_empty() || !req.failed.is_empty();
+        if req.worked.is_some() || req.notes.is_some() || lists {
             let outcome = task
                 .entry("outcome")
                 .or_insert_with(|| Value::Object(Map::new()));
@@ -584,6 +620,21 @@ pub fn plan_transition_parsed(
                 }
                 if let Some(n) = &req.notes {
                     o.insert("notes".into(), json!(n));
+                }
+                // After the helper's keys, in this order; existing entries are kept.
+                for (key, items) in [("tried", &req.tried), ("failed", &req.failed)] {
+                    if items.is_empty() {
+                        continue;
+                    }
+                    let list = o.entry(key).or_insert_with(|| Value::Array(Vec::new()));
+                    let Value::Array(list) = list else {
+                        return Err(refuse(
+                            RefusalKind::ShapeError,
+                            format!("task {task_id}: `outcome.{key}` is not an array"),
+                            "repair state.json (`planseal rebuild`)",
+                        ));
+                    };
+                    list.extend(items.iter().map(|i| json!(i)));
                 }
             }
         }
@@ -611,6 +662,7 @@ pub fn plan_transition_parsed(
     let candidate_task = Task::from_value(task_index, &value["tasks"][task_index]);
     if to == TaskStatus::Completed {
         check_completion(&candidate_task)?;
+        check_reruns(&candidate_task, task_id, facts)?;
     }
     if let Some(s) = &req.checkpoint_step {
         too_long("--checkpoint-step", s, schema::CHECKPOINT_STEP_MAX)?;
@@ -1083,17 +1135,39 @@ fn check_approved(
     Ok(())
 }
 
+/// Check 8: a reopen — a completed task moved to another status, or its commit replaced — needs
+/// a reason and, on v2/v5, an amendment in the task's log dated no earlier than its completion;
+/// while a later task stays completed, that amendment must name it as affected. Returns the
+/// backing amendments whose invalidations have not taken effect yet.
 fn check_reopen(
-    task: &Task,
+    state: &State,
+    index: usize,
     era: Era,
     req: &UpdateRequest,
     facts: &PlanFacts,
     advisories: &mut Vec<Finding>,
-) -> Result<(), Refusal> {
-    if !task.is_completed() || req.status == TaskStatus::Completed {
-        return Ok(());
+) -> Result<Vec<LoggedAmendment>, Refusal> {
+    let task = &state.tasks[index];
+    let replaces_commit = req.status == TaskStatus::Completed
+        && req
+            .commit
+            .as_deref()
+            .is_some_and(|c| task.commit.as_deref().is_some_and(|old| old != c));
+    if !task.is_completed() || (req.status == TaskStatus::Completed && !replaces_commit) {
+        return Ok(Vec::new());
     }
     let id = task.id.unwrap_or(task.index as u64 + 1);
+    let what = if replaces_commit {
+        format!(
+            "task {id} is completed with commit {}; replacing its commit reopens it",
+            task.commit.as_deref().unwrap_or_default()
+        )
+    } else {
+        format!(
+            "task {id} is completed; moving it to {} reopens it",
+            req.status
+        )
+    };
     if req
         .reopen_reason
         .as_deref()
@@ -1101,10 +1175,7 @@ fn check_reopen(
     {
         return Err(refuse(
             RefusalKind::ReopenWithoutReason,
-            format!(
-                "task {id} is completed; moving it to {} reopens it and needs a reason",
-                req.status
-            ),
+            format!("{what} and needs a reason"),
             "pass --reopen-reason TEXT (it is recorded in the journal)",
         ));
     }
@@ -1113,13 +1184,14 @@ fn check_reopen(
         .as_deref()
         .map(|s| s.chars().take(10).collect::<String>())
         .unwrap_or_default();
-    let dated_ok = facts
+    let backing: Vec<&LoggedAmendment> = facts
         .amendments_of(id)
         .iter()
-        .any(|d| d.as_str() >= completed_day.as_str());
-    if !dated_ok {
+        .filter(|a| a.date.as_str() >= completed_day.as_str())
+        .collect();
+    if backing.is_empty() {
         let message = format!(
-            "task {id}: reopening needs an `### Amendment <n> — <date>` record in the task log (after its Completion & Log heading, all nine labels filled) dated on or after {} (the amendment and the evidence it invalidates are recorded first)",
+            "{what}: it needs an `### Amendment <n> — <date>` record in the task log (after its Completion & Log heading, all nine labels filled) dated on or after {} (the amendment and the evidence it invalidates are recorded first)",
             if completed_day.is_empty() {
                 "its completion"
             } else {
@@ -1128,15 +1200,102 @@ fn check_reopen(
         );
         if era == Era::V1 {
             advisories.push(Finding::advisory("reopen-without-amendment", message).task(id));
-        } else {
-            return Err(refuse(
-                RefusalKind::ReopenWithoutAmendment,
-                message,
-                "append the amendment record to the task's Completion & Log (and PROGRESS.md), then retry",
-            ));
+            return Ok(Vec::new());
         }
+        return Err(refuse(
+            RefusalKind::ReopenWithoutAmendment,
+            message,
+            "record the amendment with `planseal amend` (it appends the record and reopens the task), or append it to the task's Completion & Log and PROGRESS.md by hand, then retry",
+        ));
     }
-    Ok(())
+    // Later tasks built on this one: they stay completed only when the amendment says they are
+    // affected (and so reviewed against it).
+    let later: Vec<u64> = state.tasks[index + 1..]
+        .iter()
+        .filter(|t| t.is_completed())
+        .filter_map(|t| t.id)
+        .collect();
+    let named = |t: &u64| {
+        backing
+            .iter()
+            .any(|a| a.affected.iter().any(|n| u64::from(*n) == *t))
+    };
+    let unnamed: Vec<String> = later
+        .iter()
+        .filter(|t| !named(t))
+        .map(u64::to_string)
+        .collect();
+    if !unnamed.is_empty() && era != Era::V1 {
+        return Err(refuse(
+            RefusalKind::ReopenLeavesLaterCompleted,
+            format!(
+                "{what} while later task(s) {} stay completed, and no amendment of task {id} names them in `Affected tasks:`",
+                unnamed.join(", ")
+            ),
+            &format!(
+                "name every later completed task the change touches in the amendment's `Affected tasks:` (e.g. `Task {id}, Task {}`), or reopen the later tasks first",
+                unnamed.join(", Task ")
+            ),
+        ));
+    }
+    Ok(backing
+        .into_iter()
+        .filter(|a| !a.invalidated.is_empty() && !amendment::already_marked(&task.gates, a))
+        .cloned()
+        .collect())
+}
+
+/// A skip needs the record that removed the task from scope (`facts.skip_record`): refused on
+/// v2/v5 without one, an advisory on v1 (the DWP helper skips silently).
+fn check_skip(
+    task_id: u64,
+    era: Era,
+    facts: &PlanFacts,
+    advisories: &mut Vec<Finding>,
+) -> Result<(), Refusal> {
+    if facts.skip_record.is_some() {
+        return Ok(());
+    }
+    let message = format!(
+        "task {task_id} cannot be skipped silently: no dated refinement with the user's authority and a reason removes it from scope (PROGRESS.md `## Refinement — <date>`, or an amendment naming it)"
+    );
+    if era == Era::V1 {
+        advisories.push(Finding::advisory("skip-without-refinement", message).task(task_id));
+        return Ok(());
+    }
+    Err(refuse(
+        RefusalKind::SkipWithoutRefinement,
+        message,
+        &format!(
+            "the user removes a task from scope with `planseal refine {} --skip {task_id} --reason \"…\" --authority user`; to finish a plan without some work, re-scope it with a `deferred requirement` amendment instead",
+            if facts.plan_name.is_empty() {
+                "PLAN"
+            } else {
+                facts.plan_name.as_str()
+            }
+        ),
+    ))
+}
+
+/// A task's amendments whose invalidated gate runs were not run again since: completing it
+/// needs a new passing run of each (the same rule the marks of a reopen enforce).
+fn check_reruns(task: &Task, task_id: u64, facts: &PlanFacts) -> Result<(), Refusal> {
+    let missing = amendment::not_run_again(task, facts.amendments_of(task_id));
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = missing
+        .iter()
+        .map(|(n, name)| format!("`{name}` (Amendment {n})"))
+        .collect();
+    Err(refuse(
+        RefusalKind::EvidenceInvalidatedByRefine,
+        format!(
+            "task {task_id} cannot be completed: its amendments invalidated {} and no new passing run of it is recorded since",
+            list.join(", ")
+        ),
+        "run that gate command again and record the fresh run (--gate) with the completion",
+    ))
 }
 
 fn check_blockers(
@@ -1246,20 +1405,6 @@ fn check_completion(task: &Task) -> Result<(), Refusal> {
         ));
     }
     Ok(())
-}
-
-/// The dates of the amendment records in a task's *log*: the Completion & Log section and what
-/// follows it (amendments are appended there), each a real record with all nine labels filled
-/// A heading elsewhere (say under `## Context`) or an empty shell does not count.
-pub fn logged_amendment_dates(body: &crate::dwp::model::markdown::TaskBody<'_>) -> Vec<String> {
-    let Some(log) = body.completion_log() else {
-        return Vec::new();
-    };
-    body.amendments()
-        .into_iter()
-        .filter(|a| a.line > log.line && a.missing_or_empty().is_empty())
-        .filter_map(|a| a.date.map(|d| d.to_string()))
-        .collect()
 }
 
 #[cfg(test)]

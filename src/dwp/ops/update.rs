@@ -4,12 +4,14 @@
 //! transition, through the finalization transaction for the one that completes the plan.
 
 use crate::clock::Clock;
+use crate::dwp::decide::amendment::{LoggedAmendment, logged_amendments};
 use crate::dwp::decide::update::{
-    PlanFacts, Transition, UpdateRequest, check_arguments, logged_amendment_dates,
-    plan_transition_parsed,
+    PlanFacts, Transition, UpdateRequest, check_arguments, plan_transition_parsed,
 };
 use crate::dwp::layout;
-use crate::dwp::model::markdown::{TaskBody, parse_readme_bytes, parse_task_file_bytes};
+use crate::dwp::model::TaskStatus;
+use crate::dwp::model::markdown::skip_refinement_date;
+use crate::dwp::model::markdown::{parse_readme_bytes, parse_task_file_bytes};
 use crate::dwp::model::{Task, parse_json};
 use crate::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest};
 use crate::dwp::read::read_plan_file;
@@ -125,8 +127,19 @@ pub fn plan(
         .ok_or_else(missing)?;
     // state.json parsed once, for the facts and the transition.
     let parsed = parse_json(&state_bytes);
-    let facts =
+    let mut facts =
         read_plan_facts_of(&plan_dir, parsed.as_ref().ok(), request.task).map_err(read_error)?;
+    if request.status == TaskStatus::Skipped
+        && let (Ok(state), Ok(id)) = (parsed.as_ref(), u64::try_from(request.task))
+    {
+        let own = facts
+            .amendments
+            .iter()
+            .find(|(t, _)| *t == id)
+            .map(|(_, a)| a.as_slice())
+            .unwrap_or(&[]);
+        facts.skip_record = skip_record(&plan_dir, state, id, own).map_err(read_error)?;
+    }
     let transition = plan_transition_parsed(&state_bytes, parsed, &request, &facts, &mut clock)
         .map_err(|r| name_the_plan(r, &plan_dir))?;
     Ok(PlannedUpdate {
@@ -260,28 +273,111 @@ pub fn read_plan_facts_of(
         .as_ref()
         .and_then(|r| r.approval.as_ref())
         .map(|d| d.raw.clone());
-    let mut amendment_dates = Vec::new();
+    let mut amendments = Vec::new();
     if let Some((id, t)) = &task_record {
-        let dates = |body: &TaskBody<'_>| logged_amendment_dates(body);
         let found = match t.artifact_file() {
             Some(file) => read_plan_file(plan_dir, file)?
-                .and_then(|b| parse_task_file_bytes(&b).ok().map(|f| dates(&f.body)))
+                .and_then(|b| {
+                    parse_task_file_bytes(&b)
+                        .ok()
+                        .map(|f| logged_amendments(&f.body))
+                })
                 .unwrap_or_default(),
             None => readme
                 .as_ref()
                 .and_then(|r| u32::try_from(*id).ok().and_then(|n| r.inline.record(n)))
-                .map(|rec| dates(&rec.body))
+                .map(|rec| logged_amendments(&rec.body))
                 .unwrap_or_default(),
         };
-        amendment_dates.push((*id, found));
+        amendments.push((*id, found));
     }
     Ok(PlanFacts {
         plan_name,
         plan_dir: Some(plan_dir.to_path_buf()),
         marker_present: plan_dir.join(layout::MARKER_FILE).exists(),
         readme_approval,
-        amendment_dates,
+        amendments,
+        skip_record: None,
     })
+}
+
+/// The record that removes task `id` from scope, for a skip: a dated PROGRESS.md refinement
+/// with the user's authority and a reason, else an amendment — in any task's log — naming the
+/// task (its own, or in `Affected tasks:`) with the user's authority. Read only for a skip, so
+/// the other transitions never read PROGRESS.md or the other task files.
+fn skip_record(
+    plan_dir: &Path,
+    state: &Value,
+    id: u64,
+    own: &[LoggedAmendment],
+) -> Result<Option<String>, ReadError> {
+    let task = u32::try_from(id).unwrap_or(u32::MAX);
+    if let Some(bytes) = read_plan_file(plan_dir, layout::PROGRESS_FILE)?
+        && let Some(date) = skip_refinement_date(&String::from_utf8_lossy(&bytes), task)
+    {
+        return Ok(Some(format!("PROGRESS.md refinement of {date}")));
+    }
+    let by_user = |a: &&LoggedAmendment| a.by_user && !a.reason.is_empty();
+    if let Some(a) = own.iter().find(by_user) {
+        return Ok(Some(format!(
+            "Amendment {} of task {id} ({})",
+            a.number, a.date
+        )));
+    }
+    let tasks: Vec<Task> = state
+        .get("tasks")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .enumerate()
+                .map(|(i, t)| Task::from_value(i, t))
+                .collect()
+        })
+        .unwrap_or_default();
+    // The README is read once, and only when an inline record is looked at.
+    let mut readme_bytes: Option<Vec<u8>> = None;
+    let mut needs_readme = false;
+    for other in tasks.iter().filter(|t| t.id.is_some_and(|o| o != id)) {
+        needs_readme |= other.artifact_file().is_none();
+    }
+    if needs_readme {
+        readme_bytes = Some(read_plan_file(plan_dir, layout::README_FILE)?.unwrap_or_default());
+    }
+    let readme = readme_bytes
+        .as_deref()
+        .and_then(|b| parse_readme_bytes(b).ok());
+    for other in tasks.iter().filter(|t| t.id.is_some_and(|o| o != id)) {
+        let other_id = other.id.unwrap_or_default();
+        let logged = match other.artifact_file() {
+            Some(file) => read_plan_file(plan_dir, file)?
+                .and_then(|b| {
+                    parse_task_file_bytes(&b)
+                        .ok()
+                        .map(|f| logged_amendments(&f.body))
+                })
+                .unwrap_or_default(),
+            None => readme
+                .as_ref()
+                .and_then(|r| {
+                    u32::try_from(other_id)
+                        .ok()
+                        .and_then(|n| r.inline.record(n))
+                })
+                .map(|rec| logged_amendments(&rec.body))
+                .unwrap_or_default(),
+        };
+        if let Some(a) = logged
+            .iter()
+            .filter(by_user)
+            .find(|a| a.affected.contains(&task))
+        {
+            return Ok(Some(format!(
+                "Amendment {} of task {other_id} ({})",
+                a.number, a.date
+            )));
+        }
+    }
+    Ok(None)
 }
 
 /// What reading the plan file `rel` would refuse, found without reading it: its metadata only
