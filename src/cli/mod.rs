@@ -3,6 +3,7 @@
 //! 3 a writer's I/O error before its commit point, 4 applied but not confirmed).
 
 mod abbrev;
+mod amend;
 mod approve;
 mod checkpoint;
 mod demo;
@@ -14,10 +15,12 @@ mod finalize;
 mod gsd;
 mod log;
 mod outcome;
+mod publish_check;
 mod rebuild;
 mod recover;
 mod reversa;
 mod status;
+mod task;
 mod unlock;
 mod update;
 mod verify;
@@ -79,6 +82,13 @@ enum Command {
     Update(Box<update::Args>),
     /// Record the user's approval of a DWP plan (state.json, README Approval line, PROGRESS.md)
     Approve(approve::Args),
+    /// A DWP task's close-out: `task done` writes its log, README box, PROGRESS entry, then the state
+    #[command(subcommand)]
+    Task(task::Command),
+    /// Record an amendment of a DWP task and apply it (invalidated evidence, reopen)
+    Amend(Box<amend::Args>),
+    /// List everything still missing before a DWP plan can be published, each with its fix
+    PublishCheck(publish_check::Args),
     /// Show who holds a lock and remove it when its owner is provably gone
     Unlock(unlock::Args),
     /// Publish a plan's completed state through the verified finalization transaction
@@ -173,6 +183,9 @@ pub(crate) fn main() -> ExitCode {
         Command::Verify(a) => verify::run(a, &ctx),
         Command::Update(a) => update::run(*a, &ctx),
         Command::Approve(a) => approve::run(a, &ctx),
+        Command::Task(c) => task::run(c, &ctx),
+        Command::Amend(a) => amend::run(*a, &ctx),
+        Command::PublishCheck(a) => publish_check::run(a, &ctx),
         Command::Unlock(a) => unlock::run(a, &ctx),
         Command::Finalize(a) => finalize::run(a, &ctx),
         Command::Recover(a) => recover::run(a, &ctx),

@@ -132,6 +132,16 @@ refusal_kinds! {
     SkipWithoutRefinement = "skip-without-refinement",
     /// Reopening a task while a later one stays completed needs an amendment naming the later tasks.
     ReopenLeavesLaterCompleted = "reopen-leaves-later-completed",
+    /// A required label of the task's Completion & Log still holds a `TODO:` placeholder.
+    TaskRecordPlaceholder = "task-record-placeholder",
+    /// The task has no record to close or amend (no inline record, no task file).
+    TaskRecordMissing = "task-record-missing",
+    /// The README has no task-list line for the task, or no `Plan Status:` line.
+    ReadmeIndexMissing = "readme-index-missing",
+    /// An amendment names a gate the task has no record of.
+    GateNotRecorded = "gate-not-recorded",
+    /// An amendment would be dated before the task's latest one.
+    AmendmentBackdated = "amendment-backdated",
 
     // --- DWP publication and recovery
     /// An interrupted publication left `.finalizing.json`: only `recover` may proceed.

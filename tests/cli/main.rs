@@ -37,6 +37,7 @@ mod snapshots;
 mod startup_fast_path;
 mod status_cli;
 mod stdout_failure;
+mod task_done_cli;
 mod verify_cli;
 mod verify_drift;
 mod verify_fixtures;

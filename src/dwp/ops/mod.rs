@@ -4,6 +4,9 @@
 //!
 //! - [`update`]: one guarded transition of state.json.
 //! - [`approve`]: the user's approval of the plan's proposal.
+//! - [`task_done`]: a task's close-out: its log, the README, PROGRESS.md, then the transition.
+//! - [`amend`]: an amendment record, and what it does to the task's state and evidence.
+//! - [`publish_check`]: everything still missing before publication, all at once.
 //! - [`finalize`]: the verified publication (or re-seal) of a completed plan.
 //! - [`recover`]: finishing or rolling back an interrupted publication.
 //! - [`rebuild`]: state.json regenerated from the markdown and git.
@@ -11,13 +14,16 @@
 //! - [`log`]: the plan's timeline from git, or one file's versions.
 //! - [`status`]: the resume view of every plan (and GSD, Reversa, checkpoint file) found.
 
+pub mod amend;
 pub mod approve;
 pub mod diff;
 pub mod finalize;
 pub mod log;
+pub mod publish_check;
 pub mod rebuild;
 pub mod recover;
 pub mod status;
+pub mod task_done;
 pub mod update;
 
 use crate::dwp::decide::rebuild::RebuildError;
@@ -85,6 +91,17 @@ impl From<planseal_recovery::read::ReadError> for OpError {
             other => std::io::Error::other(other.to_string()),
         };
         OpError::Read { what, source }
+    }
+}
+
+impl From<update::UpdateError> for OpError {
+    fn from(e: update::UpdateError) -> Self {
+        match e {
+            update::UpdateError::Refused(r) => OpError::Refused(r),
+            update::UpdateError::Write(w) => OpError::Write(w),
+            update::UpdateError::Publish(p) => OpError::Publish(p),
+            update::UpdateError::Input(h) => OpError::Hinted(h),
+        }
     }
 }
 

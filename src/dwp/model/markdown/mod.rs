@@ -27,6 +27,7 @@
 //!   CommonMark: indented code blocks and HTML blocks are ordinary lines.
 
 pub mod amendment;
+pub mod close_out;
 pub mod completion_log;
 pub mod fences;
 pub mod fields;
