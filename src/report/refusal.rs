@@ -170,6 +170,10 @@ refusal_kinds! {
     NoActiveWorkstream = "no-active-workstream",
     /// `gsd recover --piece` names no piece of STATE.md.
     UnknownPiece = "unknown-piece",
+    /// `gsd blocker resolve`: no blocker line contains the text (or there is no Blockers section).
+    BlockerNotFound = "blocker-not-found",
+    /// `gsd session record`: no session field to update and no value given to add one.
+    SessionFieldsMissing = "session-fields-missing",
 
     // --- Reversa
     /// The phase named is not one of the file's phase names.
