@@ -25,6 +25,7 @@ mod gsd_recover_ids;
 mod gsd_rules;
 mod gsd_statusline;
 mod gsd_sync;
+mod gsd_writers;
 mod gsd_writers_vectors;
 mod help_examples;
 mod log_cli;
