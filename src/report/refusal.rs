@@ -200,6 +200,14 @@ refusal_kinds! {
     ProjectAmbiguous = "project-ambiguous",
     /// The order of the session entries cannot be told.
     SessionOrderUnknown = "session-order-unknown",
+    /// `checkpoint session add`: no story file has the id given.
+    StoryNotFound = "story-not-found",
+    /// `checkpoint session add`: the checkpoint has no `## Ultimo Trabalho Realizado` section.
+    SectionMissing = "section-missing",
+    /// `checkpoint restore`: the revision has no section of that name.
+    SectionNotFound = "section-not-found",
+    /// `checkpoint restore`: the section is there now, with content; restore brings back lost ones.
+    SectionPresent = "section-present",
 }
 
 impl fmt::Display for RefusalKind {

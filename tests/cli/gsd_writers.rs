@@ -52,10 +52,25 @@ fn decision_add_keeps_every_other_byte() {
     let dir = project(BEFORE);
     let (code, out, err) = run(
         dir.path(),
-        &["gsd", "decision", "add", "--phase", "2", "--summary", "Índices em português", "--rationale", "o time lê melhor"],
+        &[
+            "gsd",
+            "decision",
+            "add",
+            "--phase",
+            "2",
+            "--summary",
+            "Índices em português",
+            "--rationale",
+            "o time lê melhor",
+        ],
     );
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with(".planning/STATE.md: added - [Phase 2]: Índices em português — o time lê melhor\n"), "{out}");
+    assert!(
+        out.starts_with(
+            ".planning/STATE.md: added - [Phase 2]: Índices em português — o time lê melhor\n"
+        ),
+        "{out}"
+    );
     let after = state(dir.path());
     assert_eq!(
         after,
@@ -70,7 +85,10 @@ fn decision_add_keeps_every_other_byte() {
     let lines = journal(dir.path());
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["operation"], "gsd decision add");
-    assert_eq!(lines[0]["lines"][0], "- [Phase 2]: Índices em português — o time lê melhor");
+    assert_eq!(
+        lines[0]["lines"][0],
+        "- [Phase 2]: Índices em português — o time lê melhor"
+    );
     assert_eq!(lines[0]["sources"]["stopped_at"], "Stopped at: revisão");
     assert!(!dir.path().join(".planning/STATE.md.lock").exists());
 }
@@ -78,45 +96,81 @@ fn decision_add_keeps_every_other_byte() {
 #[test]
 fn blocker_add_and_resolve() {
     let dir = project(BEFORE);
-    let (code, _, err) = run(dir.path(), &["gsd", "blocker", "add", "--text", "Esperando chaves"]);
+    let (code, _, err) = run(
+        dir.path(),
+        &["gsd", "blocker", "add", "--text", "Esperando chaves"],
+    );
     assert_eq!(code, 0, "{err}");
     let after = state(dir.path());
-    assert!(body_of(&after).contains("- Falta acesso ao banco\r\n- CI lento\r\n- Esperando chaves\r\n\r\n## Session"), "{after}");
-    let (code, out, err) = run(dir.path(), &["gsd", "blocker", "resolve", "--text", "BANCO"]);
+    assert!(
+        body_of(&after).contains(
+            "- Falta acesso ao banco\r\n- CI lento\r\n- Esperando chaves\r\n\r\n## Session"
+        ),
+        "{after}"
+    );
+    let (code, out, err) = run(
+        dir.path(),
+        &["gsd", "blocker", "resolve", "--text", "BANCO"],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("removed - Falta acesso ao banco"), "{out}");
     let after = state(dir.path());
-    assert!(body_of(&after).contains("### Blockers/Concerns\r\n\r\n- CI lento\r\n- Esperando chaves\r\n\r\n## Session"), "{after}");
+    assert!(
+        body_of(&after).contains(
+            "### Blockers/Concerns\r\n\r\n- CI lento\r\n- Esperando chaves\r\n\r\n## Session"
+        ),
+        "{after}"
+    );
     for text in ["lento", "chaves"] {
-        assert_eq!(run(dir.path(), &["gsd", "blocker", "resolve", "--text", text]).0, 0);
+        assert_eq!(
+            run(dir.path(), &["gsd", "blocker", "resolve", "--text", text]).0,
+            0
+        );
     }
-    assert!(body_of(&state(dir.path())).contains("### Blockers/Concerns\r\n\r\nNone\r\n\r\n## Session"));
+    assert!(
+        body_of(&state(dir.path())).contains("### Blockers/Concerns\r\n\r\nNone\r\n\r\n## Session")
+    );
     assert_eq!(journal(dir.path()).len(), 4);
 }
 
 #[test]
 fn session_record_sets_its_fields_in_place() {
     let dir = project(BEFORE);
-    let (code, _, err) = run(dir.path(), &["gsd", "session", "record", "--stopped-at", "índice pronto"]);
+    let (code, _, err) = run(
+        dir.path(),
+        &["gsd", "session", "record", "--stopped-at", "índice pronto"],
+    );
     assert_eq!(code, 0, "{err}");
     let after = state(dir.path());
     assert!(after.contains("stopped_at: índice pronto\r\n"), "{after}");
     assert!(after.ends_with("Last session: 2026-10-05T09:00:00.000Z\r\nStopped at: índice pronto\r\nResume file: None\r\n"), "{after}");
-    assert_eq!(journal(dir.path())[0]["updated"], serde_json::json!(["Last session", "Stopped At"]));
+    assert_eq!(
+        journal(dir.path())[0]["updated"],
+        serde_json::json!(["Last session", "Stopped At"])
+    );
 }
 
 #[test]
 fn dry_run_prints_the_diff_and_writes_nothing() {
     let dir = project(BEFORE);
-    let (code, out, err) = run(dir.path(), &["gsd", "blocker", "add", "--text", "x", "--dry-run"]);
+    let (code, out, err) = run(
+        dir.path(),
+        &["gsd", "blocker", "add", "--text", "x", "--dry-run"],
+    );
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("--- a/.planning/STATE.md\n+++ b/.planning/STATE.md\n"), "{out}");
+    assert!(
+        out.contains("--- a/.planning/STATE.md\n+++ b/.planning/STATE.md\n"),
+        "{out}"
+    );
     // the text output shows a carriage return as `\u{d}`
     assert!(out.contains("+- x\\u{d}\n"), "{out}");
     assert!(out.ends_with("nothing written (--dry-run)\n"), "{out}");
     assert_eq!(state(dir.path()), BEFORE);
     assert!(journal(dir.path()).is_empty());
-    let (code, out, _) = run(dir.path(), &["--json", "gsd", "session", "record", "--dry-run"]);
+    let (code, out, _) = run(
+        dir.path(),
+        &["--json", "gsd", "session", "record", "--dry-run"],
+    );
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["result"], "dry-run");
@@ -128,9 +182,26 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
 fn refusals_leave_the_file_byte_identical() {
     let dir = project(BEFORE);
     let cases: &[(&[&str], &str)] = &[
-        (&["gsd", "blocker", "resolve", "--text", "nada"], "blocker-not-found"),
-        (&["gsd", "blocker", "add", "--text", "x", "--expected-sha256", "00"], "stale-snapshot"),
-        (&["gsd", "decision", "add", "--summary", "two\nlines"], "usage-error"),
+        (
+            &["gsd", "blocker", "resolve", "--text", "nada"],
+            "blocker-not-found",
+        ),
+        (
+            &[
+                "gsd",
+                "blocker",
+                "add",
+                "--text",
+                "x",
+                "--expected-sha256",
+                "00",
+            ],
+            "stale-snapshot",
+        ),
+        (
+            &["gsd", "decision", "add", "--summary", "two\nlines"],
+            "usage-error",
+        ),
     ];
     for (args, kind) in cases {
         let (code, _, err) = run(dir.path(), args);
@@ -139,7 +210,10 @@ fn refusals_leave_the_file_byte_identical() {
         assert_eq!(state(dir.path()), BEFORE, "{args:?}");
     }
     let (_, _, err) = run(dir.path(), &["gsd", "blocker", "resolve", "--text", "nada"]);
-    assert!(err.contains("hint: the open blockers are: Falta acesso ao banco | CI lento"), "{err}");
+    assert!(
+        err.contains("hint: the open blockers are: Falta acesso ao banco | CI lento"),
+        "{err}"
+    );
     let bare = project("---\nstatus: planning\n---\n# S\n");
     let (code, _, err) = run(bare.path(), &["gsd", "session", "record"]);
     assert_eq!(code, 1);
@@ -173,10 +247,25 @@ fn a_live_writers_lock_is_waited_for_and_then_refused() {
             std::fs::remove_file(lock).expect("release");
         })
     };
-    let (code, _, err) = run(dir.path(), &["gsd", "blocker", "add", "--text", "x", "--wait=10s"]);
+    let (code, _, err) = run(
+        dir.path(),
+        &["gsd", "blocker", "add", "--text", "x", "--wait=10s"],
+    );
     remover.join().expect("thread");
     assert_eq!(code, 0, "{err}");
     assert!(state(dir.path()).contains("- x\r\n"));
-    let (code, _, err) = run(dir.path(), &["gsd", "blocker", "add", "--text", "y", "--wait=1s", "--lock-wait", "1"]);
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "gsd",
+            "blocker",
+            "add",
+            "--text",
+            "y",
+            "--wait=1s",
+            "--lock-wait",
+            "1",
+        ],
+    );
     assert_eq!(code, 2, "--wait and --lock-wait are one setting: {err}");
 }

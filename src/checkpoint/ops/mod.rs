@@ -7,6 +7,14 @@
 //! workspace's `.env` values first ([`super::locate::env_redactor`]). Generated text carries
 //! `.env` keys only, and the journal never holds a value.
 
+mod context;
+mod restore;
+mod session;
+
+pub use context::{ContextOutcome, NewerFile, ProjectLine, context};
+pub use restore::{RestoreOptions, RestoreOutcome, restore};
+pub use session::{SessionOptions, SessionOutcome, session_add};
+
 use super::diff::{self, CheckpointDiff};
 use super::generate::{self, GitSummary};
 use super::git::{self, AtRevision};
