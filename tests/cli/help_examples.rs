@@ -39,6 +39,10 @@ fn every_command_help_has_examples() {
         &["checkpoint", "init"],
         &["checkpoint", "refresh"],
         &["checkpoint", "diff"],
+        &["checkpoint", "session"],
+        &["checkpoint", "session", "add"],
+        &["checkpoint", "context"],
+        &["checkpoint", "restore"],
     ];
     let dir = tempfile::tempdir().unwrap();
     for command in commands {

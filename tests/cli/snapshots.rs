@@ -170,6 +170,10 @@ help_snapshots! {
     help_checkpoint_init => ["checkpoint", "init"],
     help_checkpoint_refresh => ["checkpoint", "refresh"],
     help_checkpoint_diff => ["checkpoint", "diff"],
+    help_checkpoint_session => ["checkpoint", "session"],
+    help_checkpoint_session_add => ["checkpoint", "session", "add"],
+    help_checkpoint_context => ["checkpoint", "context"],
+    help_checkpoint_restore => ["checkpoint", "restore"],
     help_demo => ["demo"],
 }
 
