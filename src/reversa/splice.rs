@@ -363,6 +363,50 @@ pub fn set_path(text: &str, path: &[&str], value: &Value) -> Result<String, Spli
     Ok(format!("{}{inner}{}", &text[..start], &text[end..]))
 }
 
+/// Whether the object writes its lists of strings and numbers on one line (`"files": ["a", "b"]`),
+/// so a new record does the same.
+fn inline_scalar_arrays(obj: &str) -> bool {
+    obj.lines().any(|l| {
+        let t = l.trim_end().trim_end_matches(',');
+        t.contains(": [") && t.ends_with(']') && !t.contains('{')
+    })
+}
+
+/// A new value in the multi-line form, its lists of plain values on one line.
+fn render_objects_open(value: &Value, style: &Style, depth: usize) -> String {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            let unit = style.indent.as_deref().unwrap_or("  ");
+            let nl = style.newline;
+            let colon = if style.colon.is_empty() {
+                ":"
+            } else {
+                style.colon.as_str()
+            };
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}{}{colon}{}",
+                        unit.repeat(depth + 1),
+                        Value::String(k.clone()),
+                        render_objects_open(v, style, depth + 1)
+                    )
+                })
+                .collect();
+            format!(
+                "{{{nl}{}{nl}{}}}",
+                parts.join(&format!(",{nl}")),
+                unit.repeat(depth)
+            )
+        }
+        Value::Array(items) if items.iter().all(|i| !i.is_object() && !i.is_array()) => {
+            render(value, style, depth, false)
+        }
+        other => render(other, style, depth, true),
+    }
+}
+
 /// The object `{k1: {k2: … value}}` a path below a missing key makes.
 fn nested(path: &[&str], value: &Value) -> Value {
     path.iter().rev().fold(value.clone(), |v, k| {
@@ -411,7 +455,11 @@ fn set_in(
         style.colon.as_str()
     };
     let multiline = style.indent.is_some() && (obj.contains('\n') || lay.entries.is_empty());
-    let rendered = render(&v, style, depth, multiline);
+    let rendered = if multiline && inline_scalar_arrays(obj) {
+        render_objects_open(&v, style, depth)
+    } else {
+        render(&v, style, depth, multiline)
+    };
     let entry = format!("{}{colon}{rendered}", Value::String(key.to_string()));
     let unit = style.indent.as_deref().unwrap_or("  ");
     Ok(match lay.entries.last() {

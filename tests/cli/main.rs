@@ -14,6 +14,7 @@ mod support;
 
 mod approve_cli;
 mod checkpoint_cli;
+mod checkpoint_writers;
 mod cli_usage;
 mod demo_run;
 mod diff_cli;
@@ -32,6 +33,7 @@ mod log_cli;
 mod rebuild_cli;
 mod rebuild_history;
 mod reversa_array_style;
+mod reversa_checkpoint;
 mod reversa_cli;
 mod secrets_all_cli;
 mod secrets_cli;
