@@ -223,13 +223,15 @@ pub fn advance(
     let bytes = read(&path).map_err(unreadable_input)?;
     check_expected(&bytes, opts.guard.expected_sha256.as_deref(), &name)?;
     let state = StateFile::parse(&bytes).map_err(|e| refusal(e.into(), &name))?;
-    let now = clock.now();
+    // The clock is read only when something is stamped (a dry run without an agent reads none).
+    let mut now = None;
+    let mut stamp = || *now.get_or_insert_with(|| clock.now());
     let checkpoint = match &opts.agent {
         Some(agent) => {
             check_agent(agent, &opts.files, &locate::project_root(&path), &name)?;
             Some(edit::AgentCheckpoint {
                 agent: agent.clone(),
-                completed_at: crate::clock::format_timestamp_seconds_z(now),
+                completed_at: crate::clock::format_timestamp_seconds_z(stamp()),
                 files: opts.files.clone(),
             })
         }
@@ -239,7 +241,7 @@ pub fn advance(
         .map_err(|e| refusal(e, &name))?;
     let entry = (!opts.guard.dry_run).then(|| {
         JournalEntry::for_file(
-            crate::clock::format_timestamp(now),
+            crate::clock::format_timestamp(stamp()),
             "reversa-advance",
             &path.display().to_string(),
         )

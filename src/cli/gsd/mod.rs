@@ -143,20 +143,16 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
         Command::Check(a) => a.file.as_deref(),
         Command::Sync(a) => a.file.as_deref(),
         Command::Recover(a) => a.file.as_deref(),
-        Command::Decision(record::DecisionCommand::Add(a)) => a.write.file.as_deref(),
-        Command::Blocker(record::BlockerCommand::Add(a) | record::BlockerCommand::Resolve(a)) => {
-            a.write.file.as_deref()
+        Command::Decision(_) | Command::Blocker(_) | Command::Session(_) => {
+            record::write_of(&command).and_then(|w| w.file.as_deref())
         }
-        Command::Session(record::SessionCommand::Record(a)) => a.write.file.as_deref(),
     };
     let writing = match &command {
         Command::Sync(a) => a.write,
         Command::Recover(a) => a.write,
-        Command::Decision(record::DecisionCommand::Add(a)) => !a.write.dry_run,
-        Command::Blocker(record::BlockerCommand::Add(a) | record::BlockerCommand::Resolve(a)) => {
-            !a.write.dry_run
+        Command::Decision(_) | Command::Blocker(_) | Command::Session(_) => {
+            record::write_of(&command).is_some_and(|w| !w.dry_run)
         }
-        Command::Session(record::SessionCommand::Record(a)) => !a.write.dry_run,
         _ => false,
     };
     let path = locate::state_file(file, &ctx.cwd, &lookup, writing).map_err(error)?;
@@ -235,25 +231,8 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 unconfirmed => Ok(unconfirmed),
             }
         }
-        Command::Decision(record::DecisionCommand::Add(a)) => {
-            let (r, w) = a.into_record();
-            record::run(r, w, state, ctx)
-        }
-        Command::Blocker(record::BlockerCommand::Add(a)) => record::run(
-            ops::Record::AddBlocker { text: a.text },
-            a.write,
-            state,
-            ctx,
-        ),
-        Command::Blocker(record::BlockerCommand::Resolve(a)) => record::run(
-            ops::Record::ResolveBlocker { text: a.text },
-            a.write,
-            state,
-            ctx,
-        ),
-        Command::Session(record::SessionCommand::Record(a)) => {
-            let (r, w) = a.into_record();
-            record::run(r, w, state, ctx)
+        c @ (Command::Decision(_) | Command::Blocker(_) | Command::Session(_)) => {
+            record::run(c, state, ctx)
         }
     }
 }

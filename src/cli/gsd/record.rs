@@ -3,6 +3,7 @@
 //! and the printing; the commands themselves are `planseal::gsd::ops::record`.
 
 use super::super::Context;
+use super::Command;
 use planseal::clock::Clock;
 use planseal::gsd::ops::{self, Record, RecordOptions, StateFile};
 use planseal::report::ExitCode;
@@ -153,38 +154,47 @@ pub(in crate::cli) struct SessionArgs {
     pub write: WriteArgs,
 }
 
-impl DecisionArgs {
-    pub(super) fn into_record(self) -> (Record, WriteArgs) {
-        (
-            Record::Decision {
-                phase: self.phase,
-                summary: self.summary,
-                rationale: self.rationale,
-            },
-            self.write,
-        )
+/// The arguments every record command shares; `None` for the other `gsd` commands.
+pub(super) fn write_of(command: &Command) -> Option<&WriteArgs> {
+    match command {
+        Command::Decision(DecisionCommand::Add(a)) => Some(&a.write),
+        Command::Blocker(BlockerCommand::Add(a) | BlockerCommand::Resolve(a)) => Some(&a.write),
+        Command::Session(SessionCommand::Record(a)) => Some(&a.write),
+        _ => None,
     }
 }
 
-impl SessionArgs {
-    pub(super) fn into_record(self) -> (Record, WriteArgs) {
-        (
-            Record::Session {
-                stopped_at: self.stopped_at,
-                resume_file: self.resume_file,
+/// What to record, and how to write it; `None` for the other `gsd` commands.
+fn into_parts(command: Command) -> Option<(Record, WriteArgs)> {
+    Some(match command {
+        Command::Decision(DecisionCommand::Add(a)) => (
+            Record::Decision {
+                phase: a.phase,
+                summary: a.summary,
+                rationale: a.rationale,
             },
-            self.write,
-        )
-    }
+            a.write,
+        ),
+        Command::Blocker(BlockerCommand::Add(a)) => (Record::AddBlocker { text: a.text }, a.write),
+        Command::Blocker(BlockerCommand::Resolve(a)) => {
+            (Record::ResolveBlocker { text: a.text }, a.write)
+        }
+        Command::Session(SessionCommand::Record(a)) => (
+            Record::Session {
+                stopped_at: a.stopped_at,
+                resume_file: a.resume_file,
+            },
+            a.write,
+        ),
+        _ => return None,
+    })
 }
 
 /// Runs one record command on `state`.
-pub(super) fn run(
-    record: Record,
-    write: WriteArgs,
-    state: StateFile,
-    ctx: &Context,
-) -> anyhow::Result<ExitCode> {
+pub(super) fn run(command: Command, state: StateFile, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let Some((record, write)) = into_parts(command) else {
+        return Ok(ExitCode::Ok);
+    };
     let opts = RecordOptions {
         state,
         record,
