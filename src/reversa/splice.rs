@@ -283,22 +283,27 @@ fn reindent(
         .join("\n")
 }
 
+/// `value` rendered to replace `old` at `depth`: in the one-line or multi-line form `old` has,
+/// with its own separators and, when multi-line, its own element and closing indents.
+fn render_in_place(old: &str, value: &Value, style: &Style, depth: usize) -> String {
+    let own = style.with_inline_of(old);
+    let mut rendered = render(value, &own, depth, old.contains('\n'));
+    if let (Some((inner, outer)), Some((new_inner, new_outer))) =
+        (multiline_pads(old), multiline_pads(&rendered))
+        && (inner != new_inner || outer != new_outer)
+    {
+        rendered = reindent(&rendered, &new_inner, &inner, &new_outer, &outer);
+    }
+    rendered
+}
+
 /// Sets top-level `key` to `value` in `text`: an existing value is replaced where it stands (in
 /// the same one-line or multi-line form it had); a new key is appended after the last entry.
 pub fn set_top_level(text: &str, key: &str, value: &Value) -> Result<String, SpliceError> {
     let lay = layout(text)?;
     let style = Style::detect(text, &lay);
     if let Some(e) = lay.entries.iter().find(|e| e.key == key) {
-        let old = &text[e.value_start..e.value_end];
-        let own = style.with_inline_of(old);
-        let mut rendered = render(value, &own, 1, old.contains('\n'));
-        // A multi-line value keeps its own element and closing indents.
-        if let (Some((inner, outer)), Some((new_inner, new_outer))) =
-            (multiline_pads(old), multiline_pads(&rendered))
-            && (inner != new_inner || outer != new_outer)
-        {
-            rendered = reindent(&rendered, &new_inner, &inner, &new_outer, &outer);
-        }
+        let rendered = render_in_place(&text[e.value_start..e.value_end], value, &style, 1);
         let mut out = String::with_capacity(text.len() + rendered.len());
         out.push_str(&text[..e.value_start]);
         out.push_str(&rendered);
@@ -430,15 +435,7 @@ fn set_in(
         let (start, end) = (e.value_start, e.value_end);
         let old = &obj[start..end];
         let replaced = if rest.is_empty() {
-            let own = style.with_inline_of(old);
-            let mut rendered = render(value, &own, depth, old.contains('\n'));
-            if let (Some((inner, outer)), Some((new_inner, new_outer))) =
-                (multiline_pads(old), multiline_pads(&rendered))
-                && (inner != new_inner || outer != new_outer)
-            {
-                rendered = reindent(&rendered, &new_inner, &inner, &new_outer, &outer);
-            }
-            rendered
+            render_in_place(old, value, style, depth)
         } else {
             set_in(old, rest, value, style, depth + 1)?
         };

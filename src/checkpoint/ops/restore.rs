@@ -2,7 +2,7 @@
 //! had and the file lost, listed, and put back on request (docs/checkpoint.md, "restore"). Git
 //! is read through gix, as `gsd recover` reads STATE.md's history.
 
-use super::{CheckpointError, Place, Written, require_existing};
+use super::{CheckpointError, Place, Written, checked_text, require_existing};
 use crate::checkpoint::git::{self, AtRevision};
 use crate::checkpoint::layout;
 use crate::checkpoint::restore::{self as splice, LostSection, RestoreError};
@@ -113,25 +113,7 @@ pub fn restore(
     )
     .map_err(crate::write::WriteError::read)?;
     let before_sha = sha256_hex(&bytes);
-    if let Some(exp) = &opts.expected_sha256
-        && !before_sha.eq_ignore_ascii_case(exp.trim())
-    {
-        return Err(Refusal::new(
-            RefusalKind::StaleSnapshot,
-            format!(
-                "{name}: its SHA-256 is {before_sha}, not the expected {exp}; nothing was written"
-            ),
-        )
-        .hint("the checkpoint changed since you read it: read it again, then retry")
-        .into());
-    }
-    let now = std::str::from_utf8(&bytes).map_err(|e| {
-        Refusal::new(
-            RefusalKind::CheckpointUnreadable,
-            format!("{name}: not UTF-8 text (byte {})", e.valid_up_to()),
-        )
-        .hint("save the file as UTF-8")
-    })?;
+    let now = checked_text(&bytes, opts.expected_sha256.as_deref(), &name)?;
     let then_bytes =
         match git::file_at(&target.root, &opts.from, &target.checkpoint).map_err(|e| {
             if writing {

@@ -1,7 +1,7 @@
 //! `checkpoint session add`: the protocol's core act — a session entry after every relevant
 //! action — as a command (docs/checkpoint.md, "session add").
 
-use super::{CheckpointError, Place, Written, require_existing, unreadable_input};
+use super::{CheckpointError, Place, Written, checked_text, require_existing, unreadable_input};
 use crate::checkpoint::gather;
 use crate::checkpoint::generate::{self, Changes};
 use crate::checkpoint::layout;
@@ -115,25 +115,7 @@ pub fn session_add(
     require_existing(&target, &name)?;
     let g = gather(&target, None).map_err(unreadable_input)?;
     let before_sha = sha256_hex(&g.bytes);
-    if let Some(exp) = &opts.expected_sha256
-        && !before_sha.eq_ignore_ascii_case(exp.trim())
-    {
-        return Err(Refusal::new(
-            RefusalKind::StaleSnapshot,
-            format!(
-                "{name}: its SHA-256 is {before_sha}, not the expected {exp}; nothing was written"
-            ),
-        )
-        .hint("the checkpoint changed since you read it: read it again, then retry")
-        .into());
-    }
-    let old = std::str::from_utf8(&g.bytes).map_err(|e| {
-        Refusal::new(
-            RefusalKind::CheckpointUnreadable,
-            format!("{name}: not UTF-8 text (byte {})", e.valid_up_to()),
-        )
-        .hint("save the file as UTF-8")
-    })?;
+    let old = checked_text(&g.bytes, opts.expected_sha256.as_deref(), &name)?;
     let story = find_story(&g.stories, &opts.story, &name)?;
     let mut advisories = Vec::new();
     if opts.did.len() == 1 {

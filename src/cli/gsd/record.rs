@@ -15,17 +15,8 @@ use std::time::Duration;
 /// file) or a writer that got in between. `--lock-wait SECONDS` is its older spelling.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub(in crate::cli) struct GsdWait {
-    /// Wait up to DURATION (default 30s; 500ms, 2m, or seconds) for another writer's lock or
-    /// write to finish, then try again from a fresh read
-    #[arg(
-        long,
-        value_name = "DURATION",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "30s",
-        value_parser = wait::parse_duration
-    )]
-    pub wait: Option<Duration>,
+    #[command(flatten)]
+    pub wait: super::super::wait::WaitArg,
     /// The same as --wait=SECONDS (kept for scripts written before --wait)
     #[arg(long, value_name = "SECONDS", conflicts_with = "wait")]
     pub lock_wait: Option<u64>,
@@ -35,6 +26,7 @@ impl GsdWait {
     /// The limit: --wait, else --lock-wait, else GSD's own 30 s.
     pub(in crate::cli) fn limit(&self) -> Duration {
         self.wait
+            .wait
             .or(self.lock_wait.map(Duration::from_secs))
             .unwrap_or(wait::DEFAULT_WAIT)
     }
