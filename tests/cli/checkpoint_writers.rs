@@ -399,3 +399,28 @@ fn restore_puts_a_lost_section_back_from_git() {
     assert_eq!(j[0]["operation"], "checkpoint-restore");
     assert_eq!(j[0]["sections"][0], "Decisões Tomadas");
 }
+
+#[test]
+fn session_add_waits_for_a_held_lock_then_writes() {
+    let dir = workspace();
+    // An empty lock folder: a writer that records no owner (the DWP helper's way) holds it.
+    let lock = dir.path().join("projects/cw/PROJECT-CHECKPOINT.md.lock");
+    std::fs::create_dir(&lock).expect("lock");
+    let (code, _, err) = session_add(dir.path(), NOW, &[]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("lock-present: "), "{err}");
+    let start = std::time::Instant::now();
+    let (code, _, err) = session_add(dir.path(), NOW, &["--wait=300ms"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(start.elapsed() >= std::time::Duration::from_millis(300));
+    assert!(err.contains("waiting up to 300ms: lock-present"), "{err}");
+    assert_eq!(checkpoint(dir.path()), CHECKPOINT);
+    let remover = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::fs::remove_dir(lock).expect("release");
+    });
+    let (code, _, err) = session_add(dir.path(), NOW, &["--wait=10s"]);
+    remover.join().expect("thread");
+    assert_eq!(code, 0, "{err}");
+    assert!(checkpoint(dir.path()).contains("### Sessão 2026-10-05"));
+}

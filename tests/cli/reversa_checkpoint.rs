@@ -214,3 +214,31 @@ fn refusals_and_dry_runs_write_nothing() {
         "{out}"
     );
 }
+
+#[test]
+fn advance_waits_for_a_held_lock_then_writes() {
+    let dir = project();
+    let lock = dir.path().join(".reversa/state.json.lock");
+    std::fs::create_dir(&lock).expect("lock");
+    let args = [
+        "reversa",
+        "advance",
+        "--phase-done",
+        "escavacao",
+        "--agent",
+        "archaeologist",
+        "--wait=10s",
+    ];
+    let (code, _, err) = run(dir.path(), &args[..6]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("lock-present: "), "{err}");
+    assert_eq!(state(dir.path()), STATE);
+    let remover = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::fs::remove_dir(lock).expect("release");
+    });
+    let (code, _, err) = run(dir.path(), &args);
+    remover.join().expect("thread");
+    assert_eq!(code, 0, "{err}");
+    assert!(state(dir.path()).contains("\"archaeologist\": {"));
+}

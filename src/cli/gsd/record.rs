@@ -13,10 +13,22 @@ use std::time::Duration;
 
 /// `--wait[=DURATION]` on a GSD writer: how long to wait for GSD's lock (a live writer's pid
 /// file) or a writer that got in between. `--lock-wait SECONDS` is its older spelling.
+///
+/// Not the shared `WaitArg`: GSD's writers wait 30 s without the flag too (as GSD's own tools
+/// do), so the help says so.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub(in crate::cli) struct GsdWait {
-    #[command(flatten)]
-    pub wait: super::super::wait::WaitArg,
+    /// Wait up to DURATION (500ms, 2m, or seconds; 30s without the flag, as GSD's tools wait) for
+    /// another writer's lock or write to finish, then try again from a fresh read
+    #[arg(
+        long,
+        value_name = "DURATION",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "30s",
+        value_parser = wait::parse_duration
+    )]
+    pub wait: Option<Duration>,
     /// The same as --wait=SECONDS (kept for scripts written before --wait)
     #[arg(long, value_name = "SECONDS", conflicts_with = "wait")]
     pub lock_wait: Option<u64>,
@@ -26,7 +38,6 @@ impl GsdWait {
     /// The limit: --wait, else --lock-wait, else GSD's own 30 s.
     pub(in crate::cli) fn limit(&self) -> Duration {
         self.wait
-            .wait
             .or(self.lock_wait.map(Duration::from_secs))
             .unwrap_or(wait::DEFAULT_WAIT)
     }
