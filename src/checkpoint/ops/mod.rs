@@ -564,6 +564,16 @@ fn checked_text<'b>(
     })
 }
 
+/// The end of a writer's text: the diff and "nothing written" on a dry run, else the new hash.
+fn write_tail(out: &mut String, written: bool, diff: &str, sha256_after: &str) {
+    if written {
+        out.push_str(&format!("written (sha256 {sha256_after})\n"));
+    } else {
+        out.push_str(diff);
+        out.push_str("nothing written (--dry-run)\n");
+    }
+}
+
 fn require_existing(target: &Target, name: &str) -> Result<(), HintedError> {
     if target.checkpoint.exists() {
         return Ok(());

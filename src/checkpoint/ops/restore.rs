@@ -2,7 +2,7 @@
 //! had and the file lost, listed, and put back on request (docs/checkpoint.md, "restore"). Git
 //! is read through gix, as `gsd recover` reads STATE.md's history.
 
-use super::{CheckpointError, Place, Written, checked_text, require_existing};
+use super::{CheckpointError, Place, Written, checked_text, require_existing, write_tail};
 use crate::checkpoint::git::{self, AtRevision};
 use crate::checkpoint::layout;
 use crate::checkpoint::restore::{self as splice, LostSection, RestoreError};
@@ -88,12 +88,12 @@ impl RestoreOutcome {
                 self.file, self.from
             ));
         }
-        if self.written.is_none() {
-            out.push_str(&self.diff);
-            out.push_str("nothing written (--dry-run)\n");
-        } else {
-            out.push_str(&format!("written (sha256 {})\n", self.sha256_after));
-        }
+        write_tail(
+            &mut out,
+            self.written.is_some(),
+            &self.diff,
+            &self.sha256_after,
+        );
         printable(&out).into_owned()
     }
 }

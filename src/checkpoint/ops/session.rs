@@ -1,7 +1,9 @@
 //! `checkpoint session add`: the protocol's core act — a session entry after every relevant
 //! action — as a command (docs/checkpoint.md, "session add").
 
-use super::{CheckpointError, Place, Written, checked_text, require_existing, unreadable_input};
+use super::{
+    CheckpointError, Place, Written, checked_text, require_existing, unreadable_input, write_tail,
+};
 use crate::checkpoint::gather;
 use crate::checkpoint::generate::{self, Changes};
 use crate::checkpoint::layout;
@@ -94,12 +96,12 @@ impl SessionOutcome {
                 self.sessions_removed, self.journal
             ));
         }
-        if self.written.is_none() {
-            out.push_str(&self.diff);
-            out.push_str("nothing written (--dry-run)\n");
-        } else {
-            out.push_str(&format!("written (sha256 {})\n", self.sha256_after));
-        }
+        write_tail(
+            &mut out,
+            self.written.is_some(),
+            &self.diff,
+            &self.sha256_after,
+        );
         printable(&out).into_owned()
     }
 }
