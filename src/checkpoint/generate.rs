@@ -247,7 +247,7 @@ fn refresh_story_table(text: &str, stories: &[StoryFile], changes: &mut Changes)
 }
 
 /// A session heading's date as a sortable (y, m, d).
-fn session_date(heading: &str) -> Option<(u32, u32, u32)> {
+pub fn session_date(heading: &str) -> Option<(u32, u32, u32)> {
     let digits: Vec<&str> = heading
         .split(|c: char| !c.is_ascii_digit())
         .filter(|p| !p.is_empty())
@@ -272,7 +272,9 @@ pub fn is_session(key: &str) -> bool {
     key.starts_with("sessao") || key.starts_with("session")
 }
 
-fn prune(text: &str, changes: &mut Changes) -> Result<String, RefreshError> {
+/// Removes the sessions beyond the 3 most recent (by the date in their heading); their exact
+/// text goes into `changes.sessions_removed`.
+pub fn prune(text: &str, changes: &mut Changes) -> Result<String, RefreshError> {
     let secs = sections(text);
     let Some(sec) = find(&secs, AGENT_SECTIONS[4].0) else {
         return Ok(text.to_string());

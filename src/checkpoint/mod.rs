@@ -22,6 +22,8 @@ pub mod git;
 pub mod layout;
 pub mod locate;
 pub mod ops;
+pub mod restore;
+pub mod session;
 pub mod stories;
 
 pub use layout::{Target, checkpoint_target};
@@ -60,6 +62,45 @@ pub fn project_yaml_prefix(project_dir: &Path) -> Option<String> {
         }
     }
     None
+}
+
+/// The memory files a project's `.project.yaml` names under `memory:` (a path, a flow list
+/// `[a, b]` or a block list of `- path` lines), relative to the project folder; `None` when the
+/// file or the key is absent.
+pub fn read_project_memory(project_dir: &Path) -> Option<Vec<PathBuf>> {
+    let bytes = planseal_recovery::read::read(
+        &project_dir.join(layout::PROJECT_YAML),
+        planseal_recovery::read::Kind::Settings,
+    )
+    .ok()??;
+    let text = String::from_utf8_lossy(&bytes);
+    let clean = |v: &str| {
+        let v = v.split(" #").next().unwrap_or(v).trim();
+        v.trim_matches(|c| c == '"' || c == '\'').trim().to_string()
+    };
+    let mut lines = text.lines();
+    let rest = lines.find_map(|l| {
+        l.strip_prefix("memory")
+            .and_then(|r| r.trim_start().strip_prefix(':'))
+    })?;
+    let inline = clean(rest);
+    let names: Vec<String> = if let Some(list) = inline.strip_prefix('[') {
+        list.trim_end_matches(']').split(',').map(clean).collect()
+    } else if !inline.is_empty() {
+        vec![inline]
+    } else {
+        lines
+            .take_while(|l| l.starts_with([' ', '\t']) || l.trim().is_empty())
+            .filter_map(|l| l.trim().strip_prefix("- ").map(clean))
+            .collect()
+    };
+    Some(
+        names
+            .into_iter()
+            .filter(|n| !n.is_empty())
+            .map(|n| project_dir.join(n))
+            .collect(),
+    )
 }
 
 /// Everything a check or a refresh reads from disk for one checkpoint.

@@ -103,7 +103,7 @@ enum Command {
     Log(log::Args),
     /// The resume view: current task, checkpoint, blocker, lock, marker, receipt, next command
     Status(status::Args),
-    /// GSD .planning/STATE.md: statusline, status, check, sync, recover
+    /// GSD .planning/STATE.md: statusline, status, check, sync, recover, decision, blocker, session
     #[command(
         subcommand,
         after_help = "Examples:\n  planseal gsd statusline\n  planseal gsd check --json\n  planseal gsd sync --write\n\nRun `planseal gsd <COMMAND> --help` for each command's examples."
@@ -115,7 +115,7 @@ enum Command {
         after_help = "Examples:\n  planseal reversa status\n  planseal reversa advance --phase-done reconhecimento\n  planseal reversa history --exit-code\n\nRun `planseal reversa <COMMAND> --help` for each command's examples."
     )]
     Reversa(reversa::Command),
-    /// Checkpoint protocol PROJECT-CHECKPOINT.md: status, init, refresh, diff
+    /// Checkpoint protocol PROJECT-CHECKPOINT.md: status, init, refresh, diff, session, context, restore
     #[command(
         subcommand,
         after_help = "Examples:\n  planseal checkpoint status\n  planseal checkpoint refresh --write\n  planseal checkpoint diff --against HEAD~5\n\nRun `planseal checkpoint <COMMAND> --help` for each command's examples."

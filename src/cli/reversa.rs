@@ -21,7 +21,7 @@ pub(super) enum Command {
     Status(StatusArgs),
     /// Mark the current phase done: it leaves `pending`, joins `completed`, `phase` moves on
     #[command(
-        after_help = "Examples:\n  planseal reversa advance --phase-done reconhecimento\n  planseal reversa advance --phase-done escavacao --dry-run\n  planseal reversa advance --phase-done escavacao --expected-sha256 $(sha256sum .reversa/state.json | cut -d' ' -f1)\n\nPhases finish in order: reconhecimento → escavacao → interpretacao → geracao → revisao\n(or the English fork's reconnaissance → excavation → interpretation → generation → review).\nEvery other byte of the file is kept. Exit 1 when refused (nothing written)."
+        after_help = "Examples:\n  planseal reversa advance --phase-done reconhecimento --agent scout --files _reversa_sdd/inventory.md _reversa_sdd/dependencies.md\n  planseal reversa advance --phase-done escavacao --dry-run\n  planseal reversa advance --phase-done escavacao --expected-sha256 $(sha256sum .reversa/state.json | cut -d' ' -f1)\n\nPhases finish in order: reconhecimento → escavacao → interpretacao → geracao → revisao\n(or the English fork's reconnaissance → excavation → interpretation → generation → review).\n--agent records the finishing agent's checkpoint: `checkpoints.<NAME>` gets completed_at (now) and\nthe --files (added to the ones it lists; its other keys kept). Every other byte of the file is kept.\nExit 1 when refused (nothing written)."
     )]
     Advance(AdvanceArgs),
     /// Set one top-level field to a JSON value, keeping every other byte
@@ -57,9 +57,11 @@ pub(super) struct WriteArgs {
     /// Refuse unless the file's current SHA-256 is this (the bytes you last read)
     #[arg(long, value_name = "HEX")]
     pub expected_sha256: Option<String>,
-    /// Show the change without writing
+    /// Show the change as a unified diff; write nothing
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub wait: super::wait::WaitArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -69,6 +71,12 @@ pub(super) struct AdvanceArgs {
     /// The phase that just finished
     #[arg(long, value_name = "PHASE")]
     pub phase_done: String,
+    /// The agent that finished it: records `checkpoints.<NAME>` {completed_at, files}
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+    /// The files the agent wrote, relative to the project root (each must exist)
+    #[arg(long, value_name = "PATH", num_args = 1.., requires = "agent")]
+    pub files: Vec<String>,
     #[command(flatten)]
     pub write: WriteArgs,
 }
@@ -121,14 +129,19 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::failed_if(a.exit_code && o.failed()))
         }
         Command::Advance(a) => {
+            let wait = a.write.wait.clone();
             let opts = ops::AdvanceOptions {
                 phase_done: a.phase_done,
+                agent: a.agent,
+                files: a.files,
                 guard: guard(a.write),
             };
-            let o = ops::advance(&place(a.file), &opts, &mut Clock::from_env()?).map_err(lift)?;
+            let (place, clock) = (place(a.file), Clock::from_env()?);
+            let o = wait.run(|| ops::advance(&place, &opts, &mut clock.clone()).map_err(lift))?;
             written(ctx, &o)
         }
         Command::Set(a) => {
+            let wait = a.write.wait.clone();
             let opts = ops::SetOptions {
                 field: a.field,
                 value: a.value,
@@ -136,7 +149,8 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 reason: a.reason,
                 guard: guard(a.write),
             };
-            let o = ops::set(&place(a.file), &opts, &mut Clock::from_env()?).map_err(lift)?;
+            let (place, clock) = (place(a.file), Clock::from_env()?);
+            let o = wait.run(|| ops::set(&place, &opts, &mut clock.clone()).map_err(lift))?;
             written(ctx, &o)
         }
         Command::History(a) => {

@@ -24,6 +24,7 @@ pub mod checks;
 pub mod compat;
 pub mod derive;
 pub mod document;
+pub mod edit;
 mod error;
 pub mod layout;
 pub mod locate;

@@ -124,6 +124,27 @@ pub fn plan(
     baseline: Option<&Baseline>,
     now: &str,
 ) -> Result<SyncPlan, SyncError> {
+    plan_with(doc, derivation, baseline, now, false)
+}
+
+/// [`plan`] for a document whose body a writer has just changed: `last_updated` is stamped
+/// even when no other key changes, as GSD stamps it on every write.
+pub fn plan_after_body_change(
+    doc: &Document,
+    derivation: &Derivation,
+    baseline: Option<&Baseline>,
+    now: &str,
+) -> Result<SyncPlan, SyncError> {
+    plan_with(doc, derivation, baseline, now, true)
+}
+
+fn plan_with(
+    doc: &Document,
+    derivation: &Derivation,
+    baseline: Option<&Baseline>,
+    now: &str,
+    always_stamp: bool,
+) -> Result<SyncPlan, SyncError> {
     if doc
         .frontmatter
         .as_ref()
@@ -185,7 +206,7 @@ pub fn plan(
             new: "1.0".into(),
         });
     }
-    if updates.is_empty() {
+    if updates.is_empty() && !always_stamp {
         return Ok(SyncPlan {
             updates,
             drift,

@@ -186,6 +186,10 @@ refusal_kinds! {
     NoActiveWorkstream = "no-active-workstream",
     /// `gsd recover --piece` names no piece of STATE.md.
     UnknownPiece = "unknown-piece",
+    /// `gsd blocker resolve`: no blocker line contains the text (or there is no Blockers section).
+    BlockerNotFound = "blocker-not-found",
+    /// `gsd session record`: no session field to update and no value given to add one.
+    SessionFieldsMissing = "session-fields-missing",
 
     // --- Reversa
     /// The phase named is not one of the file's phase names.
@@ -212,6 +216,14 @@ refusal_kinds! {
     ProjectAmbiguous = "project-ambiguous",
     /// The order of the session entries cannot be told.
     SessionOrderUnknown = "session-order-unknown",
+    /// `checkpoint session add`: no story file has the id given.
+    StoryNotFound = "story-not-found",
+    /// `checkpoint session add`: the checkpoint has no `## Ultimo Trabalho Realizado` section.
+    SectionMissing = "section-missing",
+    /// `checkpoint restore`: the revision has no section of that name.
+    SectionNotFound = "section-not-found",
+    /// `checkpoint restore`: the section is there now, with content; restore brings back lost ones.
+    SectionPresent = "section-present",
 }
 
 impl fmt::Display for RefusalKind {

@@ -5,7 +5,7 @@
 use super::checks::check_value;
 use super::history::{Violation, compare};
 use super::model::{ReadError, StateFile, Vocabulary, phase_position};
-use super::splice::{SpliceError, set_top_level};
+use super::splice::{SpliceError, set_path, set_top_level};
 use crate::report::{Finding, RefusalKind, Severity};
 use serde_json::{Map, Value};
 
@@ -111,9 +111,81 @@ fn describe(state: &StateFile, fields: &[(&str, Value)]) -> Vec<String> {
         .collect()
 }
 
-/// `reversa advance --phase-done PHASE`: PHASE leaves `pending`, joins `completed`, and `phase`
-/// moves to the next phase (null after the last).
-pub fn advance(state: &StateFile, phase_done: &str) -> Result<Edit, EditError> {
+/// The checkpoint of the agent that finished the phase: `checkpoints.<agent>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentCheckpoint {
+    /// The agent's key in `checkpoints` (`scout`, `archaeologist`, …).
+    pub agent: String,
+    /// When it finished (`YYYY-MM-DDTHH:MM:SSZ`, as Reversa writes it).
+    pub completed_at: String,
+    /// The files it wrote, relative to the project root.
+    pub files: Vec<String>,
+}
+
+/// Records `cp` in `text`: a new `checkpoints.<agent>` record `{completed_at, files}`, or an
+/// existing one's `completed_at` set and its `files` extended (its other keys kept). Returns
+/// the text and the change line.
+fn record_checkpoint(
+    state: &StateFile,
+    text: &str,
+    cp: &AgentCheckpoint,
+) -> Result<(String, String), EditError> {
+    let existing = state
+        .get("checkpoints")
+        .and_then(|c| c.get(&cp.agent))
+        .and_then(Value::as_object);
+    let path = |key: &'static str| ["checkpoints", cp.agent.as_str(), key];
+    let Some(record) = existing else {
+        let mut m = Map::new();
+        m.insert(
+            "completed_at".into(),
+            Value::String(cp.completed_at.clone()),
+        );
+        m.insert(
+            "files".into(),
+            Value::Array(cp.files.iter().cloned().map(Value::String).collect()),
+        );
+        let value = Value::Object(m);
+        let text = set_path(text, &["checkpoints", cp.agent.as_str()], &value)?;
+        return Ok((
+            text,
+            format!("checkpoints.{}: (absent) → {value}", cp.agent),
+        ));
+    };
+    let mut files: Vec<Value> = match record.get("files") {
+        Some(Value::Array(a)) => a.clone(),
+        _ => Vec::new(),
+    };
+    for f in &cp.files {
+        if !files.iter().any(|v| v.as_str() == Some(f)) {
+            files.push(Value::String(f.clone()));
+        }
+    }
+    let text = set_path(
+        text,
+        &path("completed_at"),
+        &Value::String(cp.completed_at.clone()),
+    )?;
+    let text = set_path(&text, &path("files"), &Value::Array(files.clone()))?;
+    Ok((
+        text,
+        format!(
+            "checkpoints.{}: completed_at {}, files {}",
+            cp.agent,
+            cp.completed_at,
+            Value::Array(files)
+        ),
+    ))
+}
+
+/// `reversa advance --phase-done PHASE [--agent NAME --files …]`: PHASE leaves `pending`, joins
+/// `completed`, and `phase` moves to the next phase (null after the last); the finishing agent's
+/// checkpoint is recorded when given.
+pub fn advance(
+    state: &StateFile,
+    phase_done: &str,
+    checkpoint: Option<&AgentCheckpoint>,
+) -> Result<Edit, EditError> {
     let phases = state.phases();
     let file_vocabulary = phases.vocabulary().map_err(|(a, b)| {
         EditError::StateInvalid(format!("phase names mix {} and {}", a.label(), b.label()))
@@ -198,6 +270,16 @@ pub fn advance(state: &StateFile, phase_done: &str) -> Result<Edit, EditError> {
     }
     fields.push(("phase", new_phase));
     let (text, object) = apply(state, &fields)?;
+    let mut changes = describe(state, &fields);
+    let (text, object) = match checkpoint {
+        Some(cp) => {
+            let (text, change) = record_checkpoint(state, &text, cp)?;
+            changes.push(change);
+            let object = StateFile::parse(text.as_bytes())?.object;
+            (text, object)
+        }
+        None => (text, object),
+    };
     let violations: Vec<Violation> = compare(&state.object, &object)
         .into_iter()
         .filter(|v| v.severity == Severity::Fail)
@@ -207,7 +289,7 @@ pub fn advance(state: &StateFile, phase_done: &str) -> Result<Edit, EditError> {
     }
     Ok(Edit {
         new_bytes: state.with_bom(&text),
-        changes: describe(state, &fields),
+        changes,
         forced: Vec::new(),
     })
 }
@@ -270,7 +352,7 @@ mod tests {
 
     #[test]
     fn advance_moves_one_phase_and_keeps_the_rest() {
-        let e = advance(&state(FILE), "escavacao").expect("advances");
+        let e = advance(&state(FILE), "escavacao", None).expect("advances");
         assert_eq!(
             String::from_utf8(e.new_bytes).expect("utf8"),
             "{\n  \"version\": \"1.0.0\",\n  \"phase\": \"interpretacao\",\n  \"completed\": [\"reconhecimento\", \"escavacao\"],\n  \"pending\": [\"interpretacao\", \"geracao\", \"revisao\"],\n  \"redator_progress\": {\"x\": 1}\n}"
@@ -281,19 +363,19 @@ mod tests {
     fn advance_refusals() {
         let s = state(FILE);
         assert_eq!(
-            advance(&s, "geracao").map_err(|e| e.kind()),
+            advance(&s, "geracao", None).map_err(|e| e.kind()),
             Err(RefusalKind::PhaseOutOfOrder)
         );
         assert_eq!(
-            advance(&s, "reconhecimento").map_err(|e| e.kind()),
+            advance(&s, "reconhecimento", None).map_err(|e| e.kind()),
             Err(RefusalKind::PhaseOutOfOrder)
         );
         assert_eq!(
-            advance(&s, "excavation").map_err(|e| e.kind()),
+            advance(&s, "excavation", None).map_err(|e| e.kind()),
             Err(RefusalKind::UnknownPhase)
         );
         assert_eq!(
-            advance(&s, "nope").map_err(|e| e.kind()),
+            advance(&s, "nope", None).map_err(|e| e.kind()),
             Err(RefusalKind::UnknownPhase)
         );
     }
@@ -343,7 +425,7 @@ mod tests {
             let value = Value::Object(obj.clone());
             let text = if pretty { serde_json::to_string_pretty(&value).expect("json") } else { value.to_string() };
             let s = state(&text);
-            let e = advance(&s, names[done]).expect("the next phase advances");
+            let e = advance(&s, names[done], None).expect("the next phase advances");
             let after = StateFile::parse(&e.new_bytes).expect("parses");
             proptest::prop_assert_eq!(after.get("completed"), Some(&json!(names[..=done])));
             let next = names.get(done + 1).map(|n| json!(n)).unwrap_or(Value::Null);
@@ -363,7 +445,7 @@ mod tests {
                 .collect();
             proptest::prop_assert!(phase_failures.is_empty(), "{:?}", phase_failures);
             if other != done {
-                proptest::prop_assert!(advance(&s, names[other]).is_err());
+                proptest::prop_assert!(advance(&s, names[other], None).is_err());
             }
         }
     }

@@ -6,7 +6,7 @@
 //! use planseal::reversa::{model::StateFile, edit};
 //! let text = br#"{"phase": "reconhecimento", "completed": [], "pending": ["reconhecimento", "escavacao", "interpretacao", "geracao", "revisao"], "mine": 1}"#;
 //! let state = StateFile::parse(text).unwrap();
-//! let e = edit::advance(&state, "reconhecimento").unwrap();
+//! let e = edit::advance(&state, "reconhecimento", None).unwrap();
 //! assert_eq!(
 //!     String::from_utf8(e.new_bytes).unwrap(),
 //!     r#"{"phase": "escavacao", "completed": ["reconhecimento"], "pending": ["escavacao", "interpretacao", "geracao", "revisao"], "mine": 1}"#

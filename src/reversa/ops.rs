@@ -125,11 +125,15 @@ pub fn status(place: &Place) -> Result<StatusOutcome, ReversaError> {
     })
 }
 
-/// `reversa advance --phase-done PHASE`.
+/// `reversa advance --phase-done PHASE [--agent NAME [--files PATH…]]`.
 #[derive(Debug, Clone)]
 pub struct AdvanceOptions {
     /// The phase to mark done, in the file's vocabulary.
     pub phase_done: String,
+    /// The agent that finished it: its `checkpoints.<agent>` record is written.
+    pub agent: Option<String>,
+    /// The files the agent wrote (relative to the project root; each must exist).
+    pub files: Vec<String>,
     /// The expected SHA-256 and the dry run.
     pub guard: WriteGuard,
 }
@@ -174,6 +178,11 @@ pub struct WriteOutcome {
     pub sha256_before: String,
     /// SHA-256 after the write; `None` on a dry run.
     pub sha256_after: Option<String>,
+    /// The unified diff of the change.
+    pub diff: String,
+    /// What the protocol asks for and the command was not given (the change is made all the same).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advisories: Vec<String>,
     /// The file written.
     #[serde(skip)]
     pub path: PathBuf,
@@ -190,8 +199,14 @@ impl WriteOutcome {
         for c in &self.changes {
             out.push_str(&format!("  {}\n", printable(c)));
         }
+        for a in &self.advisories {
+            out.push_str(&format!("advisory: {}\n", printable(a)));
+        }
         match &self.sha256_after {
-            None => out.push_str(&format!("{}: not written (--dry-run)\n", self.file)),
+            None => {
+                out.push_str(&printable(&self.diff));
+                out.push_str(&format!("{}: not written (--dry-run)\n", self.file));
+            }
             Some(a) => out.push_str(&format!("{}: written (sha256 {a})\n", self.file)),
         }
         out
@@ -208,17 +223,70 @@ pub fn advance(
     let bytes = read(&path).map_err(unreadable_input)?;
     check_expected(&bytes, opts.guard.expected_sha256.as_deref(), &name)?;
     let state = StateFile::parse(&bytes).map_err(|e| refusal(e.into(), &name))?;
-    let e = edit::advance(&state, &opts.phase_done).map_err(|e| refusal(e, &name))?;
+    // The clock is read only when something is stamped (a dry run without an agent reads none).
+    let mut now = None;
+    let mut stamp = || *now.get_or_insert_with(|| clock.now());
+    let checkpoint = match &opts.agent {
+        Some(agent) => {
+            check_agent(agent, &opts.files, &locate::project_root(&path), &name)?;
+            Some(edit::AgentCheckpoint {
+                agent: agent.clone(),
+                completed_at: crate::clock::format_timestamp_seconds_z(stamp()),
+                files: opts.files.clone(),
+            })
+        }
+        None => None,
+    };
+    let e = edit::advance(&state, &opts.phase_done, checkpoint.as_ref())
+        .map_err(|e| refusal(e, &name))?;
     let entry = (!opts.guard.dry_run).then(|| {
         JournalEntry::for_file(
-            clock.now_iso(),
+            crate::clock::format_timestamp(stamp()),
             "reversa-advance",
             &path.display().to_string(),
         )
         .with("phase_done", opts.phase_done.clone())
+        .with("agent", opts.agent.clone())
         .with("changes", e.changes.clone())
     });
-    finish(path, name, "advance", &bytes, e, entry)
+    let mut outcome = finish(path, name, "advance", &bytes, e, entry)?;
+    if opts.agent.is_none() {
+        outcome.advisories.push(
+            "no agent checkpoint recorded: pass --agent NAME --files PATH… to record the finishing agent's `checkpoints` entry".into(),
+        );
+    }
+    Ok(outcome)
+}
+
+/// The agent's key is one plain word; every file it names exists inside the project.
+fn check_agent(agent: &str, files: &[String], root: &Path, name: &str) -> Result<(), Refusal> {
+    if agent.is_empty() || agent.contains(['.', '/']) || agent.chars().any(char::is_control) {
+        return Err(Refusal::new(
+            RefusalKind::InvalidField,
+            format!("{name}: `{agent}` is not an agent name for `checkpoints`"),
+        )
+        .hint("the agent's key as Reversa writes it: scout, archaeologist, detective, …"));
+    }
+    let bad: Vec<Finding> = files
+        .iter()
+        .filter_map(|f| {
+            planseal_recovery::paths::resolve_inside(root, f, true)
+                .err()
+                .map(|e| {
+                    Finding::fail("reversa-checkpoint-file-missing", format!("`{f}`: {e}"))
+                        .file(f.clone())
+                })
+        })
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        RefusalKind::InvalidValue,
+        format!("{name}: the checkpoint would name {} file(s) that are not in the project; nothing was written", bad.len()),
+    )
+    .details(bad)
+    .hint("--files takes paths relative to the project root, of files the agent wrote"))
 }
 
 /// Sets one top-level field; every other byte of the file stays.
@@ -276,6 +344,11 @@ fn finish(
         )?),
         None => None,
     };
+    let diff = crate::report::text::unified_diff(
+        &String::from_utf8_lossy(before),
+        &String::from_utf8_lossy(&edit.new_bytes),
+        &file,
+    );
     Ok(WriteOutcome {
         result: match committed {
             Some(_) => WriteResult::Written,
@@ -286,6 +359,8 @@ fn finish(
         changes: edit.changes,
         sha256_before: sha256_hex(before),
         sha256_after: committed.as_ref().map(|c| c.after_sha256.clone()),
+        diff,
+        advisories: Vec::new(),
         path,
         committed,
     })

@@ -283,22 +283,27 @@ fn reindent(
         .join("\n")
 }
 
+/// `value` rendered to replace `old` at `depth`: in the one-line or multi-line form `old` has,
+/// with its own separators and, when multi-line, its own element and closing indents.
+fn render_in_place(old: &str, value: &Value, style: &Style, depth: usize) -> String {
+    let own = style.with_inline_of(old);
+    let mut rendered = render(value, &own, depth, old.contains('\n'));
+    if let (Some((inner, outer)), Some((new_inner, new_outer))) =
+        (multiline_pads(old), multiline_pads(&rendered))
+        && (inner != new_inner || outer != new_outer)
+    {
+        rendered = reindent(&rendered, &new_inner, &inner, &new_outer, &outer);
+    }
+    rendered
+}
+
 /// Sets top-level `key` to `value` in `text`: an existing value is replaced where it stands (in
 /// the same one-line or multi-line form it had); a new key is appended after the last entry.
 pub fn set_top_level(text: &str, key: &str, value: &Value) -> Result<String, SpliceError> {
     let lay = layout(text)?;
     let style = Style::detect(text, &lay);
     if let Some(e) = lay.entries.iter().find(|e| e.key == key) {
-        let old = &text[e.value_start..e.value_end];
-        let own = style.with_inline_of(old);
-        let mut rendered = render(value, &own, 1, old.contains('\n'));
-        // A multi-line value keeps its own element and closing indents.
-        if let (Some((inner, outer)), Some((new_inner, new_outer))) =
-            (multiline_pads(old), multiline_pads(&rendered))
-            && (inner != new_inner || outer != new_outer)
-        {
-            rendered = reindent(&rendered, &new_inner, &inner, &new_outer, &outer);
-        }
+        let rendered = render_in_place(&text[e.value_start..e.value_end], value, &style, 1);
         let mut out = String::with_capacity(text.len() + rendered.len());
         out.push_str(&text[..e.value_start]);
         out.push_str(&rendered);
@@ -340,6 +345,152 @@ pub fn set_top_level(text: &str, key: &str, value: &Value) -> Result<String, Spl
         }
     }
     Ok(out)
+}
+
+/// Sets the value at `path` (keys from the top level down: `["checkpoints", "scout",
+/// "files"]`), every object on the way created when absent; every other byte stays. An existing
+/// value is replaced where it stands (in its own one-line or multi-line form); a new key is
+/// appended after the last entry of its object, in that object's indentation.
+pub fn set_path(text: &str, path: &[&str], value: &Value) -> Result<String, SpliceError> {
+    let Some((&first, rest)) = path.split_first() else {
+        return Err(SpliceError::NotObject);
+    };
+    if rest.is_empty() {
+        return set_top_level(text, first, value);
+    }
+    let lay = layout(text)?;
+    let style = Style::detect(text, &lay);
+    let Some(entry) = lay.entries.iter().find(|e| e.key == first) else {
+        return set_top_level(text, first, &nested(rest, value));
+    };
+    let (start, end) = (entry.value_start, entry.value_end);
+    let inner = set_in(&text[start..end], rest, value, &style, 2)?;
+    Ok(format!("{}{inner}{}", &text[..start], &text[end..]))
+}
+
+/// Whether the object writes its lists of strings and numbers on one line (`"files": ["a", "b"]`),
+/// so a new record does the same.
+fn inline_scalar_arrays(obj: &str) -> bool {
+    obj.lines().any(|l| {
+        let t = l.trim_end().trim_end_matches(',');
+        t.contains(": [") && t.ends_with(']') && !t.contains('{')
+    })
+}
+
+/// A new value in the multi-line form, its lists of plain values on one line.
+fn render_objects_open(value: &Value, style: &Style, depth: usize) -> String {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            let unit = style.indent.as_deref().unwrap_or("  ");
+            let nl = style.newline;
+            let colon = if style.colon.is_empty() {
+                ":"
+            } else {
+                style.colon.as_str()
+            };
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}{}{colon}{}",
+                        unit.repeat(depth + 1),
+                        Value::String(k.clone()),
+                        render_objects_open(v, style, depth + 1)
+                    )
+                })
+                .collect();
+            format!(
+                "{{{nl}{}{nl}{}}}",
+                parts.join(&format!(",{nl}")),
+                unit.repeat(depth)
+            )
+        }
+        Value::Array(items) if items.iter().all(|i| !i.is_object() && !i.is_array()) => {
+            render(value, style, depth, false)
+        }
+        other => render(other, style, depth, true),
+    }
+}
+
+/// The object `{k1: {k2: … value}}` a path below a missing key makes.
+fn nested(path: &[&str], value: &Value) -> Value {
+    path.iter().rev().fold(value.clone(), |v, k| {
+        let mut m = serde_json::Map::new();
+        m.insert((*k).to_string(), v);
+        Value::Object(m)
+    })
+}
+
+/// [`set_path`] inside `obj`, an object value at `depth` (2 = a value of a top-level key).
+fn set_in(
+    obj: &str,
+    path: &[&str],
+    value: &Value,
+    style: &Style,
+    depth: usize,
+) -> Result<String, SpliceError> {
+    let lay = layout(obj)?;
+    let (&key, rest) = path.split_first().ok_or(SpliceError::NotObject)?;
+    if let Some(e) = lay.entries.iter().find(|e| e.key == key) {
+        let (start, end) = (e.value_start, e.value_end);
+        let old = &obj[start..end];
+        let replaced = if rest.is_empty() {
+            render_in_place(old, value, style, depth)
+        } else {
+            set_in(old, rest, value, style, depth + 1)?
+        };
+        return Ok(format!("{}{replaced}{}", &obj[..start], &obj[end..]));
+    }
+    let v = if rest.is_empty() {
+        value.clone()
+    } else {
+        nested(rest, value)
+    };
+    let colon = if style.colon.is_empty() {
+        ": "
+    } else {
+        style.colon.as_str()
+    };
+    let multiline = style.indent.is_some() && (obj.contains('\n') || lay.entries.is_empty());
+    let rendered = if multiline && inline_scalar_arrays(obj) {
+        render_objects_open(&v, style, depth)
+    } else {
+        render(&v, style, depth, multiline)
+    };
+    let entry = format!("{}{colon}{rendered}", Value::String(key.to_string()));
+    let unit = style.indent.as_deref().unwrap_or("  ");
+    Ok(match lay.entries.last() {
+        Some(last) => {
+            let sep = if multiline {
+                // The indentation of this object's own entries.
+                let before = &obj[..lay.entries[0].key_start];
+                let indent = before
+                    .rfind('\n')
+                    .map_or_else(|| unit.repeat(depth), |nl| before[nl + 1..].to_string());
+                format!(",{}{indent}", style.newline)
+            } else if style.colon.ends_with(' ') {
+                ", ".to_string()
+            } else {
+                ",".to_string()
+            };
+            format!(
+                "{}{sep}{entry}{}",
+                &obj[..last.value_end],
+                &obj[last.value_end..]
+            )
+        }
+        None if multiline => {
+            let nl = style.newline;
+            format!(
+                "{}{nl}{}{entry}{nl}{}{}",
+                &obj[..lay.open_end],
+                unit.repeat(depth),
+                unit.repeat(depth - 1),
+                &obj[lay.close..]
+            )
+        }
+        None => format!("{}{entry}{}", &obj[..lay.open_end], &obj[lay.close..]),
+    })
 }
 
 #[cfg(test)]
@@ -409,6 +560,39 @@ mod tests {
             out,
             "{\n  \"list\": [\n      \"b\",\n      \"c\",\n      \"d\"\n    ],\n  \"n\": 1\n}"
         );
+    }
+
+    #[test]
+    fn nested_values_keep_every_other_byte() {
+        let text = "{\n  \"a\": 1,\n  \"checkpoints\": {\n    \"scout\": {\n      \"completed_at\": \"x\",\n      \"files\": [\"a\"],\n      \"notes\": \"n\"\n    }\n  }\n}";
+        let out =
+            set_path(text, &["checkpoints", "scout", "files"], &json!(["a", "b"])).expect("edits");
+        assert_eq!(out, text.replace("[\"a\"]", "[\"a\", \"b\"]"));
+        let out = set_path(
+            text,
+            &["checkpoints", "digger", "completed_at"],
+            &json!("t"),
+        )
+        .expect("edits");
+        assert_eq!(
+            out,
+            text.replace(
+                "\"n\"\n    }\n",
+                "\"n\"\n    },\n    \"digger\": {\n      \"completed_at\": \"t\"\n    }\n"
+            )
+        );
+        let out = set_path(
+            "{\n  \"checkpoints\": {}\n}",
+            &["checkpoints", "s"],
+            &json!({"f": []}),
+        )
+        .expect("edits");
+        assert_eq!(
+            out,
+            "{\n  \"checkpoints\": {\n    \"s\": {\n      \"f\": []\n    }\n  }\n}"
+        );
+        let out = set_path("{\"a\":1}", &["checkpoints", "s"], &json!(1)).expect("edits");
+        assert_eq!(out, "{\"a\":1,\"checkpoints\":{\"s\":1}}");
     }
 
     #[test]

@@ -22,6 +22,13 @@ fn every_command_help_has_examples() {
         &["gsd", "check"],
         &["gsd", "sync"],
         &["gsd", "recover"],
+        &["gsd", "decision"],
+        &["gsd", "decision", "add"],
+        &["gsd", "blocker"],
+        &["gsd", "blocker", "add"],
+        &["gsd", "blocker", "resolve"],
+        &["gsd", "session"],
+        &["gsd", "session", "record"],
         &["reversa"],
         &["reversa", "status"],
         &["reversa", "advance"],
@@ -32,6 +39,10 @@ fn every_command_help_has_examples() {
         &["checkpoint", "init"],
         &["checkpoint", "refresh"],
         &["checkpoint", "diff"],
+        &["checkpoint", "session"],
+        &["checkpoint", "session", "add"],
+        &["checkpoint", "context"],
+        &["checkpoint", "restore"],
     ];
     let dir = tempfile::tempdir().unwrap();
     for command in commands {

@@ -118,6 +118,10 @@ fn gsd_commands_never_print_an_env_value() {
             &["gsd", "recover"],
             &["gsd", "recover", "--from", "HEAD"],
             &["gsd", "recover", "--write", "--pick", "no-such-piece"],
+            &["gsd", "decision", "add", "--summary", "x", "--dry-run"],
+            &["gsd", "blocker", "add", "--text", "x", "--dry-run"],
+            &["gsd", "blocker", "resolve", "--text", "no such blocker"],
+            &["gsd", "session", "record", "--dry-run"],
         ],
     );
     // The redaction is visible where a value was (not a silently dropped line).
@@ -302,6 +306,15 @@ fn dwp_commands_never_print_an_env_value_found_in_plan_files() {
             &["checkpoint", "refresh"],
             &["checkpoint", "diff", "--against", "HEAD"],
             &["checkpoint", "init", "--dry-run"],
+            &["checkpoint", "context"],
+            &["checkpoint", "restore", "--from", "HEAD"],
+            &[
+                "reversa",
+                "advance",
+                "--phase-done",
+                "reconhecimento",
+                "--dry-run",
+            ],
             // writes last: their reports quote the values they wrote
             &["reversa", "advance", "--phase-done", "reconhecimento"],
             &["reversa", "set", "doc_level", "\"completo\""],

@@ -86,6 +86,8 @@ fn a_dry_run_reads_no_clock_and_writes_nothing() {
     let mut clock = clock();
     let opts = AdvanceOptions {
         phase_done: "escavacao".into(),
+        agent: None,
+        files: Vec::new(),
         guard: WriteGuard {
             expected_sha256: None,
             dry_run: true,
@@ -108,7 +110,9 @@ fn a_dry_run_reads_no_clock_and_writes_nothing() {
             "operation",
             "changes",
             "sha256_before",
-            "sha256_after"
+            "sha256_after",
+            "diff",
+            "advisories"
         ]
     );
     assert_eq!(doc["result"], "dry-run");
@@ -153,6 +157,8 @@ fn refusals_and_errors_keep_their_hint_apart() {
     let p = project();
     let opts = AdvanceOptions {
         phase_done: "geracao".into(),
+        agent: None,
+        files: Vec::new(),
         guard: WriteGuard::default(),
     };
     match ops::advance(&place(p.path()), &opts, &mut clock()) {

@@ -2,11 +2,13 @@
 //! is its `Serialize`, its text form a pure method), or a [`GsdError`]. Files and git are read
 //! here; every write goes through [`crate::write::Writer`]. Nothing here prints.
 
+mod record;
 mod recover;
 mod status;
 mod statusline;
 mod sync;
 
+pub use record::{Record, RecordOptions, RecordOutcome, record};
 pub use recover::{Picks, RecoverOptions, RecoverOutcome, Restore, recover};
 pub use status::{
     BodyFieldRow, Disagreement, PercentReport, StatusOptions, StatusOutcome, StatusReport,

@@ -66,10 +66,7 @@ pub fn sync(opts: &SyncOptions, clock: &mut Clock) -> Result<SyncOutcome, GsdErr
     }
     let doc = Document::parse(text);
     let derivation = derive_with_phases_checked(&doc, path, opts.write)?;
-    let baseline = match journal_baseline(path, opts.write)? {
-        Some(b) => Some(b),
-        None => git_head_baseline(path).map_err(git_input(path, opts.write))?,
-    };
+    let baseline = baseline(path, opts.write)?;
     // GSD's own spelling: JavaScript's `toISOString()`.
     let now = format_utc(clock.now(), TimestampShape::JsMillisZ);
     let plan = planner::plan(&doc, &derivation, baseline.as_ref(), &now).map_err(|e| {
@@ -147,6 +144,15 @@ impl SyncOutcome {
             }
         }
         printable(&out).into_owned()
+    }
+}
+
+/// The baseline of the preservation rule: planseal's last journaled write, else git HEAD
+/// (`writing`: a journal or repository that cannot be read is exit 3, nothing applied).
+pub(super) fn baseline(path: &Path, writing: bool) -> Result<Option<Baseline>, GsdError> {
+    match journal_baseline(path, writing)? {
+        Some(b) => Ok(Some(b)),
+        None => git_head_baseline(path).map_err(git_input(path, writing)),
     }
 }
 

@@ -7,6 +7,14 @@
 //! workspace's `.env` values first ([`super::locate::env_redactor`]). Generated text carries
 //! `.env` keys only, and the journal never holds a value.
 
+mod context;
+mod restore;
+mod session;
+
+pub use context::{ContextOutcome, NewerFile, ProjectLine, context};
+pub use restore::{RestoreOptions, RestoreOutcome, restore};
+pub use session::{SessionOptions, SessionOutcome, session_add};
+
 use super::diff::{self, CheckpointDiff};
 use super::generate::{self, GitSummary};
 use super::git::{self, AtRevision};
@@ -357,24 +365,7 @@ pub fn refresh(
     let (target, name) = place.locate()?;
     require_existing(&target, &name)?;
     let g = gather(&target, None).map_err(unreadable_input)?;
-    if let Some(exp) = &opts.expected_sha256 {
-        let actual = sha256_hex(&g.bytes);
-        if !actual.eq_ignore_ascii_case(exp.trim()) {
-            return Err(Refusal::new(
-                RefusalKind::StaleSnapshot,
-                format!("{name}: its SHA-256 is {actual}, not the expected {exp}"),
-            )
-            .hint("the checkpoint changed since you read it (another terminal?): read it again, then retry")
-            .into());
-        }
-    }
-    let old = std::str::from_utf8(&g.bytes).map_err(|e| {
-        Refusal::new(
-            RefusalKind::CheckpointUnreadable,
-            format!("{name}: not UTF-8 text (byte {})", e.valid_up_to()),
-        )
-        .hint("save the file as UTF-8")
-    })?;
+    let old = checked_text(&g.bytes, opts.expected_sha256.as_deref(), &name)?;
     let git = git_summary(&target.root, &target.checkpoint)?;
     let keys = g.env.as_deref().map(generate::env_keys);
     let now = clock.now();
@@ -545,6 +536,42 @@ pub fn diff(place: &Place, against: &str) -> Result<DiffOutcome, CheckpointError
         absent_now: !target.checkpoint.exists(),
         diff: d,
     })
+}
+
+/// The checkpoint's text, when its bytes are still the ones the caller read (`expected`, a
+/// SHA-256: else `stale-snapshot`) and UTF-8 (else `checkpoint-unreadable`).
+fn checked_text<'b>(
+    bytes: &'b [u8],
+    expected: Option<&str>,
+    name: &str,
+) -> Result<&'b str, Refusal> {
+    if let Some(exp) = expected {
+        let actual = sha256_hex(bytes);
+        if !actual.eq_ignore_ascii_case(exp.trim()) {
+            return Err(Refusal::new(
+                RefusalKind::StaleSnapshot,
+                format!("{name}: its SHA-256 is {actual}, not the expected {exp}; nothing was written"),
+            )
+            .hint("the checkpoint changed since you read it (another terminal?): read it again, then retry"));
+        }
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        Refusal::new(
+            RefusalKind::CheckpointUnreadable,
+            format!("{name}: not UTF-8 text (byte {})", e.valid_up_to()),
+        )
+        .hint("save the file as UTF-8")
+    })
+}
+
+/// The end of a writer's text: the diff and "nothing written" on a dry run, else the new hash.
+fn write_tail(out: &mut String, written: bool, diff: &str, sha256_after: &str) {
+    if written {
+        out.push_str(&format!("written (sha256 {sha256_after})\n"));
+    } else {
+        out.push_str(diff);
+        out.push_str("nothing written (--dry-run)\n");
+    }
 }
 
 fn require_existing(target: &Target, name: &str) -> Result<(), HintedError> {

@@ -1,9 +1,11 @@
-//! `planseal checkpoint status|init|refresh|diff` — the checkpoint protocol's
-//! PROJECT-CHECKPOINT.md (docs/checkpoint.md). The commands themselves are
+//! `planseal checkpoint status|init|refresh|diff|session|context|restore` — the checkpoint
+//! protocol's PROJECT-CHECKPOINT.md (docs/checkpoint.md). The commands themselves are
 //! `planseal::checkpoint::ops`; this module maps the arguments and prints the outcome.
 //!
 //! Nothing printed here ever holds a `.env` value: generated text carries keys only, and the
 //! workspace's `.env` is handed to the process-wide output redactor before anything runs.
+
+mod record;
 
 use super::Context;
 use crate::{print_json, print_out};
@@ -39,6 +41,30 @@ pub(super) enum Command {
         after_help = "Examples:\n  planseal checkpoint diff --against HEAD~5\n  planseal checkpoint diff --against v1.2 --json\n  planseal checkpoint diff --against main --exit-code   # exit 1 when anything differs"
     )]
     Diff(DiffArgs),
+    /// Record what was done: a session entry in the protocol's format
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal checkpoint session add --story 3.1 --did \"wired the SSO callback\" --did \"added token refresh\" --files src/sso.rs --tests 4/120"
+    )]
+    Session(record::SessionCommand),
+    /// The session-start summary (for a SessionStart hook): project, story, next steps, last session, staleness
+    #[command(
+        after_help = "Examples:\n  planseal checkpoint context\n  planseal checkpoint context --project cw --json\n\n\
+A SessionStart hook runs it and injects its output. With several projects and none chosen it\n\
+lists them (exit 0), as the protocol's hook does. Staleness counts the story, PRD, architecture,\n\
+ADR and memory files changed after the checkpoint (docs/checkpoint.md). Exit 0 whenever it ran."
+    )]
+    Context(record::ContextArgs),
+    /// Put back `## ` sections an earlier committed version had and the file lost
+    #[command(
+        after_help = "Examples:\n  planseal checkpoint restore --from HEAD~3                       list what was lost\n  \
+planseal checkpoint restore --from HEAD~3 --section \"Decisoes Tomadas\" --dry-run\n  \
+planseal checkpoint restore --from v1.2 --section \"Proximos Passos\" --section \"Contexto Ativo\"\n\n\
+A section goes back where it stood (after the section that preceded it at REV). A section that is\n\
+there now with content is refused (section-present); one that holds only a placeholder is filled.\n\
+Git is read through gix; nothing else of the file changes."
+    )]
+    Restore(record::RestoreArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -126,6 +152,9 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
             let applied = o.written.as_ref().map(|w| &w.committed.confirmation);
             super::outcome::deliver(ctx, &o, &o.to_text(), applied)
         }
+        Command::Session(record::SessionCommand::Add(a)) => record::session(a, ctx),
+        Command::Context(a) => record::context(a, ctx),
+        Command::Restore(a) => record::restore(a, ctx),
         Command::Diff(a) => {
             let o = ops::diff(&place(a.target), &a.against).map_err(lift)?;
             print(ctx, &o, ops::DiffOutcome::to_text)?;

@@ -1,5 +1,8 @@
-//! `planseal gsd …`: statusline, status, check, sync, recover for GSD's `.planning/STATE.md`.
-//! The arguments and the printing; the commands themselves are `planseal::gsd::ops`.
+//! `planseal gsd …`: statusline, status, check, sync, recover, and the record commands
+//! (decision, blocker, session) for GSD's `.planning/STATE.md`. The arguments and the printing;
+//! the commands themselves are `planseal::gsd::ops`.
+
+mod record;
 
 use super::{Context, shown};
 use crate::{print_json, print_out};
@@ -9,7 +12,6 @@ use planseal::gsd::locate::{self, Lookup};
 use planseal::gsd::ops::{self, Picks, RecoverOptions, Restore, StateFile};
 use planseal::report::ExitCode;
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(clap::Subcommand, Debug)]
 pub(super) enum Command {
@@ -49,6 +51,24 @@ planseal gsd recover --write --all\n  \
 planseal gsd recover --exit-code                  exit 1 when anything was lost"
     )]
     Recover(RecoverArgs),
+    /// Record a decision in the Decisions section (as `gsd-tools state add-decision`)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal gsd decision add --phase 2 --summary \"Use Postgres\" --rationale \"already in the cluster\""
+    )]
+    Decision(record::DecisionCommand),
+    /// Add or resolve a blocker in the Blockers section (as `gsd-tools state add-blocker` / `resolve-blocker`)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal gsd blocker add --text \"Waiting on API keys\"\n  planseal gsd blocker resolve --text \"api keys\""
+    )]
+    Blocker(record::BlockerCommand),
+    /// Record the session: Last session, Stopped at, Resume file (as `gsd-tools state record-session`)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal gsd session record --stopped-at \"Plan 02-01 task 3\""
+    )]
+    Session(record::SessionCommand),
 }
 
 #[derive(clap::Args, Debug)]
@@ -67,9 +87,8 @@ pub(super) struct RecoverArgs {
     /// Restore every lost piece
     #[arg(long, group = "selection", conflicts_with = "pick")]
     pub all: bool,
-    /// How long to wait for a live writer's lock before refusing
-    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
-    pub lock_wait: u64,
+    #[command(flatten)]
+    pub wait: record::GsdWait,
     /// Exit 1 when an earlier version had a piece the file lost
     #[arg(long)]
     pub exit_code: bool,
@@ -97,9 +116,8 @@ pub(super) struct SyncArgs {
     /// Write the change (under GSD's lock .planning/STATE.md.lock, atomically)
     #[arg(long)]
     pub write: bool,
-    /// How long to wait for a live writer's lock before refusing
-    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
-    pub lock_wait: u64,
+    #[command(flatten)]
+    pub wait: record::GsdWait,
 }
 
 #[derive(clap::Args, Debug)]
@@ -125,10 +143,16 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
         Command::Check(a) => a.file.as_deref(),
         Command::Sync(a) => a.file.as_deref(),
         Command::Recover(a) => a.file.as_deref(),
+        Command::Decision(_) | Command::Blocker(_) | Command::Session(_) => {
+            record::write_of(&command).and_then(|w| w.file.as_deref())
+        }
     };
     let writing = match &command {
         Command::Sync(a) => a.write,
         Command::Recover(a) => a.write,
+        Command::Decision(_) | Command::Blocker(_) | Command::Session(_) => {
+            record::write_of(&command).is_some_and(|w| !w.dry_run)
+        }
         _ => false,
     };
     let path = locate::state_file(file, &ctx.cwd, &lookup, writing).map_err(error)?;
@@ -155,13 +179,15 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
             Ok(outcome.exit_code())
         }
         Command::Sync(args) => {
-            let mut clock = Clock::from_env()?;
+            let clock = Clock::from_env()?;
             let opts = ops::SyncOptions {
                 state,
                 write: args.write,
-                lock_wait: Duration::from_secs(args.lock_wait),
+                lock_wait: args.wait.limit(),
             };
-            let outcome = ops::sync(&opts, &mut clock).map_err(error)?;
+            let outcome = args
+                .wait
+                .run(|| ops::sync(&opts, &mut clock.clone()).map_err(error))?;
             let applied = outcome.committed.as_ref().map(|c| &c.confirmation);
             let text = if ctx.json {
                 String::new()
@@ -172,7 +198,7 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
         Command::Recover(args) => {
             // Only a restoration reads the clock: a listing never fails on PLANSEAL_FAKE_NOW.
-            let mut clock = if args.write {
+            let clock = if args.write {
                 Clock::from_env()?
             } else {
                 Clock::system()
@@ -187,11 +213,13 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 from: args.from,
                 restore: args.write.then(|| Restore {
                     picks,
-                    lock_wait: Duration::from_secs(args.lock_wait),
+                    lock_wait: args.wait.limit(),
                 }),
                 exit_code: args.exit_code,
             };
-            let outcome = ops::recover(&opts, &mut clock).map_err(error)?;
+            let outcome = args
+                .wait
+                .run(|| ops::recover(&opts, &mut clock.clone()).map_err(error))?;
             let applied = outcome.committed.as_ref().map(|c| &c.confirmation);
             let text = if ctx.json {
                 String::new()
@@ -202,6 +230,9 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 ExitCode::Ok => Ok(outcome.exit_code),
                 unconfirmed => Ok(unconfirmed),
             }
+        }
+        c @ (Command::Decision(_) | Command::Blocker(_) | Command::Session(_)) => {
+            record::run(c, state, ctx)
         }
     }
 }
