@@ -152,24 +152,6 @@ impl JournalEntry {
     }
 }
 
-/// The common fields a detail never overrides.
-const COMMON_FIELDS: [&str; 14] = [
-    "time",
-    "tool",
-    "operation",
-    "plan",
-    "file",
-    "task",
-    "from",
-    "to",
-    "reason",
-    "agent",
-    "model",
-    "forced",
-    "before_sha256",
-    "after_sha256",
-];
-
 impl serde::Serialize for JournalEntry {
     /// The fields in the documented order, each serialised from where it lies: a publication's
     /// line carries the whole published state, which is never copied to be written.
@@ -202,8 +184,19 @@ impl serde::Serialize for JournalEntry {
         m.serialize_entry("forced", &self.forced)?;
         m.serialize_entry("before_sha256", &self.before_sha256)?;
         m.serialize_entry("after_sha256", &self.after_sha256)?;
+        // A detail never overrides a field written above (one that is absent, it may fill).
+        let written = |key: &str| match key {
+            "time" | "tool" | "operation" | "forced" | "before_sha256" | "after_sha256" => true,
+            "plan" => self.plan.is_some(),
+            "file" => self.file.is_some(),
+            "task" | "from" | "to" => self.transition.is_some(),
+            "reason" => self.reason.is_some(),
+            "agent" => self.agent.is_some(),
+            "model" => self.model.is_some(),
+            _ => false,
+        };
         for (k, v) in &self.details {
-            if !COMMON_FIELDS.contains(&k.as_str()) {
+            if !written(k) {
                 m.serialize_entry(k, v)?;
             }
         }

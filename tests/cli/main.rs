@@ -12,6 +12,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod amend_cli;
 mod approve_cli;
 mod checkpoint_cli;
 mod checkpoint_writers;

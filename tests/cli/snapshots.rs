@@ -144,6 +144,7 @@ help_snapshots! {
     help_recover => ["recover"],
     help_rebuild => ["rebuild"],
     help_approve => ["approve"],
+    help_task => ["task"],
     help_task_done => ["task", "done"],
     help_amend => ["amend"],
     help_publish_check => ["publish-check"],
