@@ -153,6 +153,15 @@ impl Markdown {
 
 /// Closes the task (see the module comment).
 pub fn task_done(req: TaskDoneRequest) -> Result<TaskDoneOutcome, OpError> {
+    task_done_with(req, &mut |_| {})
+}
+
+/// [`task_done`], with `hook` seeing every step boundary of the publication when the task is the
+/// last one (the demo stops its child there).
+pub fn task_done_with(
+    req: TaskDoneRequest,
+    hook: crate::dwp::publish::StepHook<'_>,
+) -> Result<TaskDoneOutcome, OpError> {
     let plan_dir = req.plan_dir.canonicalize().map_err(|_| {
         HintedError::usage(format!("{}: not a plan folder", req.plan_dir.display()))
             .hint("pass a plan folder such as .dwp/plans/PLAN_<name>")
@@ -317,7 +326,7 @@ pub fn task_done(req: TaskDoneRequest) -> Result<TaskDoneOutcome, OpError> {
             clock,
         )
         .map_err(|e| after_markdown(e, &changed))?;
-        Some(update::apply(planned).map_err(|e| after_markdown(e, &changed))?)
+        Some(update::apply_with(planned, hook).map_err(|e| after_markdown(e, &changed))?)
     };
     Ok(TaskDoneOutcome {
         result: "applied",
