@@ -23,9 +23,17 @@ fn the_demo_walks_the_life_cycle_without_any_other_program() {
     let text = &out.stdout;
     assert_eq!(out.status.code(), Some(0), "{text}\n{}", out.stderr);
     let milestones = [
+        "valid proposal awaiting approval",
+        "$ planseal approve .dwp/plans/PLAN_demo_greeting --by 'Ada (the user)'",
+        "approval set pending → approved",
         "task 1 → in_progress",
+        "$ planseal task done .dwp/plans/PLAN_demo_greeting --task 1",
+        "task 1 close-out: wrote 1.task_greeting_function.md, README.md, PROGRESS.md",
         "task 2 → completed · 2/3 completed",
-        "$ planseal finalize .dwp/plans/PLAN_demo_greeting --candidate .dwp/candidate.json",
+        "$ planseal publish-check .dwp/plans/PLAN_demo_greeting",
+        "thing(s) missing before publication (open task(s): 3)",
+        "$ planseal task done .dwp/plans/PLAN_demo_greeting --task 3",
+        "task log, README and PROGRESS written, marker written",
         "(exit 137)",
         "interrupted finalization",
         "Verdict: NOT CONFORMANT",
@@ -118,13 +126,18 @@ fn every_timestamp_of_the_demo_plan_is_in_the_order_of_the_walk() {
         let completed = at(&task["completed_at"], &format!("task {id} completed_at"));
         assert!(started.1 <= completed.1, "{started:?} after {completed:?}");
         walk.push(started);
+        // The close-out records the gate run with the completion; the transition stamps
+        // `completed_at` first, then each gate's `last_run` (the DWP helper's order).
+        walk.push(completed);
         for gate in task["gates"].as_array().unwrap() {
             walk.push(at(&gate["last_run"], &format!("task {id} gate last_run")));
         }
-        walk.push(completed);
     }
+    // The last transition's step stamp is both the last task's `completed_at` and the plan's
+    // `updated_at`; `checkpoint.at` comes after its gate.
+    let last = state["tasks"].as_array().unwrap().last().unwrap();
+    assert_eq!(state["updated_at"], last["completed_at"]);
     walk.push(at(&state["checkpoint"]["at"], "checkpoint.at"));
-    walk.push(at(&state["updated_at"], "updated_at"));
     for pair in walk.windows(2) {
         assert!(pair[0].1 <= pair[1].1, "{:?} after {:?}", pair[0], pair[1]);
     }
