@@ -247,7 +247,7 @@ fn refresh_story_table(text: &str, stories: &[StoryFile], changes: &mut Changes)
 }
 
 /// A session heading's date as a sortable (y, m, d).
-fn session_date(heading: &str) -> Option<(u32, u32, u32)> {
+pub fn session_date(heading: &str) -> Option<(u32, u32, u32)> {
     let digits: Vec<&str> = heading
         .split(|c: char| !c.is_ascii_digit())
         .filter(|p| !p.is_empty())

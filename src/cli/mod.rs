@@ -13,6 +13,7 @@ mod fast;
 mod finalize;
 mod gsd;
 mod log;
+mod merge_driver;
 mod outcome;
 mod rebuild;
 mod recover;
@@ -113,6 +114,8 @@ enum Command {
     Checkpoint(checkpoint::Command),
     /// Walk a small plan's whole life cycle in a throw-away repository, with narration
     Demo(demo::Args),
+    /// Git's merge driver for plan state files: merge by meaning, or a readable conflict
+    MergeDriver(merge_driver::Args),
 }
 
 /// What every command needs to know about how it was run.
@@ -184,6 +187,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Reversa(c) => reversa::run(c, &ctx),
         Command::Checkpoint(c) => checkpoint::run(c, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
+        Command::MergeDriver(a) => merge_driver::run(a, &ctx),
     };
     match result {
         Ok(code) => code,

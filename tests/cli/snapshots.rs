@@ -164,6 +164,7 @@ help_snapshots! {
     help_checkpoint_refresh => ["checkpoint", "refresh"],
     help_checkpoint_diff => ["checkpoint", "diff"],
     help_demo => ["demo"],
+    help_merge_driver => ["merge-driver"],
 }
 
 // ---------------------------------------------------------------------------------- verify
