@@ -25,6 +25,7 @@ pub mod demo;
 pub mod dotenv;
 pub mod dwp;
 pub mod gsd;
+pub mod hooks;
 pub mod jsonfmt;
 pub(crate) mod jsonscan;
 pub mod markdown;

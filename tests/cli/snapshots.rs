@@ -165,6 +165,9 @@ help_snapshots! {
     help_checkpoint_diff => ["checkpoint", "diff"],
     help_demo => ["demo"],
     help_merge_driver => ["merge-driver"],
+    help_hooks => ["hooks"],
+    help_hooks_install => ["hooks", "install"],
+    help_hooks_uninstall => ["hooks", "uninstall"],
 }
 
 // ---------------------------------------------------------------------------------- verify
