@@ -20,7 +20,7 @@
 //! - Everything else (unknown keys included) merges by structure ([`super::json`]).
 //!
 //! The merged state is then checked with every rule that needs only state.json (the closed
-//! schema, the derived fields, strict order, the gate evidence rules); a state that breaks one
+//! schema, the derived fields, the gate evidence rules); a state that breaks one
 //! is never written as merged: the tasks concerned become conflicts. Rules that need the other
 //! files of the plan (README agreement, approval line, amendments, log files) are `planseal
 //! verify`'s after the merge.
@@ -620,7 +620,9 @@ fn settle_derived(top: &mut Map<String, Value>) {
 }
 
 /// Every failing rule that needs only state.json: the supported schema, the closed shape, the
-/// semantics in strict mode, the gate evidence rules (without the log files), and strict order.
+/// semantics in strict mode (derived fields, blocker, checkpoint), the gate evidence rules
+/// (without the log files). Strict order is a rule of transitions, not of a state (a reopen
+/// leaves the later tasks as they are): the merge keeps it by moving statuses only forward.
 pub fn state_failures(value: &Value) -> Vec<Finding> {
     let era = match state_era(value) {
         Ok(era) => era,
@@ -633,38 +635,7 @@ pub fn state_failures(value: &Value) -> Vec<Finding> {
     let state = State::from_value(value);
     out.extend(check_state(&state, CheckMode::Strict));
     out.extend(state_gate_findings(&state, None));
-    out.extend(strict_order(&state));
     out.retain(|f| f.severity == Severity::Fail);
-    out
-}
-
-/// A task that started or finished while a lower task is not completed (`update` refuses to
-/// make such a state; verify has no finding of its own for it, so the driver checks it here).
-fn strict_order(state: &State) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut open_below: Option<u64> = None;
-    for t in &state.tasks {
-        let id = t.id.unwrap_or(t.index as u64 + 1);
-        let moved = matches!(
-            t.status,
-            Some(TaskStatus::InProgress | TaskStatus::Completed)
-        );
-        if let (true, Some(lower)) = (moved, open_below) {
-            out.push(
-                Finding::fail(
-                    "merge-strict-order",
-                    format!(
-                        "task {id} is {} while task {lower} is not completed",
-                        t.status.map_or("?", TaskStatus::as_str)
-                    ),
-                )
-                .task(id),
-            );
-        }
-        if t.status != Some(TaskStatus::Completed) && open_below.is_none() {
-            open_below = Some(id);
-        }
-    }
     out
 }
 
