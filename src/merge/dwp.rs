@@ -26,7 +26,7 @@
 //! verify`'s after the merge.
 
 use super::json::{
-    Conflict, Resolution, Step, merge_set, merge_value, merged_keys, render, resolve,
+    Conflict, Resolution, Step, merge_set, merge_value, merged_keys, render, resolve, same_opt,
 };
 use super::text::Markers;
 use super::{Merged, Sides, later_text};
@@ -92,19 +92,21 @@ pub fn merge(sides: &Sides<'_>, markers: &Markers, path: &str) -> Option<Merged>
         theirs_label: label(&markers.theirs, "theirs"),
         path,
     };
-    let (merged, mut conflicts) = merge_states(base.as_ref(), &ours, &theirs, &cx);
-    if conflicts.is_empty() {
-        conflicts = invalid_tasks(&merged, &ours, &theirs);
-    }
+    let (merged, mut conflicts, unchanged) = merge_states(base.as_ref(), ours, &theirs, &cx);
     let style = JsonStyle::detect(sides.ours);
-    if conflicts.is_empty() {
+    if conflicts.is_empty() && state_failures(&merged).is_empty() {
         // Nothing to change in ours: its bytes stay exactly as they are.
-        let bytes = if merged == ours {
+        let bytes = if unchanged {
             sides.ours.to_vec()
         } else {
             to_bytes(&merged, &style)
         };
         return Some(Merged::clean(bytes));
+    }
+    // The rare path: ours is read again to show its side of each conflict.
+    let ours = parse_json(sides.ours).ok()?;
+    if conflicts.is_empty() {
+        conflicts = invalid_tasks(&merged, &ours, &theirs);
     }
     let mut notes: Vec<String> = conflicts.iter().flat_map(|c| c.notes.clone()).collect();
     let after = "after resolving, run `planseal verify`: the rules that need the plan's other files (README agreement, the approval line, amendments, gate logs) are checked there, not by the merge driver".to_string();
@@ -130,47 +132,70 @@ fn updated_at(v: &Value) -> &str {
     v.get("updated_at").and_then(Value::as_str).unwrap_or("")
 }
 
-/// The merge of the three values (see the module comment): the merged state and the places
-/// where it holds ours' value because the sides disagree.
+/// The merge of the three values (see the module comment): the merged state, the places where
+/// it holds ours' value because the sides disagree, and whether it is ours unchanged. Ours'
+/// values are moved into the merged state, not copied (a 5,000-task state is mostly ours).
 fn merge_states(
     base: Option<&Value>,
-    ours: &Value,
+    ours: Value,
     theirs: &Value,
     cx: &Context<'_>,
-) -> (Value, Vec<Conflict>) {
-    let (Some(o), Some(t)) = (ours.as_object(), theirs.as_object()) else {
-        return (ours.clone(), Vec::new());
+) -> (Value, Vec<Conflict>, bool) {
+    let (Value::Object(mut o), Some(t)) = (ours, theirs.as_object()) else {
+        return (Value::Null, Vec::new(), false);
     };
     let b = base.and_then(Value::as_object);
+    let keys: Vec<String> = merged_keys(&o, t).into_iter().map(str::to_owned).collect();
     let mut conflicts = Vec::new();
+    let mut unchanged = true;
     let mut out = Map::new();
-    for key in merged_keys(o, t) {
-        let (bv, ov, tv) = (field(b, key), o.get(key), t.get(key));
-        let mut path = vec![Step::Key(key.to_string())];
-        let merged = match key {
-            "tasks" => merge_tasks(bv, ov, tv, cx, &mut conflicts),
-            "updated_at" => match (ov, tv) {
-                (Some(x), Some(y)) => Some(later_value(x, y).clone()),
-                _ => merge_value(bv, ov, tv, &mut path, &mut conflicts),
-            },
-            // Taken from the later side when both changed them.
-            "checkpoint" | "blocked" | "updated_by" => match resolve(bv, ov, tv) {
-                Resolution::Settled(v) => v.cloned(),
-                Resolution::Both => match (ov, tv) {
-                    (Some(x), Some(y)) => Some(cx.pick(x, y).clone()),
+    for key in &keys {
+        let key = key.as_str();
+        let (bv, tv) = (field(b, key), t.get(key));
+        let merged = if key == "tasks" {
+            let (v, same) = merge_tasks(
+                bv,
+                o.get_mut(key).map(std::mem::take),
+                tv,
+                cx,
+                &mut conflicts,
+            );
+            unchanged &= same;
+            v
+        } else {
+            let ov = o.get(key);
+            let mut path = vec![Step::Key(key.to_string())];
+            let merged = match key {
+                "updated_at" => match (ov, tv) {
+                    (Some(x), Some(y)) => Some(later_value(x, y).clone()),
                     _ => merge_value(bv, ov, tv, &mut path, &mut conflicts),
                 },
-            },
-            // Derived below from the merged tasks.
-            "completed_count" | "status" => ov.or(tv).cloned(),
-            _ => merge_value(bv, ov, tv, &mut path, &mut conflicts),
+                // Taken from the later side when both changed them.
+                "checkpoint" | "blocked" | "updated_by" => match resolve(bv, ov, tv) {
+                    Resolution::Settled(v) => v.cloned(),
+                    Resolution::Both => match (ov, tv) {
+                        (Some(x), Some(y)) => Some(cx.pick(x, y).clone()),
+                        _ => merge_value(bv, ov, tv, &mut path, &mut conflicts),
+                    },
+                },
+                // Derived below from the merged tasks.
+                "completed_count" | "status" => ov.or(tv).cloned(),
+                _ => merge_value(bv, ov, tv, &mut path, &mut conflicts),
+            };
+            unchanged &= merged.as_ref() == ov;
+            merged
         };
         if let Some(v) = merged {
             out.insert(key.to_string(), v);
         }
     }
+    let derived = |m: &Map<String, Value>| {
+        ["completed_count", "status", "blocked", "checkpoint"].map(|k| m.get(k).cloned())
+    };
+    let before = derived(&out);
     settle_derived(&mut out);
-    (Value::Object(out), conflicts)
+    unchanged &= derived(&out) == before;
+    (Value::Object(out), conflicts, unchanged)
 }
 
 /// The later of two timestamps (as instants when both read as ISO-8601, else as text); equal
@@ -217,15 +242,16 @@ fn task_of(state: &Value, id: u64) -> Option<&Value> {
         .find(|t| task_id(t) == Some(id))
 }
 
-/// The tasks merged by id: ours' order, then the tasks only theirs added. Ids that are missing
-/// or repeated make the list merge by structure.
+/// The tasks merged by id: ours' order, then the tasks only theirs added (ours' tasks moved,
+/// not copied); with whether the list is ours' unchanged. Ids that are missing or repeated make
+/// the list merge by structure.
 fn merge_tasks(
     base: Option<&Value>,
-    ours: Option<&Value>,
+    ours: Option<Value>,
     theirs: Option<&Value>,
     cx: &Context<'_>,
     conflicts: &mut Vec<Conflict>,
-) -> Option<Value> {
+) -> (Option<Value>, bool) {
     let by_id = |tasks: &[Value]| -> Option<HashMap<u64, usize>> {
         let mut map = HashMap::with_capacity(tasks.len());
         for (i, t) in tasks.iter().enumerate() {
@@ -235,45 +261,50 @@ fn merge_tasks(
         }
         Some(map)
     };
-    let (Some(o), Some(t)) = (list(ours), list(theirs)) else {
-        return merge_value(
-            base,
-            ours,
-            theirs,
-            &mut vec![Step::Key("tasks".into())],
-            conflicts,
-        );
+    let structural = |ours: Option<Value>, conflicts: &mut Vec<Conflict>| {
+        let path = &mut vec![Step::Key("tasks".into())];
+        let v = merge_value(base, ours.as_ref(), theirs, path, conflicts);
+        let same = v == ours;
+        (v, same)
+    };
+    let Some(t) = list(theirs) else {
+        return structural(ours, conflicts);
+    };
+    let Some(Value::Array(o)) = ours else {
+        return structural(ours, conflicts);
     };
     let b = list(base).unwrap_or(&[]);
-    let (Some(bi), Some(oi), Some(ti)) = (by_id(b), by_id(o), by_id(t)) else {
-        return merge_value(
-            base,
-            ours,
-            theirs,
-            &mut vec![Step::Key("tasks".into())],
-            conflicts,
-        );
+    let (Some(bi), Some(oi), Some(ti)) = (by_id(b), by_id(&o), by_id(t)) else {
+        return structural(Some(Value::Array(o)), conflicts);
     };
-    let mut order: Vec<u64> = o.iter().filter_map(task_id).collect();
-    order.extend(
-        t.iter()
-            .filter_map(task_id)
-            .filter(|id| !oi.contains_key(id)),
-    );
-    let mut out = Vec::with_capacity(order.len());
-    for id in order {
-        let (bt, ot, tt) = (
-            bi.get(&id).map(|&i| &b[i]),
-            oi.get(&id).map(|&i| &o[i]),
-            ti.get(&id).map(|&i| &t[i]),
-        );
+    let extra: Vec<u64> = t
+        .iter()
+        .filter_map(task_id)
+        .filter(|id| !oi.contains_key(id))
+        .collect();
+    let mut unchanged = extra.is_empty();
+    let mut out = Vec::with_capacity(o.len() + extra.len());
+    let ids: Vec<Option<u64>> = o.iter().map(task_id).collect();
+    let mut ours_tasks = o.into_iter();
+    for id in ids.into_iter().flatten().chain(extra) {
+        let own = oi.contains_key(&id).then(|| ours_tasks.next()).flatten();
+        let (bt, tt) = (bi.get(&id).map(|&i| &b[i]), ti.get(&id).map(|&i| &t[i]));
+        let ot = own.as_ref();
         let mut path = vec![Step::Key("tasks".into()), Step::Index(out.len())];
         // A task one side left alone still goes through the status rules when the other side
         // moved its status: a move backwards is never taken silently.
-        let status_moved = ot != tt
+        let equal = same_opt(ot, tt);
+        let status_moved = !equal
             && status_of(ot.and_then(|v| v.get("status")))
                 != status_of(tt.and_then(|v| v.get("status")));
-        let merged = match (resolve(bt, ot, tt), ot, tt) {
+        let keep_ours = equal || (!status_moved && same_opt(bt, tt));
+        let resolution = if keep_ours {
+            Resolution::Settled(ot)
+        } else {
+            resolve(bt, ot, tt)
+        };
+        let merged = match (resolution, ot, tt) {
+            (Resolution::Settled(_), _, _) if keep_ours => own,
             (Resolution::Settled(v), _, _) if !status_moved => v.cloned(),
             (_, Some(Value::Object(x)), Some(Value::Object(y))) => Some(Value::Object(merge_task(
                 id,
@@ -292,14 +323,15 @@ fn merge_tasks(
                     tt,
                     format!("task {id} was removed on one side and changed on the other"),
                 ));
-                ot.cloned()
+                own
             }
         };
+        unchanged &= keep_ours;
         if let Some(v) = merged {
             out.push(v);
         }
     }
-    Some(Value::Array(out))
+    (Some(Value::Array(out)), unchanged)
 }
 
 /// One task both sides changed.

@@ -88,15 +88,39 @@ pub enum Resolution<'a> {
     Both,
 }
 
+/// Equal JSON values (key order does not matter, as for `==`), compared key by key in order
+/// first: two parses of the same text are equal without hashing a single key.
+pub fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && (x.iter().zip(y).all(|((k, v), (l, w))| k == l && same(v, w)) || x == y)
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
+        }
+        _ => a == b,
+    }
+}
+
+/// [`same`] of two values that may be absent.
+pub fn same_opt(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => same(a, b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
 /// The trivial 3-way cases: equal sides, or one side as the ancestor had it.
 pub fn resolve<'a>(
     base: Option<&'a Value>,
     ours: Option<&'a Value>,
     theirs: Option<&'a Value>,
 ) -> Resolution<'a> {
-    if ours == theirs || base == theirs {
+    if same_opt(ours, theirs) || same_opt(base, theirs) {
         Resolution::Settled(ours)
-    } else if base == ours {
+    } else if same_opt(base, ours) {
         Resolution::Settled(theirs)
     } else {
         Resolution::Both

@@ -208,3 +208,15 @@ fn the_generated_histories_reach_clean_merges_and_conflicts() {
     }
     assert_eq!(outcomes, [true, false]);
 }
+
+/// Regression: the side that left a task as the ancestor had it must not make the other side's
+/// move backwards (skipped → in_progress) a silent clean merge — found by the property above
+/// when a fast path kept ours' task whenever theirs equalled the ancestor.
+#[test]
+fn a_move_back_against_an_untouched_task_is_a_conflict_whichever_side_it_is_on() {
+    let base = run(initial(2), &[Step::Skip(1)], -30, 2);
+    let ours = run(base.clone(), &[Step::Skip(1)], 0, 2);
+    let theirs = run(base.clone(), &[Step::Gate(1, 0, false)], 0, 2);
+    assert!(!merged(&base, &ours, &theirs).is_clean());
+    assert!(!merged(&base, &theirs, &ours).is_clean());
+}
