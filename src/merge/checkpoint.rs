@@ -178,11 +178,7 @@ mod tests {
 
     fn run(base: &str, ours: &str, theirs: &str) -> Merged {
         merge(
-            &Sides {
-                base: base.as_bytes(),
-                ours: ours.as_bytes(),
-                theirs: theirs.as_bytes(),
-            },
+            &Sides::texts(base, ours, theirs),
             &Markers::default(),
             &Inputs::default(),
         )

@@ -26,7 +26,8 @@
 //! verify`'s after the merge.
 
 use super::json::{
-    Conflict, Resolution, Step, merge_set, merge_value, merged_keys, render, resolve, same_opt,
+    Conflict, Resolution, Step, merge_keys, merge_set, merge_value, merged_keys, render, resolve,
+    same_opt,
 };
 use super::text::Markers;
 use super::{Merged, Sides, later_text};
@@ -344,11 +345,12 @@ fn merge_task(
     path: &mut Vec<Step>,
     conflicts: &mut Vec<Conflict>,
 ) -> Map<String, Value> {
-    let mut out = Map::new();
-    for key in merged_keys(ours, theirs) {
-        let (bv, ov, tv) = (field(base, key), ours.get(key), theirs.get(key));
-        path.push(Step::Key(key.to_string()));
-        let merged = match resolve(bv, ov, tv) {
+    merge_keys(
+        base,
+        ours,
+        theirs,
+        path,
+        |key, bv, ov, tv, path| match resolve(bv, ov, tv) {
             Resolution::Settled(v) if key != "status" => v.cloned(),
             _ => match (key, ov, tv) {
                 ("status", _, _) => merge_status(id, bv, ov, tv, cx, path, conflicts),
@@ -377,13 +379,8 @@ fn merge_task(
                 }
                 _ => merge_value(bv, ov, tv, path, conflicts),
             },
-        };
-        path.pop();
-        if let Some(v) = merged {
-            out.insert(key.to_string(), v);
-        }
-    }
-    out
+        },
+    )
 }
 
 fn earlier<'v>(a: &'v Value, b: &'v Value) -> &'v Value {
@@ -552,32 +549,23 @@ fn merge_outcome(
     theirs: &Map<String, Value>,
     cx: &Context<'_>,
 ) -> Map<String, Value> {
-    let mut out = Map::new();
-    for key in merged_keys(ours, theirs) {
-        let (bv, ov, tv) = (
-            base.and_then(|b| b.get(key)),
-            ours.get(key),
-            theirs.get(key),
-        );
-        let merged = match resolve(bv, ov, tv) {
+    merge_keys(
+        base,
+        ours,
+        theirs,
+        &mut Vec::new(),
+        |_, bv, ov, tv, _| match resolve(bv, ov, tv) {
             Resolution::Settled(v) => v.cloned(),
             Resolution::Both => match (ov, tv) {
                 (Some(Value::Array(x)), Some(Value::Array(y))) => {
-                    let b = bv
-                        .and_then(Value::as_array)
-                        .map(Vec::as_slice)
-                        .unwrap_or(&[]);
+                    let b = list(bv).unwrap_or(&[]);
                     Some(Value::Array(merge_set(b, x, y)))
                 }
                 (Some(x), Some(y)) => Some(cx.pick(x, y).clone()),
                 (x, y) => x.or(y).cloned(),
             },
-        };
-        if let Some(v) = merged {
-            out.insert(key.to_string(), v);
-        }
-    }
-    out
+        },
+    )
 }
 
 /// `blocked`, `checkpoint`, `completed_count` and `status` made to follow the merged tasks.

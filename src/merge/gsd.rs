@@ -25,17 +25,6 @@ use crate::gsd::rules::compute_progress_percent;
 use crate::gsd::sync::{source_lines, yaml_scalar};
 use std::collections::HashSet;
 
-/// Frontmatter keys GSD derives from the body ([`crate::gsd::derive`]).
-const BODY_DERIVED: [&str; 7] = [
-    "current_phase",
-    "current_phase_name",
-    "current_plan",
-    "status",
-    "stopped_at",
-    "paused_at",
-    "last_activity",
-];
-
 /// Keys that record work on the current milestone's phases.
 const PHASE_WORK: [&str; 8] = [
     "current_phase",
@@ -249,6 +238,9 @@ fn merge_frontmatter(
             .into_iter()
             .filter(|k| ours.entry(k).is_none()),
     );
+    // The keys GSD derives from either side's body ([`crate::gsd::derive`]).
+    let mut body_derived = source_lines(&derive(ours, None));
+    body_derived.extend(source_lines(&derive(theirs, None)));
     let mut out = Vec::new();
     for key in keys {
         let (b, o, t) = (
@@ -281,7 +273,7 @@ fn merge_frontmatter(
                             continue;
                         }
                     },
-                    k if BODY_DERIVED.contains(&k) => {
+                    k if body_derived.contains_key(k) => {
                         out.push(Piece::Undecided {
                             key,
                             ours: o.to_owned(),
@@ -553,15 +545,8 @@ mod tests {
     use super::*;
 
     fn run(base: &str, ours: &str, theirs: &str) -> Merged {
-        merge(
-            &Sides {
-                base: base.as_bytes(),
-                ours: ours.as_bytes(),
-                theirs: theirs.as_bytes(),
-            },
-            &Markers::default(),
-        )
-        .expect("STATE.md with frontmatter")
+        merge(&Sides::texts(base, ours, theirs), &Markers::default())
+            .expect("STATE.md with frontmatter")
     }
 
     const BASE: &str = "---\nmilestone: v1.0\nstatus: executing\ncurrent_phase: \"3\"\nlast_updated: \"2026-06-01T10:00:00Z\"\nprogress:\n  total_plans: 10\n  completed_plans: 4\n  percent: 40\n---\n# Project State\n\n## Current Position\n\nPhase: 3 of 5 (Api)\nStatus: Executing Phase 3\n\n### Decisions\n\n- Use Rust\n\n### Blockers/Concerns\n\nNone yet.\n";
@@ -627,5 +612,23 @@ mod tests {
         assert!(m.is_clean(), "{:?}", m.notes);
         let text = String::from_utf8(m.bytes).unwrap();
         assert!(text.contains("status: verifying\n"), "{text}");
+    }
+
+    #[test]
+    fn a_key_both_sides_set_is_settled_by_the_merged_body() {
+        // ours moved the body and its key; theirs set the key by hand, leaving the body alone
+        let ours = BASE
+            .replace("Status: Executing Phase 3", "Status: Verifying Phase 3")
+            .replace("status: executing", "status: verifying");
+        let theirs = BASE.replace("status: executing", "status: planning");
+        let m = run(BASE, &ours, &theirs);
+        assert!(m.is_clean(), "{:?}", m.notes);
+        assert_eq!(String::from_utf8(m.bytes).unwrap(), ours);
+        // both moved the body line differently: the body conflicts, and so does the file
+        let theirs = BASE
+            .replace("Status: Executing Phase 3", "Status: Paused")
+            .replace("status: executing", "status: paused");
+        let m = run(BASE, &ours, &theirs);
+        assert!(!m.is_clean());
     }
 }

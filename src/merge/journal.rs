@@ -90,12 +90,7 @@ mod tests {
         let base = line("2026-10-05T09:00:00+00:00", "a");
         let ours = format!("{base}{}", line("2026-10-05T09:02:00+00:00", "o"));
         let theirs = format!("{base}{}", line("2026-10-05T09:01:00+00:00", "t"));
-        let merged = merge(&Sides {
-            base: base.as_bytes(),
-            ours: ours.as_bytes(),
-            theirs: theirs.as_bytes(),
-        })
-        .unwrap();
+        let merged = merge(&Sides::texts(&base, &ours, &theirs)).unwrap();
         assert!(merged.is_clean());
         assert_eq!(
             String::from_utf8(merged.bytes).unwrap(),

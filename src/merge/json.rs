@@ -156,6 +156,37 @@ pub fn merge_value(
     }
 }
 
+/// Two objects merged key by key: `each(key, base, ours, theirs, path)` gives a key's merged
+/// value (`None`: absent) with `path` pointing at the key. Ours' key order, then the keys only
+/// theirs has, in theirs' order.
+pub fn merge_keys<F>(
+    base: Option<&Map<String, Value>>,
+    ours: &Map<String, Value>,
+    theirs: &Map<String, Value>,
+    path: &mut Vec<Step>,
+    mut each: F,
+) -> Map<String, Value>
+where
+    F: FnMut(&str, Option<&Value>, Option<&Value>, Option<&Value>, &mut Vec<Step>) -> Option<Value>,
+{
+    let mut out = Map::new();
+    for key in merged_keys(ours, theirs) {
+        path.push(Step::Key(key.to_string()));
+        let merged = each(
+            key,
+            base.and_then(|b| b.get(key)),
+            ours.get(key),
+            theirs.get(key),
+            path,
+        );
+        path.pop();
+        if let Some(v) = merged {
+            out.insert(key.to_string(), v);
+        }
+    }
+    out
+}
+
 /// [`merge_value`] of two objects, key by key.
 pub fn merge_object(
     base: Option<&Map<String, Value>>,
@@ -164,22 +195,9 @@ pub fn merge_object(
     path: &mut Vec<Step>,
     conflicts: &mut Vec<Conflict>,
 ) -> Map<String, Value> {
-    let mut out = Map::new();
-    for key in merged_keys(ours, theirs) {
-        path.push(Step::Key(key.to_string()));
-        let merged = merge_value(
-            base.and_then(|b| b.get(key)),
-            ours.get(key),
-            theirs.get(key),
-            path,
-            conflicts,
-        );
-        path.pop();
-        if let Some(v) = merged {
-            out.insert(key.to_string(), v);
-        }
-    }
-    out
+    merge_keys(base, ours, theirs, path, |_, b, o, t, path| {
+        merge_value(b, o, t, path, conflicts)
+    })
 }
 
 /// A list merged as a set, 3-way: every element both sides kept, and every element either side

@@ -43,6 +43,17 @@ pub struct Sides<'a> {
     pub theirs: &'a [u8],
 }
 
+impl<'a> Sides<'a> {
+    /// The three versions as text.
+    pub fn texts(base: &'a str, ours: &'a str, theirs: &'a str) -> Self {
+        Sides {
+            base: base.as_bytes(),
+            ours: ours.as_bytes(),
+            theirs: theirs.as_bytes(),
+        }
+    }
+}
+
 /// What the driver reads besides the three versions, for the sections it regenerates.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {

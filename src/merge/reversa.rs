@@ -14,7 +14,7 @@
 //! Reversa's own checks that neither side had, or a break of the never-remove rule against
 //! either side, makes it a conflict.
 
-use super::json::{Conflict, Step, mark, merge_set, merged_keys, sentinel, shown};
+use super::json::{Conflict, Step, mark, merge_keys, merge_set, sentinel, shown};
 use super::text::Markers;
 use super::{Merged, Sides};
 use crate::jsonfmt::JsonStyle;
@@ -112,22 +112,11 @@ fn merge_object(
     path: &mut Vec<Step>,
     conflicts: &mut Vec<Conflict>,
 ) -> Map<String, Value> {
-    let mut out = Map::new();
-    for key in merged_keys(ours, theirs) {
-        path.push(Step::Key(key.to_string()));
-        let b = base.and_then(|b| b.get(key));
-        let v = match (ours.get(key), theirs.get(key)) {
-            (Some(o), Some(t)) => Some(merge_value(b, o, t, path, conflicts)),
-            // Present on one side only: added there, or removed on the other — kept either way.
-            (Some(v), None) | (None, Some(v)) => Some(v.clone()),
-            (None, None) => None,
-        };
-        path.pop();
-        if let Some(v) = v {
-            out.insert(key.to_string(), v);
-        }
-    }
-    out
+    merge_keys(base, ours, theirs, path, |_, b, o, t, path| match (o, t) {
+        (Some(o), Some(t)) => Some(merge_value(b, o, t, path, conflicts)),
+        // Present on one side only: added there, or removed on the other — kept either way.
+        (v, None) | (None, v) => v.cloned(),
+    })
 }
 
 fn merge_value(
@@ -284,15 +273,7 @@ mod tests {
     use super::*;
 
     fn run(base: &str, ours: &str, theirs: &str) -> Merged {
-        merge(
-            &Sides {
-                base: base.as_bytes(),
-                ours: ours.as_bytes(),
-                theirs: theirs.as_bytes(),
-            },
-            &Markers::default(),
-        )
-        .expect("JSON objects")
+        merge(&Sides::texts(base, ours, theirs), &Markers::default()).expect("JSON objects")
     }
 
     #[test]

@@ -10,6 +10,18 @@ use serde_json::{Value, json};
 const RERUN_LOG: &str = ".dwp/plans/PLAN_http_rate_limit/analysis_results/gates/t1-rerun.log";
 const RERUN: &str = "python3 -m unittest tests.test_ratelimit|0|scope=rerun after review; fp=49a4d7e+clean; ran=4/4; log=analysis_results/gates/t1-rerun.log";
 
+/// Closes task 1 on the current branch as the recorded close-out did: README ticked, PROGRESS
+/// entry, then `update --status completed --commit COMMIT [--worked TEXT]` at `now`.
+fn close_task1(r: &Repo, now: &str, commit: &str, worked: Option<&str>) {
+    r.copy_from_snapshot("after-task1", "README.md");
+    r.copy_from_snapshot("after-task1", "PROGRESS.md");
+    let mut args = vec!["--task", "1", "--status", "completed", "--commit", commit];
+    if let Some(w) = worked {
+        args.extend(["--worked", w]);
+    }
+    r.update(now, &args);
+}
+
 /// Base: task 1 in progress with its gates (step 04 of the recorded lifecycle). `topic` records
 /// one more gate run of task 1 and a checkpoint on it at 09:20, from that older state; `main`
 /// closes task 1 (README ticked, PROGRESS entry, its commit) at 09:10 and starts task 2.
@@ -32,20 +44,11 @@ fn task_completed_against_more_gate_runs() -> Repo {
     );
     r.commit("plan: task 1 gate rerun");
     r.git(&["checkout", "-q", "main"]);
-    r.copy_from_snapshot("after-task1", "README.md");
-    r.copy_from_snapshot("after-task1", "PROGRESS.md");
-    r.update(
+    close_task1(
+        &r,
         "2026-10-05T09:10:00+00:00",
-        &[
-            "--task",
-            "1",
-            "--status",
-            "completed",
-            "--commit",
-            TASK1_COMMIT,
-            "--worked",
-            "TokenBucket with an injected clock",
-        ],
+        TASK1_COMMIT,
+        Some("TokenBucket with an injected clock"),
     );
     r.update(
         "2026-10-05T09:12:00+00:00",
@@ -155,37 +158,19 @@ fn task_completed_on_both_sides(topic_commit: Option<&str>) -> (Repo, String) {
         }
         None => TASK1_COMMIT.to_string(),
     };
-    r.copy_from_snapshot("after-task1", "README.md");
-    r.copy_from_snapshot("after-task1", "PROGRESS.md");
-    r.update(
+    close_task1(
+        &r,
         "2026-10-05T09:15:00+00:00",
-        &[
-            "--task",
-            "1",
-            "--status",
-            "completed",
-            "--commit",
-            &commit,
-            "--worked",
-            "bucket refills lazily on acquire",
-        ],
+        &commit,
+        Some("bucket refills lazily on acquire"),
     );
     r.commit("plan: task 1 completed (topic)");
     r.git(&["checkout", "-q", "main"]);
-    r.copy_from_snapshot("after-task1", "README.md");
-    r.copy_from_snapshot("after-task1", "PROGRESS.md");
-    r.update(
+    close_task1(
+        &r,
         "2026-10-05T09:10:00+00:00",
-        &[
-            "--task",
-            "1",
-            "--status",
-            "completed",
-            "--commit",
-            TASK1_COMMIT,
-            "--worked",
-            "TokenBucket with an injected clock",
-        ],
+        TASK1_COMMIT,
+        Some("TokenBucket with an injected clock"),
     );
     r.commit("plan: task 1 completed (main)");
     (r, commit)
@@ -271,19 +256,7 @@ fn failing_and_passing_runs(fail_at: &str) -> Repo {
         &["--task", "1", "--status", "in_progress", "--gate",
           "python3 -m unittest tests.test_ratelimit|0|scope=after the fix; ran=4/4; log=analysis_results/gates/t1-pass.log"],
     );
-    r.copy_from_snapshot("after-task1", "README.md");
-    r.copy_from_snapshot("after-task1", "PROGRESS.md");
-    r.update(
-        "2026-10-05T09:16:00+00:00",
-        &[
-            "--task",
-            "1",
-            "--status",
-            "completed",
-            "--commit",
-            TASK1_COMMIT,
-        ],
-    );
+    close_task1(&r, "2026-10-05T09:16:00+00:00", TASK1_COMMIT, None);
     r.commit("plan: task 1 passes and is completed");
     r.git(&["checkout", "-q", "main"]);
     r.write(

@@ -167,12 +167,18 @@ fn parallel_decisions_and_plan_counters_merge_clean_with_the_journal_as_a_union(
     assert_eq!(v.code, 0, "{}", v.stdout);
 }
 
-#[test]
-fn reversa_lists_grown_on_both_sides_merge_as_unions() {
+/// A repository holding Reversa's `good-in-progress` fixture, the driver registered.
+fn reversa_repo() -> Repo {
     let mut r = Repo::new();
     copy_dir(&fixtures().join("reversa/good-in-progress"), &r.root);
     r.register_driver();
     r.commit("reversa: state");
+    r
+}
+
+#[test]
+fn reversa_lists_grown_on_both_sides_merge_as_unions() {
+    let mut r = reversa_repo();
     let state = ".reversa/state.json";
     r.git(&["checkout", "-q", "-b", "topic"]);
     r.write("_reversa_sdd/glossary.md", "# Glossary\n");
@@ -229,10 +235,7 @@ fn reversa_lists_grown_on_both_sides_merge_as_unions() {
 
 #[test]
 fn reversa_scalars_set_differently_are_a_conflict() {
-    let mut r = Repo::new();
-    copy_dir(&fixtures().join("reversa/good-in-progress"), &r.root);
-    r.register_driver();
-    r.commit("reversa: state");
+    let mut r = reversa_repo();
     let state = ".reversa/state.json";
     r.git(&["checkout", "-q", "-b", "topic"]);
     edit(
