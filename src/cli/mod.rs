@@ -13,7 +13,9 @@ mod errors;
 mod fast;
 mod finalize;
 mod gsd;
+mod hooks;
 mod log;
+mod merge_driver;
 mod outcome;
 mod publish_check;
 mod rebuild;
@@ -123,6 +125,14 @@ enum Command {
     Checkpoint(checkpoint::Command),
     /// Walk a small plan's whole life cycle in a throw-away repository, with narration
     Demo(demo::Args),
+    /// Git's merge driver for plan state files: merge by meaning, or a readable conflict
+    MergeDriver(merge_driver::Args),
+    /// Register planseal's hooks in this repository (--merge: the merge driver)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
+    )]
+    Hooks(hooks::Command),
 }
 
 /// What every command needs to know about how it was run.
@@ -197,6 +207,8 @@ pub(crate) fn main() -> ExitCode {
         Command::Reversa(c) => reversa::run(c, &ctx),
         Command::Checkpoint(c) => checkpoint::run(c, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
+        Command::MergeDriver(a) => merge_driver::run(a, &ctx),
+        Command::Hooks(c) => hooks::run(c, &ctx),
     };
     match result {
         Ok(code) => code,

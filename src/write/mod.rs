@@ -156,6 +156,27 @@ impl Writer {
         Transaction::begin(target, operation, time, self.durability)
     }
 
+    /// Replaces `path` whole, atomically (a temp file beside it, renamed over it), for a file
+    /// another program handed over for this one write and reads back itself — git's merge-driver
+    /// `%A`: no lock (git holds the file for the driver's run and nothing else knows its name),
+    /// no journal line (git, not planseal, installs the result, and an aborted merge must leave
+    /// no trace), and no fsync (git reads it back at once and stores the result with its own
+    /// durability). An error leaves `path` as it was.
+    pub fn replace_handed_over(
+        &self,
+        path: &std::path::Path,
+        bytes: &[u8],
+    ) -> Result<Confirmation, WriteError> {
+        store::replace_atomic(path, bytes, Durability::NoSync).map_err(|e| match e {
+            store::StoreError::Io { op, path, source } => WriteError::Io { op, path, source },
+            other => WriteError::Io {
+                op: "replace",
+                path: path.to_path_buf(),
+                source: std::io::Error::other(other.to_string()),
+            },
+        })
+    }
+
     /// Appends a line to `target`'s journal with no file write around it (a removed lock).
     pub fn journal_only(&self, target: &Target, entry: &JournalEntry) -> Result<(), WriteError> {
         target

@@ -179,6 +179,10 @@ help_snapshots! {
     help_checkpoint_context => ["checkpoint", "context"],
     help_checkpoint_restore => ["checkpoint", "restore"],
     help_demo => ["demo"],
+    help_merge_driver => ["merge-driver"],
+    help_hooks => ["hooks"],
+    help_hooks_install => ["hooks", "install"],
+    help_hooks_uninstall => ["hooks", "uninstall"],
 }
 
 // ---------------------------------------------------------------------------------- verify
