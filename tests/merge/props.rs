@@ -10,6 +10,7 @@
 //! sometimes the same one, so equal times happen too.
 
 use planseal::clock::Clock;
+use planseal::dwp::decide::amendment::LoggedAmendment;
 use planseal::dwp::decide::update::{PlanFacts, UpdateRequest, plan_transition};
 use planseal::dwp::model::TaskStatus;
 use planseal::jsonfmt::to_python_pretty;
@@ -104,10 +105,24 @@ fn run(start: Vec<u8>, steps: &[Step], minute: i64, tasks: u64) -> Vec<u8> {
     let at: jiff::Timestamp = "2026-10-05T09:00:00Z".parse().unwrap();
     let mut clock = Clock::fixed(at + jiff::SignedDuration::from_mins(minute), 7_000_000);
     let facts = PlanFacts {
-        // every task's log holds an amendment, so reopens go through
-        amendment_dates: (1..=tasks)
-            .map(|t| (t, vec!["2026-12-31".to_string()]))
+        // every task's log holds an amendment naming every task, so reopens go through
+        amendments: (1..=tasks)
+            .map(|t| {
+                (
+                    t,
+                    vec![LoggedAmendment {
+                        number: 1,
+                        date: "2026-12-31".into(),
+                        by_user: true,
+                        reason: "criterion revised".into(),
+                        affected: (1..=tasks).map(|n| n as u32).collect(),
+                        invalidated: Vec::new(),
+                    }],
+                )
+            })
             .collect(),
+        // and a refinement record backs every skip
+        skip_record: Some("PROGRESS.md refinement of 2026-10-05".into()),
         ..PlanFacts::detached("PLAN_prop")
     };
     let mut bytes = start;
