@@ -28,6 +28,7 @@ pub mod gsd;
 pub mod jsonfmt;
 pub(crate) mod jsonscan;
 pub mod markdown;
+pub mod picture;
 pub mod report;
 pub mod reversa;
 pub mod unlock;
