@@ -254,8 +254,9 @@ pub fn gather(opts: &GatherOptions) -> Result<Picture, GatherError> {
         dwp_dir: opts.dwp_dir.clone(),
         gsd: Vec::new(),
     };
-    let (report, rest) = in_parallel(
-        || verify(&verify_opts),
+    // verify, the largest part, runs on this thread (its allocations in the process's main heap);
+    // status and each plan's own views on others.
+    let (rest, report) = in_parallel(
         || -> Result<_, GatherError> {
             let view = status(opts).map_err(|e| match e {
                 StatusError::Discover(d) => GatherError::Discover(d),
@@ -273,6 +274,7 @@ pub fn gather(opts: &GatherOptions) -> Result<Picture, GatherError> {
             });
             Ok((details, others))
         },
+        || verify(&verify_opts),
     );
     let report = report?;
     let (details, others) = rest?;
@@ -407,10 +409,13 @@ fn dwp_own_reads(dir: &Path, cwd: &Path) -> OwnReads {
         .flatten()
         .and_then(|b| parse_json(&b).ok())
         .map(|v| Manifest::from_value(&v));
+    // The page draws what state.json holds; verify already says whether it is well formed, so
+    // the plain parser does here (the strict one, which tracks every path for its messages,
+    // costs several times more on a large plan).
     let state = read_plan_file(dir, layout::STATE_FILE)
         .ok()
         .flatten()
-        .and_then(|b| parse_json(&b).ok())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .map(|v| State::from_value(&v));
     let journal = match layout::journal(dir).read() {
         Ok(read) => (

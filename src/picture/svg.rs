@@ -221,33 +221,97 @@ fn event_shape(kind: EventKind, x: f64, y: f64) -> String {
     }
 }
 
+/// The least distance between two event marks, in user units.
+const EVENT_GAP: f64 = 13.0;
+
+/// Where each event's mark goes: at its instant, but never closer than [`EVENT_GAP`] to the one
+/// before, and the whole run kept inside the plot (events at the same instant sit side by side;
+/// the hover text keeps the exact time).
+fn event_xs(t: &Timeline, span: (Timestamp, Timestamp)) -> Vec<f64> {
+    let mut xs: Vec<f64> = Vec::with_capacity(t.events.len());
+    for e in &t.events {
+        let x = x_of(span, e.at);
+        xs.push(match xs.last() {
+            Some(last) => x.max(last + EVENT_GAP),
+            None => x,
+        });
+    }
+    let mut limit = PLOT_X1;
+    for x in xs.iter_mut().rev() {
+        *x = x.min(limit);
+        limit = *x - EVENT_GAP;
+    }
+    xs
+}
+
+/// Which event keeps its label when labels would overlap: the publication first, then crashes
+/// and recoveries.
+fn label_priority(kind: EventKind) -> u8 {
+    match kind {
+        EventKind::Published => 0,
+        EventKind::Crash => 1,
+        EventKind::Recovery => 2,
+        EventKind::Approved => 3,
+        EventKind::Created => 4,
+        EventKind::Other => 5,
+    }
+}
+
+/// Each event's label (x, y, anchor), or `None` where it would overlap another: labels go above
+/// the marks or below them, right or left of their mark, the most telling events first. A mark without a label still says what it is by its shape, the legend and its
+/// hover text.
+fn event_labels(t: &Timeline, xs: &[f64]) -> Vec<Option<(f64, f64, &'static str)>> {
+    let mut order: Vec<usize> = (0..t.events.len()).collect();
+    order.sort_by_key(|&i| (label_priority(t.events[i].kind), i));
+    let mut rows: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    let mut labels = vec![None; t.events.len()];
+    for i in order {
+        let x = xs[i];
+        let width = t.events[i].kind.word().chars().count() as f64 * 5.2;
+        let right = (x + 8.0, x + 8.0, "start");
+        let left = (x - 8.0 - width, x - 8.0, "end");
+        // Right of the mark unless that runs past the plot; then left of it.
+        let sides = if x + 8.0 + width > PLOT_X1 + 15.0 {
+            [left, right]
+        } else {
+            [right, left]
+        };
+        let place = (0..2)
+            .flat_map(|r| sides.iter().map(move |side| (r, *side)))
+            .find(|(r, (from, _, _))| {
+                let to = from + width;
+                rows[*r]
+                    .iter()
+                    .all(|&(a, b)| to + 4.0 < a || *from > b + 4.0)
+                    && *from >= 0.0
+                    && to <= WIDTH
+            });
+        if let Some((r, (from, label_x, anchor))) = place {
+            rows[r].push((from, from + width));
+            labels[i] = Some((label_x, if r == 0 { 38.0 } else { 63.0 }, anchor));
+        }
+    }
+    labels
+}
+
 fn events(out: &mut String, t: &Timeline, span: (Timestamp, Timestamp), esc: &Escaper) {
     out.push_str("\n<g class=\"events\">\n");
-    let mut last_x = f64::MIN;
-    for (i, e) in t.events.iter().enumerate() {
-        // Two events at (nearly) the same instant sit side by side, not on top of each other;
-        // the hover text keeps the exact time.
-        let x = x_of(span, e.at).max(last_x + 13.0);
-        last_x = x;
-        let y = 46.0;
-        // Labels alternate above and below the marks, so that close events stay readable; near
-        // the right edge they sit left of the mark.
-        let label_y = if i % 2 == 0 { 38.0 } else { 63.0 };
-        let (label_x, anchor) = if x > PLOT_X1 - 60.0 {
-            (x - 8.0, "end")
-        } else {
-            (x + 8.0, "start")
-        };
-        let _ = write!(
+    let xs = event_xs(t, span);
+    let labels = event_labels(t, &xs);
+    for ((e, x), label) in t.events.iter().zip(&xs).zip(labels) {
+        let word = e.kind.word();
+        let text = label
+            .map(|(lx, ly, anchor)| {
+                format!("<text x=\"{lx:.1}\" y=\"{ly:.1}\" text-anchor=\"{anchor}\">{word}</text>")
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
             out,
-            "<g class=\"event event-{}\"><title>{} — {}</title>{}<text x=\"{label_x:.1}\" y=\"{label_y:.1}\" text-anchor=\"{anchor}\">{}</text></g>",
-            e.kind.word(),
+            "<g class=\"event event-{word}\"><title>{} — {}</title>{}{text}</g>",
             second(e.at),
             esc.text(&e.text),
-            event_shape(e.kind, x, y),
-            e.kind.word()
+            event_shape(e.kind, *x, 46.0)
         );
-        out.push('\n');
     }
     out.push_str("</g>\n");
 }
@@ -582,4 +646,62 @@ fn legend(out: &mut String, t: &Timeline, y: f64, p: &str) {
         );
     }
     out.push_str("</g>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::picture::timeline::Event;
+
+    fn at(s: &str) -> Timestamp {
+        s.parse().expect("instant")
+    }
+
+    #[test]
+    fn events_at_one_instant_sit_side_by_side_inside_the_plot_and_keep_the_telling_labels() {
+        let end = at("2026-01-01T12:00:00Z");
+        let t = Timeline {
+            events: [EventKind::Crash, EventKind::Recovery, EventKind::Published]
+                .into_iter()
+                .map(|kind| Event {
+                    at: end,
+                    kind,
+                    text: String::new(),
+                })
+                .collect(),
+            ..Timeline::default()
+        };
+        let span = (at("2026-01-01T10:00:00Z"), end);
+        let xs = event_xs(&t, span);
+        assert_eq!(xs.last().copied(), Some(PLOT_X1));
+        for pair in xs.windows(2) {
+            assert!(pair[1] - pair[0] >= EVENT_GAP - 1e-9, "{xs:?}");
+        }
+        // Two rows of labels hold two of three words this close: the publication's and the
+        // crash's are the ones kept.
+        let labels = event_labels(&t, &xs);
+        assert!(
+            labels[2].is_some(),
+            "the publication is labelled: {labels:?}"
+        );
+        assert!(labels[0].is_some(), "the crash is labelled: {labels:?}");
+    }
+
+    #[test]
+    fn tick_labels_name_the_date_once() {
+        let first = at("2026-10-12T12:30:00Z");
+        let total = jiff::SignedDuration::from_hours(3);
+        assert_eq!(
+            tick_label(first, first, total, true),
+            "2026-10-12 12:30 UTC"
+        );
+        assert_eq!(
+            tick_label(at("2026-10-12T13:15:00Z"), first, total, false),
+            "13:15"
+        );
+        assert_eq!(
+            tick_label(at("2026-10-13T01:00:00Z"), first, total, false),
+            "10-13 01:00"
+        );
+    }
 }
