@@ -349,6 +349,15 @@ fn receipt(v: &crate::dwp::ops::status::PlanView, esc: &Escaper) -> String {
     }
 }
 
+/// A table's weight cell: the icon and the word.
+fn weight(severity: Severity) -> String {
+    if severity == Severity::Fail {
+        format!("{}fail", icon("fail"))
+    } else {
+        format!("{}advisory", icon("advisory"))
+    }
+}
+
 fn cell(esc: &Escaper, s: Option<&str>) -> String {
     s.map(|s| esc.text(s)).unwrap_or_else(|| "—".into())
 }
@@ -392,11 +401,7 @@ fn drift(out: &mut String, d: &DwpPicture, esc: &Escaper) {
     if !diff.git.is_empty() {
         out.push_str("<table class=\"drift-git\"><thead><tr><th>Git</th><th>Task</th><th>What</th><th>Weight</th></tr></thead><tbody>");
         for g in &diff.git {
-            let weight = if g.severity == Severity::Fail {
-                format!("{}fail", icon("fail"))
-            } else {
-                format!("{}advisory", icon("advisory"))
-            };
+            let weight = weight(g.severity);
             let _ = writeln!(
                 out,
                 "<tr class=\"row\"><td><code>{}</code></td><td>{}</td><td>{}{}</td><td>{weight}</td></tr>",
@@ -608,11 +613,7 @@ fn reversa_history(out: &mut String, r: &ReversaPicture, esc: &Escaper) {
                 h.versions
             );
             for f in &h.flagged {
-                let weight = if f.violation.severity == Severity::Fail {
-                    format!("{}fail", icon("fail"))
-                } else {
-                    format!("{}advisory", icon("advisory"))
-                };
+                let weight = weight(f.violation.severity);
                 let _ = writeln!(
                     out,
                     "<tr class=\"row\"><td><code>{}</code></td><td>{}</td><td>{}</td><td>{weight}</td></tr>",

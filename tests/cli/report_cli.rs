@@ -427,20 +427,7 @@ fn a_marker_and_a_dead_writers_lock_are_named_in_the_header() {
             plans::PLAN_A
         ),
     );
-    let mut owner =
-        planseal::recovery::store::LockOwner::for_this_process("finalize", "planseal test");
-    let mut child = std::process::Command::new("true")
-        .spawn()
-        .expect("true runs");
-    owner.pid = child.id();
-    child.wait().expect("true ends");
-    let lock = ws.plan_dir().join("state.json.lock");
-    std::fs::create_dir(&lock).expect("lock dir");
-    std::fs::write(
-        lock.join("owner.json"),
-        serde_json::to_vec_pretty(&owner).expect("owner JSON"),
-    )
-    .expect("owner record");
+    crate::support::chain::dead_writers_lock(&ws.plan_dir());
     let run = report(ws.root(), &[]);
     assert_eq!(run.code, 0, "{}", run.all());
     let page = read(ws.root().join("planseal-report.html"));
