@@ -291,11 +291,14 @@ impl Timeline {
             t.lanes.push(lane);
         }
         t.add_commits(plan, &lane_of);
-        t.add_journal(plan, &lane_of);
+        let journaled = t.add_journal(plan, &lane_of);
         for (task, a) in &plan.amendments {
             let Some(&index) = lane_of.get(task) else {
                 continue;
             };
+            if journaled.contains(&(*task, u64::from(a.number))) {
+                continue;
+            }
             let at = a.date.and_then(|d| {
                 d.to_zoned(jiff::tz::TimeZone::UTC)
                     .ok()
@@ -391,7 +394,14 @@ impl Timeline {
 
     /// The journal's transitions that the state no longer shows (reopens, blocks) on their
     /// tasks' lanes, and its publications, crashes and recoveries as plan events.
-    fn add_journal(&mut self, plan: &DwpPicture, lane_of: &std::collections::HashMap<u64, usize>) {
+    /// Returns the (task, number) of the amendments the journal dates (`amend` lines), which
+    /// the task logs' records, dated by day only, need not mark again.
+    fn add_journal(
+        &mut self,
+        plan: &DwpPicture,
+        lane_of: &std::collections::HashMap<u64, usize>,
+    ) -> std::collections::BTreeSet<(u64, u64)> {
+        let mut journaled_amendments = std::collections::BTreeSet::new();
         for line in &plan.journal {
             let Some(at) = line["time"].as_str().and_then(parse_time) else {
                 continue;
@@ -413,15 +423,27 @@ impl Timeline {
                     });
                 }
             };
-            if op.starts_with("update") {
-                if from == Some("completed") && to.is_some_and(|s| s != "completed") {
-                    task_mark(
-                        TaskMarkKind::Reopened,
-                        format!("reopened: completed → {}{reason}", to.unwrap_or("?")),
-                    );
-                } else if to == Some("blocked") && from != Some("blocked") {
-                    task_mark(TaskMarkKind::Blocked, format!("blocked{reason}"));
+            // Whichever writer moved it (update, amend): a completed task moved back is a reopen.
+            if from == Some("completed") && to.is_some_and(|s| s != "completed") {
+                task_mark(
+                    TaskMarkKind::Reopened,
+                    format!("reopened: completed → {}{reason}", to.unwrap_or("?")),
+                );
+            } else if to == Some("blocked") && from != Some("blocked") {
+                task_mark(TaskMarkKind::Blocked, format!("blocked{reason}"));
+            }
+            if op == "amend" {
+                let number = line["amendment"].as_u64();
+                if let Some(n) = number {
+                    journaled_amendments.insert((task.unwrap_or_default(), n));
                 }
+                task_mark(
+                    TaskMarkKind::Amendment,
+                    format!(
+                        "Amendment {} recorded (amend)",
+                        number.map_or_else(|| "?".to_string(), |n| n.to_string())
+                    ),
+                );
             }
             let mut event = |kind: EventKind, text: String| {
                 self.events.push(Event { at, kind, text });
@@ -477,10 +499,12 @@ impl Timeline {
                         text: format!("{op}: the dead writer's lock removed{reason}"),
                     });
                 }
-                _ if op.starts_with("update") => {}
+                // A task's own steps: its lane shows them.
+                _ if op.starts_with("update") || op == "amend" || op == "task done" => {}
                 other => event(EventKind::Other, format!("{other}{reason}")),
             }
         }
+        journaled_amendments
     }
 
     /// The axis from the earliest to the latest instant placed; open bars end at its end, or at
@@ -659,5 +683,21 @@ mod tests {
             ]
         );
         assert!(t.events[0].text.contains("finalize (pid 42)"));
+    }
+
+    #[test]
+    fn an_amend_line_marks_its_amendment_and_the_reopen_it_backs() {
+        let state = json!({"tasks": [task(1, "in_progress", Some("2026-01-01T10:00:00Z"), None)]});
+        let journal = vec![
+            json!({"time": "2026-01-01T11:00:00Z", "operation": "amend", "task": 1,
+                   "from": "completed", "to": "in_progress", "amendment": 1,
+                   "reason": "Amendment 1: the criterion was wrong"}),
+            json!({"time": "2026-01-01T11:30:00Z", "operation": "task done", "task": 1,
+                   "from": "in_progress", "to": "in_progress"}),
+        ];
+        let t = Timeline::of(&plan(state, journal), None);
+        let kinds: Vec<TaskMarkKind> = t.lanes[0].marks.iter().map(|m| m.kind).collect();
+        assert_eq!(kinds, [TaskMarkKind::Reopened, TaskMarkKind::Amendment]);
+        assert!(t.events.is_empty(), "a task's own steps are no plan event");
     }
 }

@@ -460,3 +460,19 @@ fn a_5000_task_plan_is_drawn_in_grouped_lanes_within_a_few_megabytes() {
     assert!(page.contains("5000 tasks: each lane holds 25 consecutive tasks."));
     assert!(page.contains("<g class=\"lane lane-completed\" data-task=\"4976-5000\">"));
 }
+
+#[test]
+fn amendment_records_of_the_task_logs_are_marked_on_their_lane() {
+    // task 1's log holds two amendment records (the second dated before the first)
+    let tmp = super::snapshots::broken_variant("amendment-backdated");
+    let run = report(tmp.path(), &[]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let page = read(tmp.path().join("planseal-report.html"));
+    let marks: Vec<&str> = page
+        .match_indices("<g class=\"task-mark mark-amendment\" data-task=\"")
+        .map(|(at, m)| &page[at + m.len()..at + m.len() + 1])
+        .collect();
+    assert_eq!(marks, ["1", "1"], "two amendment marks on task 1's lane");
+    assert!(page.contains("<title>amendment — task 1 — "));
+    assert!(page.contains("amendment-backdated"));
+}

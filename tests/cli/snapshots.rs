@@ -207,7 +207,7 @@ fn verify_examples_json() {
 }
 
 /// A broken variant of `fixtures/dwp/broken/` built as verify_fixtures builds it.
-fn broken_variant(case: &str) -> tempfile::TempDir {
+pub(crate) fn broken_variant(case: &str) -> tempfile::TempDir {
     let case_dir = project().join("fixtures/dwp/broken").join(case);
     let doc: Value = serde_json::from_slice(
         &std::fs::read(case_dir.join("variant.json")).expect("variant.json"),
