@@ -27,19 +27,21 @@ impl Escaper {
         }
     }
 
-    /// [`Escaper::text`] cut to `max` characters (an ellipsis marks the cut): a long title must
-    /// not push a lane's label across the chart.
+    /// [`Escaper::text`] cut to `max` characters as shown (a control character counts as its
+    /// `\u{…}`; an ellipsis marks the cut): a long title must not push a lane's label across the
+    /// chart.
     pub fn short(&self, s: &str, max: usize) -> String {
         let clean = if self.redactor.is_empty() {
             std::borrow::Cow::Borrowed(s)
         } else {
             std::borrow::Cow::Owned(self.redactor.clean(s))
         };
-        if clean.chars().count() <= max {
-            return escape(&clean);
+        let shown = visible(&clean);
+        if shown.chars().count() <= max {
+            return markup_escaped(&shown);
         }
-        let cut: String = clean.chars().take(max.saturating_sub(1)).collect();
-        escape(&format!("{cut}…"))
+        let cut: String = shown.chars().take(max.saturating_sub(1)).collect();
+        markup_escaped(&format!("{cut}…"))
     }
 
     /// The text with `.env` values hidden but not escaped (for a JSON document or a markdown
@@ -53,6 +55,27 @@ impl Escaper {
 /// override or a code point XML does not allow as `\u{…}` text, so it is shown, never obeyed (a
 /// title cannot reorder the line around it or end the document).
 pub fn escape(s: &str) -> String {
+    markup_escaped(&visible(s))
+}
+
+/// `s` with every character [`is_shown_escaped`] names written as `\u{…}`.
+fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_shown_escaped) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_shown_escaped(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `&`, `<`, `>`, `"` and `'` as character references.
+fn markup_escaped(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     for c in s.chars() {
         match c {
@@ -61,9 +84,6 @@ pub fn escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if is_shown_escaped(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            }
             c => out.push(c),
         }
     }
@@ -112,5 +132,7 @@ mod tests {
         let e = Escaper::default();
         assert_eq!(e.short("abcdef", 4), "abc…");
         assert_eq!(e.short("a<b", 4), "a&lt;b");
+        // a control character counts as the text it is shown as
+        assert_eq!(e.short("ab\u{1b}cdef", 6), "ab\\u{…");
     }
 }

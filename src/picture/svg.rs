@@ -361,7 +361,7 @@ fn lane_label(lane: &Lane, esc: &Escaper) -> String {
             "{a} {}",
             lane.title
                 .as_deref()
-                .map(|t| esc.short(t, 34))
+                .map(|t| esc.short(t, 30))
                 .unwrap_or_default()
         ),
         _ => String::new(),
