@@ -349,6 +349,12 @@ fn receipt(v: &crate::dwp::ops::status::PlanView, esc: &Escaper) -> String {
     }
 }
 
+/// A finding's hint as its own line under the message (nothing without one).
+fn hint(esc: &Escaper, hint: Option<&str>) -> String {
+    hint.map(|h| format!("<p class=\"hint\"><b>hint:</b> {}</p>", esc.text(h)))
+        .unwrap_or_default()
+}
+
 /// A table's weight cell: the icon and the word.
 fn weight(severity: Severity) -> String {
     if severity == Severity::Fail {
@@ -408,10 +414,7 @@ fn drift(out: &mut String, d: &DwpPicture, esc: &Escaper) {
                 esc.text(&g.id),
                 g.task.map(|t| t.to_string()).unwrap_or_else(|| "—".into()),
                 esc.text(&g.message),
-                g.hint
-                    .as_deref()
-                    .map(|h| format!("<p class=\"hint\"><b>hint:</b> {}</p>", esc.text(h)))
-                    .unwrap_or_default()
+                hint(esc, g.hint.as_deref())
             );
         }
         out.push_str("</tbody></table>\n");
@@ -735,10 +738,7 @@ fn findings(out: &mut String, plan: &PlanPicture, esc: &Escaper) {
                     .map(|t| format!("<span class=\"task\">task {t}:</span> "))
                     .unwrap_or_default(),
                 esc.text(&f.message),
-                f.hint
-                    .as_deref()
-                    .map(|h| format!("<p class=\"hint\"><b>hint:</b> {}</p>", esc.text(h)))
-                    .unwrap_or_default()
+                hint(esc, f.hint.as_deref())
             );
         }
         out.push_str("</ul></section>");
