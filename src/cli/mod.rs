@@ -20,6 +20,7 @@ mod outcome;
 mod publish_check;
 mod rebuild;
 mod recover;
+mod report;
 mod reversa;
 mod status;
 mod task;
@@ -105,6 +106,8 @@ enum Command {
     Log(log::Args),
     /// The resume view: current task, checkpoint, blocker, lock, marker, receipt, next command
     Status(status::Args),
+    /// A self-contained HTML page of every plan: timeline, gates, commits, findings, drift
+    Report(report::Args),
     /// GSD .planning/STATE.md: statusline, status, check, sync, recover, decision, blocker, session
     #[command(
         subcommand,
@@ -203,6 +206,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Diff(a) => diff::run(a, &ctx),
         Command::Log(a) => log::run(a, &ctx),
         Command::Status(a) => status::run(a, &ctx),
+        Command::Report(a) => report::run(a, &ctx),
         Command::Gsd(c) => gsd::run(c, &ctx),
         Command::Reversa(c) => reversa::run(c, &ctx),
         Command::Checkpoint(c) => checkpoint::run(c, &ctx),

@@ -13,6 +13,8 @@
 //!   is reported as "applied, durability not confirmed" (exit 4), never as a plain error.
 //! - [`JournalEntry`]: the one shape of a journal line, for every format (`docs/journal.md`).
 //! - [`refusal_of`]: the one mapping from a store error to the refusal a user can act on.
+//! - [`write_output`]: a file made for people to read (the page `planseal report` writes):
+//!   replaced atomically, with no lock and no journal line, since no plan tool reads it.
 //!
 //! The file store itself (locks, atomic replace, the journal file) is `planseal-recovery`'s;
 //! this module is the only part of planseal that calls it to change files.
@@ -22,6 +24,7 @@
 #![allow(clippy::result_large_err)]
 
 mod journal;
+mod output;
 mod refusal;
 mod target;
 mod transaction;
@@ -31,6 +34,7 @@ pub mod wait;
 /// store).
 pub use crate::recovery::store::{Confirmation, Unconfirmed, UnconfirmedStep};
 pub use journal::{JournalEntry, Transition, after_sha256, before_sha256};
+pub use output::write_output;
 pub use refusal::{WriteError, lock_owner_state, refusal_of};
 pub use target::Target;
 pub use transaction::Transaction;
