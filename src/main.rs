@@ -125,6 +125,17 @@ pub fn print_out(text: &str) {
 /// in its strings and keys, never in its text, so the document stays valid JSON whatever the
 /// values are (`true`, `null` or a number included).
 pub fn print_json(value: serde_json::Value) {
+    print_json_as(value, "ok");
+}
+
+/// [`print_json`] of a document whose `result`, when it has none, is `default`: every document
+/// goes out in the one envelope (`docs/json.md`), `result` first.
+pub fn print_json_as(value: serde_json::Value, default: &str) {
+    let value = planseal::report::envelope::seal(value, default);
+    debug_assert!(
+        planseal::report::envelope::is_sealed(&value),
+        "a --json document outside the envelope: {value}"
+    );
     let value = {
         let slot = OUTPUT_REDACTOR.lock().unwrap_or_else(|e| e.into_inner());
         match slot.as_ref() {

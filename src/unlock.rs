@@ -30,7 +30,7 @@ pub struct UnlockRequest {
 /// What unlock found and did.
 #[allow(clippy::large_enum_variant)] // one per run, never stored
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "result", rename_all = "kebab-case")]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
 pub enum UnlockOutcome {
     /// There was no lock to remove.
     NotLocked {

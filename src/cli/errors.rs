@@ -3,7 +3,7 @@
 
 use crate::{print_err, print_json};
 use planseal::dwp::publish::FinalizeError;
-use planseal::report::{ExitCode, Refusal};
+use planseal::report::{ExitCode, HintedError, Refusal, envelope};
 use planseal::unlock::UnlockError;
 use planseal::write::WriteError;
 
@@ -31,8 +31,7 @@ pub(super) fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
     if let Some(refusal) = refusal_ref(err) {
         print_err(&render_refusal(refusal));
         if json {
-            let doc = serde_json::json!({ "result": "refused", "refusal": refusal });
-            print_json(doc);
+            print_json(envelope::refused(refusal));
         }
         return ExitCode::Failed;
     }
@@ -46,11 +45,17 @@ pub(super) fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
     }
     print_err(&text);
     if json {
-        let mut doc = serde_json::json!({ "result": "error", "message": format!("{err:#}") });
-        if let Some(h) = hint {
-            doc["hint"] = h.into();
-        }
-        print_json(doc);
+        let kind = match code {
+            ExitCode::Io => "io-error",
+            _ if err.downcast_ref::<HintedError>().is_some() => "usage-error",
+            _ => "error",
+        };
+        print_json(envelope::error(
+            kind,
+            &format!("{err:#}"),
+            hint.as_deref(),
+            serde_json::Map::new(),
+        ));
     }
     code
 }
@@ -67,14 +72,28 @@ pub(super) fn report_usage_error(e: &clap::Error, json: bool) -> ExitCode {
     let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
     print_err(&format!("usage-error: {body}"));
     if json {
-        let first = body.lines().next().unwrap_or_default();
-        let doc = serde_json::json!({
-            "result": "error",
-            "kind": "usage-error",
-            "message": first,
-            "hint": "run the command with --help for its options and examples",
-        });
-        print_json(doc);
+        // The whole complaint on one line (clap lists missing arguments on lines of their
+        // own), and the arguments it names as a list.
+        let message = body
+            .lines()
+            .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let arguments: Vec<String> = match e.get(clap::error::ContextKind::InvalidArg) {
+            Some(clap::error::ContextValue::String(s)) => vec![s.clone()],
+            Some(clap::error::ContextValue::Strings(list)) => list.clone(),
+            _ => Vec::new(),
+        };
+        let mut fields = serde_json::Map::new();
+        fields.insert("arguments".into(), arguments.into());
+        print_json(envelope::error(
+            "usage-error",
+            &message,
+            Some("run the command with --help for its options and examples"),
+            fields,
+        ));
     }
     ExitCode::UsageOrUnverified
 }

@@ -22,15 +22,16 @@ pub(super) fn deliver<T: serde::Serialize>(
     confirmation: Option<&Confirmation>,
 ) -> anyhow::Result<ExitCode> {
     let confirmed = Confirmation::Confirmed;
+    let confirmation_given = confirmation.is_some();
     if confirmation.is_some() {
         crate::mark_applied();
     }
     let confirmation = confirmation.unwrap_or(&confirmed);
     if ctx.json {
-        print_json(applied::document(
-            serde_json::to_value(outcome)?,
-            confirmation,
-        ));
+        // A writer that wrote says `applied` unless its outcome says otherwise.
+        let written = if confirmation_given { "applied" } else { "ok" };
+        let doc = planseal::report::envelope::seal(serde_json::to_value(outcome)?, written);
+        print_json(applied::document(doc, confirmation));
     } else {
         print_out(text);
     }

@@ -4,7 +4,7 @@
 //! helper leaves it) needs `--force --reason TEXT`; every removal is journaled.
 
 use super::Context;
-use crate::{print_json, print_out};
+use crate::print_out;
 use planseal::report::ExitCode;
 use planseal::unlock::{UnlockOutcome, UnlockRequest, unlock};
 use std::path::PathBuf;
@@ -46,7 +46,12 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let outcome = unlock(&req, &mut clock)?;
     if ctx.json {
-        print_json(serde_json::to_value(&outcome)?);
+        // A removed lock is a change applied; no lock, nothing changed.
+        let result = match &outcome {
+            UnlockOutcome::Removed { .. } => "applied",
+            UnlockOutcome::NotLocked { .. } => "unchanged",
+        };
+        crate::print_json_as(serde_json::to_value(&outcome)?, result);
         return Ok(ExitCode::Ok);
     }
     let (removed, kept) = match &outcome {

@@ -132,8 +132,10 @@ pub struct Covered {
 /// What `planseal report` did (the `--json` document).
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportOutcome {
-    /// `written`, or `dry-run` when nothing was written.
+    /// `applied` (the page is written), or `ok` for a dry run.
     pub result: &'static str,
+    /// Nothing was written: the files are what a run without `--dry-run` would write.
+    pub dry_run: bool,
     /// What was written.
     pub format: Format,
     /// The files, the main one first.
@@ -151,7 +153,7 @@ impl ReportOutcome {
     /// The text the command prints: each file written, then the plans.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let verb = if self.result == "written" {
+        let verb = if !self.dry_run {
             "wrote"
         } else {
             "would write"
@@ -319,7 +321,8 @@ pub fn report(opts: &ReportOptions) -> Result<ReportOutcome, ReportError> {
         })
         .collect();
     Ok(ReportOutcome {
-        result: if opts.dry_run { "dry-run" } else { "written" },
+        result: if opts.dry_run { "ok" } else { "applied" },
+        dry_run: opts.dry_run,
         format: opts.format,
         files,
         plans,

@@ -2,6 +2,7 @@
 //! text and JSON output, the verdict and the exit code are all derived from the list.
 
 pub mod applied;
+pub mod envelope;
 pub mod error;
 pub mod exit;
 pub mod json;

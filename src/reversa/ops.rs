@@ -158,8 +158,10 @@ pub struct SetOptions {
 #[serde(rename_all = "kebab-case")]
 pub enum WriteResult {
     /// The change was computed and shown, not written (`--dry-run`).
+    #[serde(rename = "ok")]
     DryRun,
     /// The change was written.
+    #[serde(rename = "applied")]
     Written,
 }
 

@@ -176,7 +176,7 @@ fn project_resolution() {
         err.contains("(projects: cw, lmas)") && err.contains("hint: pass --project ID"),
         "{err}"
     );
-    assert_eq!(json(&out)["refusal"]["kind"], "project-ambiguous");
+    assert_eq!(json(&out)["kind"], "project-ambiguous");
 
     let (code, out, _) = planseal(
         p.path(),
@@ -308,7 +308,7 @@ fn refresh_rewrites_only_generated_parts_in_place() {
     let (code, out, err) = planseal(repo.path(), &["--json", "checkpoint", "refresh", "--write"]);
     assert_eq!(code, 0, "{err}");
     let doc = json(&out);
-    assert_eq!(doc["result"], "written");
+    assert_eq!(doc["result"], "applied");
     assert_eq!(doc["changes"]["sections_rewritten"][0], "Git Recente");
     let expected = before
         .replace("> Ultima atualizacao: 2026-03-02", "> Ultima atualizacao: 2026-10-05")

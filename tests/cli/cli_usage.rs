@@ -34,6 +34,47 @@ fn json_usage_error_is_a_document_on_stdout() {
         "{doc}"
     );
     assert!(out.stderr.contains("--reason <TEXT>"));
+    // The message names what is missing, and so does the list.
+    assert!(
+        doc["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("--reason <TEXT>"),
+        "{doc}"
+    );
+    assert_eq!(doc["arguments"], serde_json::json!(["--reason <TEXT>"]));
+    // `result` first, then kind, message, hint: the one envelope.
+    let keys: Vec<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["result", "kind", "message", "hint", "arguments"]);
+}
+
+/// A refusal's fields are at the top level of its document (they were under `refusal`).
+#[test]
+fn a_refusal_is_a_document_with_its_kind_at_the_top() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::run::Planseal::new()
+        .cwd(dir.path())
+        .args([
+            "--json",
+            "update",
+            "missing/state.json",
+            "--task",
+            "1",
+            "--status",
+            "in_progress",
+        ])
+        .output();
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("stdout is JSON");
+    assert_eq!(doc["result"], "refused");
+    assert_eq!(doc["kind"], "state-missing");
+    assert!(doc.get("refusal").is_none(), "{doc}");
+    assert!(doc["hint"].is_string(), "{doc}");
 }
 
 #[test]

@@ -173,7 +173,8 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     );
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).expect("json");
-    assert_eq!(v["result"], "dry-run");
+    assert_eq!(v["result"], "ok");
+    assert_eq!(v["dry_run"], true);
     assert_eq!(v["updated"], serde_json::json!(["Last session"]));
     assert_eq!(state(dir.path()), BEFORE);
 }

@@ -287,7 +287,7 @@ fn json_names_the_files_written_and_the_plans_covered() {
         .output();
     assert_eq!(run.code, 0, "{}", run.all());
     let doc = run.json();
-    assert_eq!(doc["result"], "written");
+    assert_eq!(doc["result"], "applied");
     assert_eq!(doc["format"], "markdown");
     assert_eq!(doc["verdict"], "CONFORMANT");
     let files: Vec<&str> = doc["files"]

@@ -354,7 +354,7 @@ fn advance_refusals_leave_every_byte() {
         &["--json", "reversa", "advance", "--phase-done", "geracao"],
     );
     assert_eq!(code, 1);
-    assert_eq!(json(&out)["refusal"]["kind"], "phase-out-of-order");
+    assert_eq!(json(&out)["kind"], "phase-out-of-order");
     let p = project("broken-mixed-vocabulary");
     let (code, _, err) = planseal(
         p.path(),
@@ -458,10 +458,7 @@ fn set_refuses_what_history_would_flag_unless_forced_with_a_reason() {
     assert_eq!(code, 1);
     assert!(err.starts_with("never-remove-violation: "), "{err}");
     assert!(err.contains("--force --reason"), "{err}");
-    assert_eq!(
-        json(&out)["refusal"]["details"][0]["id"],
-        "reversa-phase-backwards"
-    );
+    assert_eq!(json(&out)["details"][0]["id"], "reversa-phase-backwards");
     let (code, _, err) = planseal(
         p.path(),
         &["reversa", "set", "created_files", "[\"CLAUDE.md\"]"],

@@ -292,7 +292,8 @@ fn finalize_error_after_state_rename_is_applied_unconfirmed_and_recover_finishes
             );
             let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
             assert_eq!(doc["result"], "applied-unconfirmed", "{doc}");
-            assert_eq!(doc["applied"], "published");
+            assert_eq!(doc["applied"], "applied");
+            assert_eq!(doc["outcome"], "published");
             let left = &doc["unconfirmed"][0];
             assert_eq!(left["kind"], "unfinished");
             assert!(left["path"].as_str().unwrap().ends_with(".finalizing.json"));
@@ -379,7 +380,8 @@ fn finalize_folder_fsync_failure_is_published_unconfirmed() {
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(doc["result"], "applied-unconfirmed");
-    assert_eq!(doc["applied"], "published");
+    assert_eq!(doc["applied"], "applied");
+    assert_eq!(doc["outcome"], "published");
     // Each folder once; the new journal's folder sync also leaves its line unconfirmed.
     let kinds: Vec<(&str, &str)> = doc["unconfirmed"]
         .as_array()

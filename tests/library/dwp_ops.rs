@@ -362,6 +362,8 @@ fn finalize_is_the_cli_document_and_text() {
         keys(&v),
         [
             "result",
+            "outcome",
+            "dry_run",
             "plan",
             "plan_dir",
             "state_sha256_before",
@@ -372,7 +374,8 @@ fn finalize_is_the_cli_document_and_text() {
             "advisories"
         ]
     );
-    assert_eq!(v["result"], "dry-run");
+    assert_eq!(v["result"], "ok");
+    assert_eq!(v["dry_run"], true);
     let text = dry.to_text();
     assert!(text.starts_with(
         "PLAN_http_rate_limit: every check passed; nothing was written (--dry-run)\n\
@@ -384,13 +387,13 @@ fn finalize_is_the_cli_document_and_text() {
     );
 
     let done = finalize::finalize(finalize_opts(&ws, Some("cand.json"), false)).expect("publish");
-    assert_eq!(json(&done)["result"], "published");
+    assert_eq!(json(&done)["outcome"], "published");
     assert_eq!(
         done.to_text(),
         "PLAN_http_rate_limit: published and verified · state 58277939d68c · receipt analysis_results/FINALIZATION.json\n"
     );
     let again = finalize::finalize(finalize_opts(&ws, None, false)).expect("re-seal");
-    assert_eq!(json(&again)["result"], "resealed");
+    assert_eq!(json(&again)["outcome"], "resealed");
     assert!(again.to_text().contains(": re-sealed · state 58277939d68c"));
 
     match finalize::finalize(finalize_opts(&ws, Some("missing.json"), false)) {
@@ -432,6 +435,7 @@ fn recover_dry_run_is_the_cli_document_and_text() {
         keys(&v),
         [
             "result",
+            "dry_run",
             "plan",
             "marker_present",
             "state_sha256",
@@ -440,7 +444,8 @@ fn recover_dry_run_is_the_cli_document_and_text() {
             "would"
         ]
     );
-    assert_eq!(v["result"], "dry-run");
+    assert_eq!(v["result"], "ok");
+    assert_eq!(v["dry_run"], true);
     assert_eq!(
         v["candidate_sha256"],
         "58277939d68c52cea9ccceba833516139a1f485e104d83eb53aea5515db45e45"
@@ -467,7 +472,7 @@ fn recover_is_the_cli_document_and_text_for_each_outcome() {
     assert_eq!(
         keys(&v),
         [
-            "result",
+            "outcome",
             "plan",
             "state_sha256",
             "state_written",
@@ -475,14 +480,14 @@ fn recover_is_the_cli_document_and_text_for_each_outcome() {
             "receipt"
         ]
     );
-    assert_eq!(v["result"], "rolled-forward");
+    assert_eq!(v["outcome"], "rolled-forward");
     assert_eq!(
         done.to_text(),
         "PLAN_http_rate_limit: recovered — published state 58277939d68c verified, receipt written, marker removed\n"
     );
     let prepared = recover::prepare(recover_opts(&ws, None, false)).expect("prepare");
     let nothing = recover::recover(prepared).expect("nothing");
-    assert_eq!(keys(&json(&nothing)), ["result", "plan", "lock_present"]);
+    assert_eq!(keys(&json(&nothing)), ["outcome", "plan", "lock_present"]);
     assert_eq!(
         nothing.to_text(),
         "PLAN_http_rate_limit: no interrupted publication (no .finalizing.json)\n"
@@ -492,8 +497,11 @@ fn recover_is_the_cli_document_and_text_for_each_outcome() {
     let prepared = recover::prepare(recover_opts(&ws, None, true)).expect("prepare");
     let back = recover::recover(prepared).expect("roll back");
     let v = json(&back);
-    assert_eq!(keys(&v), ["result", "plan", "state_sha256", "lock_removed"]);
-    assert_eq!(v["result"], "rolled-back");
+    assert_eq!(
+        keys(&v),
+        ["outcome", "plan", "state_sha256", "lock_removed"]
+    );
+    assert_eq!(v["outcome"], "rolled-back");
     assert_eq!(
         back.to_text(),
         "PLAN_http_rate_limit: rolled back — marker removed, state.json left as it was\n"

@@ -115,7 +115,7 @@ fn a_dry_run_reads_no_clock_and_writes_nothing() {
             "advisories"
         ]
     );
-    assert_eq!(doc["result"], "dry-run");
+    assert_eq!(doc["result"], "ok");
     assert_eq!(doc["sha256_after"], Value::Null);
     assert!(
         o.to_text()

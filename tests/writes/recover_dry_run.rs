@@ -84,7 +84,7 @@ fn marker_hint_names_the_plan_and_its_dry_run_changes_nothing() {
     ]);
     assert_ok(&out);
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(doc["result"], "dry-run");
+    assert_eq!(doc["result"], "ok");
     assert_eq!(doc["marker_present"], true);
     assert!(
         doc["would"].as_str().unwrap().starts_with("publish"),

@@ -111,8 +111,8 @@ fn live_owner_is_refused_and_a_reused_pid_counts_as_dead() {
     let out = unlock(&s, &["--json"]);
     assert_eq!(out.status.code(), Some(1));
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(doc["refusal"]["kind"], "lock-present");
-    assert_eq!(doc["refusal"]["owner"], "alive");
+    assert_eq!(doc["kind"], "lock-present");
+    assert_eq!(doc["owner"], "alive");
     assert!(s.plan_dir().join("state.json.lock").is_dir());
     // Same pid, another start time: the pid was reused, the owner is gone.
     std::fs::remove_dir_all(s.plan_dir().join("state.json.lock")).unwrap();
@@ -129,7 +129,7 @@ fn live_owner_is_refused_and_a_reused_pid_counts_as_dead() {
     let out = unlock(&s, &["--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(doc["result"], "removed");
+    assert_eq!(doc["outcome"], "removed");
     assert_eq!(doc["owner_status"]["status"], "dead");
     assert_eq!(doc["forced"], false);
 }

@@ -99,7 +99,7 @@ fn probes(fixture: &str) -> usize {
             if json {
                 let doc: Value = serde_json::from_str(&out.stdout).unwrap();
                 assert_eq!(doc["result"], "refused");
-                assert_eq!(doc["refusal"]["kind"], kind, "{fixture} {case}");
+                assert_eq!(doc["kind"], kind, "{fixture} {case}");
             } else {
                 assert!(out.stdout.is_empty(), "{fixture} {case}: stdout not empty");
             }

@@ -150,8 +150,10 @@ pub fn status(place: &Place, prefix: Option<&str>) -> Result<StatusOutcome, Chec
 #[serde(rename_all = "kebab-case")]
 pub enum InitResult {
     /// The skeleton was only shown (`--dry-run`).
+    #[serde(rename = "ok")]
     DryRun,
     /// The skeleton was written.
+    #[serde(rename = "applied")]
     Written,
 }
 
@@ -288,8 +290,10 @@ pub enum RefreshResult {
     /// Nothing would change: the file is already up to date (nothing written).
     Unchanged,
     /// The refreshed file was written.
+    #[serde(rename = "applied")]
     Written,
     /// The file would change, but was not written (no `--write`).
+    #[serde(rename = "ok")]
     DryRun,
 }
 

@@ -38,8 +38,10 @@ pub struct SessionOptions {
 /// What `checkpoint session add` did (or would do).
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionOutcome {
-    /// `applied` or `dry-run`.
+    /// `applied`, or `ok` for a dry run.
     pub result: &'static str,
+    /// Nothing was written: the change is what a run without `--dry-run` would make.
+    pub dry_run: bool,
     /// The checkpoint, as the user sees it.
     pub file: String,
     /// The story's id, as its file gives it.
@@ -170,7 +172,8 @@ pub fn session_add(
     let new = generate::touch_update_line(&pruned, &stamp);
     let cp_target = layout::checkpoint_target(&target.checkpoint);
     let mut outcome = SessionOutcome {
-        result: "dry-run",
+        result: "ok",
+        dry_run: true,
         diff: unified_diff(old, &new, &name),
         file: name,
         story: story.id.clone(),
@@ -209,6 +212,7 @@ pub fn session_add(
         committed,
     });
     outcome.result = "applied";
+    outcome.dry_run = false;
     Ok(outcome)
 }
 

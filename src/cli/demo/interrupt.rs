@@ -39,14 +39,11 @@ pub(super) fn close_out_and_die(req: TaskDoneRequest) -> anyhow::Result<i32> {
     }
 }
 
-/// The child: the real close-out, stopped dead right after the publication's marker. It shares
-/// the parent's stdout, where the parent (waiting) prints nothing meanwhile.
+/// The child: the real close-out, stopped dead right after the publication's marker. It prints
+/// nothing unless it fails to stop there (the parent, waiting, prints nothing meanwhile).
 fn child(req: TaskDoneRequest) -> ! {
     let outcome = task_done::task_done_with(req, &mut |step| {
         if step == Step::AfterMarker {
-            print_out(
-                "    (the process stops here: task log, README and PROGRESS written, marker written, state.json not yet replaced)\n",
-            );
             // SAFETY: _exit ends the process at once; no destructor, no lock release runs.
             unsafe { libc::_exit(KILLED) }
         }

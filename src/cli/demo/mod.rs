@@ -11,7 +11,7 @@ mod interrupt;
 mod session;
 
 use super::Context;
-use crate::print_out;
+use crate::{print_json, print_out};
 use planseal::demo::{self as plan, PLAN_DIR, TASKS};
 use planseal::dwp::publish;
 use planseal::report::ExitCode;
@@ -37,19 +37,36 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
             std::env::temp_dir().display()
         )
     })?;
-    let result = Session::new(&scratch, ctx).and_then(|mut s| walk(&mut s));
-    if args.keep {
-        print_out(&format!(
+    let mut transcript = String::new();
+    let result = Session::new(&scratch, ctx).and_then(|mut s| {
+        let walked = walk(&mut s);
+        transcript = s.transcript();
+        walked
+    });
+    let ending = if args.keep {
+        format!(
             "\nThe scratch repository is kept at {}\n",
             scratch.display()
-        ));
+        )
     } else {
         let _ = std::fs::remove_dir_all(&scratch);
-        print_out(
-            "\nThe scratch repository was removed (run `planseal demo --keep` to look around).\n",
-        );
+        "\nThe scratch repository was removed (run `planseal demo --keep` to look around).\n"
+            .to_string()
+    };
+    result?;
+    if ctx.json {
+        // The narration as one string, and where to look afterwards.
+        transcript.push_str(&ending);
+        print_json(serde_json::json!({
+            "result": "ok",
+            "scratch": args.keep.then(|| scratch.display().to_string()),
+            "report": format!("{}-report.html", scratch.display()),
+            "transcript": transcript,
+        }));
+    } else {
+        print_out(&ending);
     }
-    result.map(|()| ExitCode::Ok)
+    Ok(ExitCode::Ok)
 }
 
 fn walk(s: &mut Session) -> anyhow::Result<()> {
@@ -126,7 +143,7 @@ fn walk(s: &mut Session) -> anyhow::Result<()> {
     s.heading("9. The receipt");
     let receipt = std::fs::read_to_string(s.plan_dir().join(publish::RECEIPT_FILE))?;
     s.say(&format!("{PLAN_DIR}/{}:", publish::RECEIPT_FILE));
-    print_out(&receipt);
+    s.out(&receipt);
     s.say(
         "The first three keys are the DWP helper's; `planseal` adds every covered file's hash, the",
     );
@@ -159,6 +176,7 @@ fn interrupted_close(s: &mut Session, close: &plan::CloseOut) -> anyhow::Result<
     s.show_command(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let request = close.request(&s.plan_dir(), s.child_clock());
     let code = interrupt::close_out_and_die(request)?;
+    s.indent("(the process stopped: task log, README and PROGRESS written, marker written, state.json not yet replaced)");
     if code != interrupt::KILLED {
         anyhow::bail!(
             "the interrupted close-out exited with {code}, expected {}",

@@ -25,6 +25,8 @@ pub(super) struct Session {
     /// child's clock (PLANSEAL_FAKE_NOW) and the candidate's completion, so they are in the order
     /// the walk takes them.
     clock: Clock,
+    /// With `--json` the narration is kept here and printed as one document at the end.
+    transcript: Option<std::cell::RefCell<String>>,
 }
 
 impl Session {
@@ -37,8 +39,9 @@ impl Session {
             root: root.to_path_buf(),
             repo,
             exe: std::env::current_exe()?,
-            color: ctx.color,
+            color: ctx.color && !ctx.json,
             clock: Clock::fixed(start, EVENT_STEP_US),
+            transcript: ctx.json.then(|| std::cell::RefCell::new(String::new())),
         })
     }
 
@@ -122,27 +125,47 @@ impl Session {
             .collect();
         let line = format!("$ planseal {}", shown.join(" "));
         if self.color {
-            print_out(&format!("\x1b[1m{line}\x1b[0m\n"));
+            self.out_str(&format!("\x1b[1m{line}\x1b[0m\n"));
         } else {
-            print_out(&format!("{line}\n"));
+            self.out_str(&format!("{line}\n"));
         }
     }
 
     pub(super) fn indent(&self, text: &str) {
         for line in text.lines() {
-            print_out(&format!("    {line}\n"));
+            self.out_str(&format!("    {line}\n"));
         }
     }
 
     pub(super) fn heading(&self, text: &str) {
         if self.color {
-            print_out(&format!("\n\x1b[1;36m{text}\x1b[0m\n"));
+            self.out_str(&format!("\n\x1b[1;36m{text}\x1b[0m\n"));
         } else {
-            print_out(&format!("\n{text}\n"));
+            self.out_str(&format!("\n{text}\n"));
+        }
+    }
+
+    /// The narration kept so far (with `--json`).
+    pub(super) fn transcript(&self) -> String {
+        self.transcript
+            .as_ref()
+            .map(|t| t.borrow().clone())
+            .unwrap_or_default()
+    }
+
+    /// `text` as it is, to stdout or the transcript.
+    pub(super) fn out(&self, text: &str) {
+        self.out_str(text);
+    }
+
+    fn out_str(&self, text: &str) {
+        match &self.transcript {
+            Some(t) => t.borrow_mut().push_str(text),
+            None => print_out(text),
         }
     }
 
     pub(super) fn say(&self, text: &str) {
-        print_out(&format!("{text}\n"));
+        self.out_str(&format!("{text}\n"));
     }
 }

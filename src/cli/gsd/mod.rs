@@ -252,8 +252,10 @@ pub(super) fn statusline(
         lookup,
     };
     let outcome = ops::statusline(opts).map_err(error)?;
-    if !outcome.text.is_empty() {
-        crate::redact_output_with(outcome.redactor);
+    crate::redact_output_with(outcome.redactor);
+    if ctx.json {
+        print_json(serde_json::json!({ "result": "ok", "line": outcome.text }));
+    } else if !outcome.text.is_empty() {
         print_out(&outcome.text);
     }
     Ok(ExitCode::Ok)

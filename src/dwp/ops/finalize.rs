@@ -90,6 +90,9 @@ pub(crate) fn read_candidate(full: &Path, shown: &Path) -> Result<Vec<u8>, OpErr
 #[derive(Serialize)]
 struct Document<'a> {
     result: &'static str,
+    /// What the run did: `published`, `resealed`, or on a dry run what it would do.
+    outcome: &'static str,
+    dry_run: bool,
     plan: &'a str,
     plan_dir: String,
     state_sha256_before: &'a str,
@@ -104,7 +107,9 @@ impl Serialize for FinalizeOutcome {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let p = &self.published;
         Document {
-            result: self.result(),
+            result: if p.dry_run { "ok" } else { "applied" },
+            outcome: self.outcome(),
+            dry_run: p.dry_run,
             plan: &p.plan,
             plan_dir: p.plan_dir.display().to_string(),
             state_sha256_before: &p.state_sha256_before,
@@ -119,11 +124,9 @@ impl Serialize for FinalizeOutcome {
 }
 
 impl FinalizeOutcome {
-    /// `dry-run`, `resealed` or `published`.
-    pub fn result(&self) -> &'static str {
-        if self.published.dry_run {
-            "dry-run"
-        } else if self.published.resealed {
+    /// `resealed` or `published` (on a dry run: what the run would do).
+    pub fn outcome(&self) -> &'static str {
+        if self.published.resealed {
             "resealed"
         } else {
             "published"

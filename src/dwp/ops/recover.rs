@@ -173,6 +173,7 @@ fn planned_action(d: &Diagnosis, req: &RecoverRequest) -> String {
 #[derive(Serialize)]
 struct DryRunDocument<'a> {
     result: &'static str,
+    dry_run: bool,
     plan: &'a str,
     marker_present: bool,
     state_sha256: Option<&'a str>,
@@ -185,7 +186,8 @@ impl Serialize for DryRunOutcome {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let d = &self.diagnosis.diagnosis;
         DryRunDocument {
-            result: "dry-run",
+            result: "ok",
+            dry_run: true,
             plan: &d.plan,
             marker_present: d.marker.is_some(),
             state_sha256: d.state_sha256.as_deref(),
@@ -235,7 +237,7 @@ pub fn recover(prepared: PreparedRecovery) -> Result<RecoveredOutcome, OpError> 
 
 /// The `--json` document: its fields depend on what was done.
 #[derive(Serialize)]
-#[serde(tag = "result", rename_all = "kebab-case")]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
 enum RecoveredDocument<'a> {
     NothingToRecover {
         plan: &'a str,

@@ -108,8 +108,10 @@ pub struct RecordOptions {
 /// document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RecordOutcome {
-    /// `applied`, or `dry-run`.
+    /// `applied`, or `ok` for a dry run.
     pub result: &'static str,
+    /// Nothing was written: the change is what a run without `--dry-run` would make.
+    pub dry_run: bool,
     /// The STATE.md, as the user sees it.
     pub file: String,
     /// `gsd decision add`, `gsd blocker add`, `gsd blocker resolve`, `gsd session record`.
@@ -224,7 +226,8 @@ pub fn record(opts: &RecordOptions, clock: &mut Clock) -> Result<RecordOutcome, 
     let new_text = plan.new_text.clone().unwrap_or(edit.text);
     let diff = unified_diff(&doc.text, &new_text, &file);
     let mut outcome = RecordOutcome {
-        result: "dry-run",
+        result: "ok",
+        dry_run: true,
         file,
         operation: opts.record.operation(),
         lines: edit.lines.clone(),
@@ -263,6 +266,7 @@ pub fn record(opts: &RecordOptions, clock: &mut Clock) -> Result<RecordOutcome, 
         opts.lock_wait,
     )?);
     outcome.result = "applied";
+    outcome.dry_run = false;
     Ok(outcome)
 }
 
