@@ -73,6 +73,31 @@ pub(super) fn add_task(
         .hint("new work after the Final Review has started goes into a new plan (or reopen the Final Review with `planseal amend` first)")
         .into());
     }
+    // Killed after state.json was written (before its journal line), the same command is run
+    // again: the task is there, just before the Final Review, and nothing is left to do.
+    let tasks = plan.tasks();
+    if tasks.len() >= 2 {
+        let before_final = &tasks[tasks.len() - 2];
+        if before_final.get("title").and_then(Value::as_str) == Some(title.as_str())
+            && before_final.get("status").and_then(Value::as_str) == Some("pending")
+        {
+            return Ok(RefineOutcome {
+                result: "unchanged",
+                plan: plan.name.clone(),
+                action: "add-task",
+                task: before_final.get("id").and_then(Value::as_u64).unwrap_or(0),
+                title,
+                record: None,
+                renumbered: None,
+                written: Vec::new(),
+                removed: Vec::new(),
+                placeholders: Vec::new(),
+                diff: String::new(),
+                transition: None,
+                confirmation: Confirmation::Confirmed,
+            });
+        }
+    }
     let locator = last.get("locator");
     let final_locator = locator
         .and_then(|l| l.get("value"))

@@ -119,6 +119,9 @@ impl RefineOutcome {
             ("skip", "unchanged") => format!(
                 "{plan}: task {task} ({title}) is already skipped and its refinement recorded; nothing written\n"
             ),
+            ("add-task", "unchanged") => format!(
+                "{plan}: task {task} ({title}) is already the task before the Final Review; nothing written\n"
+            ),
             ("skip", _) => format!(
                 "{plan}: task {task} ({title}) {} from scope by the user ({})\n",
                 if dry { "would be removed" } else { "removed" },
