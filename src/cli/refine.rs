@@ -27,7 +27,7 @@ command again finishes it.\n\n\
 Examples:\n  planseal refine .dwp/plans/PLAN_x --skip 3 --reason \"the docs move to the wiki\" --authority user\n  \
 planseal refine .dwp/plans/PLAN_x --add-task --title \"Load test the limiter\" \\\n      \
 --goal \"Measure p95 under load\" --acceptance \"p95 under 200 ms\" --validation \"make bench\"\n  \
-planseal refine .dwp/plans/PLAN_x --skip 3 --reason \"…\" --authority user --dry-run   show the diff, write nothing\n\n\
+planseal refine .dwp/plans/PLAN_x --add-task --title \"Docs\" --dry-run   show the diff only\n\n\
 Exit codes: 0 applied (or already so), 1 refused (nothing written), 2 usage error, 3 I/O error \
 before the commit point, 4 applied but not confirmed.\nTest clock: \
 PLANSEAL_FAKE_NOW=2026-10-05T09:00:00+00:00."

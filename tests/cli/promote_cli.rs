@@ -147,6 +147,7 @@ fill in before each task starts: Read Before Starting, Instructions, Outputs, Ex
         (Some("lite"), Some("full"))
     );
     assert_eq!(line["tasks"], json!(FILES));
+    assert_eq!(line["applied"]["replaced"], s.state());
 
     let verify = s.run(&["verify", s.rel]);
     assert_eq!(verify.code, 0, "{}", stdout(&verify));

@@ -152,6 +152,8 @@ fill in before the task starts: Context, Touched Surface (written as `TODO:`)\n"
     assert_eq!(line["action"], "add-task");
     assert_eq!(line["renumbered"], json!({"from": 4, "to": 5}));
     assert_eq!(line["removed"], json!(["4.task_final_review.md"]));
+    // A replay of the journal reaches the new state (docs/journal.md).
+    assert_eq!(line["applied"]["replaced"], s.state());
     let verify = s.run(&["verify", s.rel]);
     assert_eq!(verify.code, 0, "{}", stdout(&verify));
     assert!(

@@ -21,6 +21,7 @@ use crate::clock::Clock;
 use crate::dwp::decide::promotion::{
     PromotionState, declare, finish, promotion_state, switch_to_files, tasks_written,
 };
+use crate::dwp::decide::update::APPLIED_VERSION;
 use crate::dwp::layout;
 use crate::dwp::model::markdown::parse_readme;
 use crate::dwp::model::markdown::promotion::{readme_as_full, task_file_from_record};
@@ -326,6 +327,11 @@ pub fn promote(req: PromoteRequest) -> Result<PromoteOutcome, OpError> {
     if let Some(phase) = resumed_from {
         line = line.with("resumed_from", phase);
     }
+    // The whole new state, so that a replay of the journal (`planseal rebuild`) reaches it.
+    line = line.with(
+        "applied",
+        serde_json::json!({"version": APPLIED_VERSION, "replaced": state}),
+    );
     outcome.confirmation = edit.apply(&plan.dir, "promote", &line)?;
     outcome.result = "applied";
     Ok(outcome)

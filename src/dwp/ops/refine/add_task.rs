@@ -19,6 +19,7 @@
 
 use super::{RefineOutcome, RefineRequest, Renumbered, one_line_arg};
 use crate::dwp::decide::insert_task::{Insertion, insert_before_final};
+use crate::dwp::decide::update::APPLIED_VERSION;
 use crate::dwp::layout;
 use crate::dwp::model::markdown::close_out::line_ending;
 use crate::dwp::model::markdown::rewrite::{
@@ -210,6 +211,11 @@ pub(super) fn add_task(
     if !outcome.removed.is_empty() {
         line = line.with("removed", outcome.removed.clone());
     }
+    // The whole new state, so that a replay of the journal (`planseal rebuild`) reaches it.
+    line = line.with(
+        "applied",
+        json!({"version": APPLIED_VERSION, "replaced": state}),
+    );
     line.agent = req.agent.clone();
     line.model = req.model.clone();
     outcome.confirmation = edit.apply(&plan.dir, "refine", &line)?;
