@@ -65,7 +65,11 @@ fn kill_and_finish(
     let old = files(&clean);
     let args_of = |s: &Scratch| args(s);
     let clean_args = args_of(&clean);
-    let out = run(&clean, &clean_args.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    let out = run(
+        &clean,
+        &clean_args.iter().map(String::as_str).collect::<Vec<_>>(),
+        None,
+    );
     assert_eq!(out.code, 0, "clean run: {}", out.stderr);
     let new = files(&clean);
     assert_ne!(old, new);
@@ -74,7 +78,11 @@ fn kill_and_finish(
         let a = args_of(&s);
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
         let out = run(&s, &a, Some(spec));
-        assert_eq!(out.code, 137, "{spec}: did not crash: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.code, 137,
+            "{spec}: did not crash: {}{}",
+            out.stdout, out.stderr
+        );
         assert!(out.stdout.is_empty(), "{spec}: printed before the crash");
         assert_whole(spec, &old, &new, &files(&s), steps);
         check(spec, &s);
@@ -83,7 +91,11 @@ fn kill_and_finish(
         assert_eq!(unlock.code, 0, "{spec}: unlock: {}", unlock.stderr);
         let again = run(&s, &a, None);
         assert_eq!(again.code, 0, "{spec}: run again: {}", again.stderr);
-        assert_eq!(files(&s), new, "{spec}: the run again did not reach the clean bytes");
+        assert_eq!(
+            files(&s),
+            new,
+            "{spec}: the run again did not reach the clean bytes"
+        );
         let verify = run(&s, &["verify", s.rel], None);
         assert_eq!(verify.code, 0, "{spec}: {}", verify.stdout);
     }
@@ -175,8 +187,15 @@ fn add_task_killed_at_every_step_leaves_old_or_new_files_and_finishes_when_run_a
         &[],
         &|s| {
             [
-                "refine", s.rel, "--add-task", "--title", "Load test", "--acceptance",
-                "no event lost", "--validation", "make load",
+                "refine",
+                s.rel,
+                "--add-task",
+                "--title",
+                "Load test",
+                "--acceptance",
+                "no event lost",
+                "--validation",
+                "make load",
             ]
             .map(String::from)
             .to_vec()
@@ -202,8 +221,14 @@ fn skip_killed_at_every_step_finishes_when_run_again() {
         &[],
         &|s| {
             [
-                "refine", s.rel, "--skip", "3", "--reason", "the docs move to the wiki",
-                "--authority", "user",
+                "refine",
+                s.rel,
+                "--skip",
+                "3",
+                "--reason",
+                "the docs move to the wiki",
+                "--authority",
+                "user",
             ]
             .map(String::from)
             .to_vec()
@@ -212,7 +237,10 @@ fn skip_killed_at_every_step_finishes_when_run_again() {
         &|spec, s| {
             // The record is written before the state: never a skipped task without it.
             if s.state()["tasks"][2]["status"] == "skipped" {
-                assert!(s.read("PROGRESS.md").contains("## Refinement — 2026-10-05"), "{spec}");
+                assert!(
+                    s.read("PROGRESS.md").contains("## Refinement — 2026-10-05"),
+                    "{spec}"
+                );
             }
         },
     );
