@@ -4,6 +4,7 @@
 //! or applied under state.json's lock with a crash point after each step.
 
 use crate::dwp::layout;
+use crate::dwp::model::markdown::{ReconciliationEntry, append_dated_entry};
 use crate::dwp::ops::OpError;
 use crate::dwp::read::read_plan_file;
 use crate::recovery::hash::sha256_hex;
@@ -188,6 +189,33 @@ impl Edit {
                 crash_point: crash_point.to_string(),
             });
         }
+    }
+
+    /// Adds the step that appends `entry` to PROGRESS.md as a dated `## TITLE — DATE` entry
+    /// (the file is created when missing), unless the file holds that very entry already — a
+    /// run cut short wrote it, and the same command run again does not write it twice. Returns
+    /// whether it was there.
+    pub(crate) fn append_progress_once(
+        &mut self,
+        plan: &OpenedPlan,
+        title: &str,
+        entry: &ReconciliationEntry,
+        crash_point: &str,
+    ) -> Result<bool, OpError> {
+        let before = plan.read(layout::PROGRESS_FILE)?;
+        self.read_as(layout::PROGRESS_FILE, before.as_deref());
+        let block = append_dated_entry(b"", title, entry);
+        let there = match &before {
+            Some(bytes) => {
+                text_of(layout::PROGRESS_FILE, bytes)?.contains(&*String::from_utf8_lossy(&block))
+            }
+            None => false,
+        };
+        if !there {
+            let after = append_dated_entry(before.as_deref().unwrap_or_default(), title, entry);
+            self.write(layout::PROGRESS_FILE, after, crash_point);
+        }
+        Ok(there)
     }
 
     /// Whether the edit changes anything.

@@ -21,19 +21,19 @@ use super::{RefineOutcome, RefineRequest, Renumbered, one_line_arg};
 use crate::dwp::decide::insert_task::{Insertion, insert_before_final};
 use crate::dwp::decide::update::APPLIED_VERSION;
 use crate::dwp::layout;
+use crate::dwp::model::markdown::ReconciliationEntry;
 use crate::dwp::model::markdown::close_out::line_ending;
 use crate::dwp::model::markdown::rewrite::{
     FullNames, RewriteError, TaskDraft, full_task_file, has_inserted_task,
     insert_task_before_final, numbers_sections, renumber_task_file, renumbered_file_name,
     task_file_name, task_slug,
 };
-use crate::dwp::model::markdown::{ReconciliationEntry, append_dated_entry};
 use crate::dwp::ops::OpError;
 use crate::dwp::ops::plan_edit::{Edit, OpenedPlan, text_of};
 use crate::jsonfmt::{JsonStyle, to_bytes};
 use crate::recovery::hash::sha256_hex;
 use crate::report::{Refusal, RefusalKind};
-use crate::write::{Confirmation, JournalEntry};
+use crate::write::JournalEntry;
 use serde_json::{Value, json};
 
 /// Inserts the task (see the module comment).
@@ -82,21 +82,8 @@ pub(super) fn add_task(
         if before_final.get("title").and_then(Value::as_str) == Some(title.as_str())
             && before_final.get("status").and_then(Value::as_str) == Some("pending")
         {
-            return Ok(RefineOutcome {
-                result: "unchanged",
-                plan: plan.name.clone(),
-                action: "add-task",
-                task: before_final.get("id").and_then(Value::as_u64).unwrap_or(0),
-                title,
-                record: None,
-                renumbered: None,
-                written: Vec::new(),
-                removed: Vec::new(),
-                placeholders: Vec::new(),
-                diff: String::new(),
-                transition: None,
-                confirmation: Confirmation::Confirmed,
-            });
+            let id = before_final.get("id").and_then(Value::as_u64).unwrap_or(0);
+            return Ok(RefineOutcome::new(&plan.name, "add-task", id, title));
         }
     }
     let locator = last.get("locator");
@@ -123,8 +110,6 @@ pub(super) fn add_task(
         write_task_files(&plan, &mut edit, &names, n, draft)?;
         Some(names)
     };
-    let progress = plan.read(layout::PROGRESS_FILE)?;
-    edit.read_as(layout::PROGRESS_FILE, progress.as_deref());
     let entry = ReconciliationEntry {
         date,
         summary: format!(
@@ -135,19 +120,7 @@ pub(super) fn add_task(
             .map(|r| vec![format!("Reason: {}", r.trim())])
             .unwrap_or_default(),
     };
-    let block = append_dated_entry(b"", "Refinement", &entry);
-    let recorded = match &progress {
-        Some(b) => text_of(layout::PROGRESS_FILE, b)?.contains(&*String::from_utf8_lossy(&block)),
-        None => false,
-    };
-    if !recorded {
-        let after = append_dated_entry(
-            progress.as_deref().unwrap_or_default(),
-            "Refinement",
-            &entry,
-        );
-        edit.write(layout::PROGRESS_FILE, after, "refine.after_progress");
-    }
+    edit.append_progress_once(&plan, "Refinement", &entry, "refine.after_progress")?;
     // A README the interrupted run already rewrote is kept as it is.
     if !has_inserted_task(&readme, n, &title) {
         let after = insert_task_before_final(&readme, n, draft, names.as_ref())
@@ -178,24 +151,15 @@ pub(super) fn add_task(
     let state_sha256 = sha256_hex(&state_after);
     edit.write(layout::STATE_FILE, state_after, "refine.after_state");
 
-    let mut outcome = RefineOutcome {
-        result: "ok",
-        plan: plan.name.clone(),
-        action: "add-task",
-        task: at,
-        title: title.clone(),
-        record: None,
-        renumbered: Some(Renumbered {
-            from: at,
-            to: at + 1,
-        }),
-        written: edit.written(),
-        removed: edit.removed(),
-        placeholders: draft.placeholders(),
-        diff: String::new(),
-        transition: None,
-        confirmation: Confirmation::Confirmed,
-    };
+    let mut outcome = RefineOutcome::new(&plan.name, "add-task", at, title.clone());
+    outcome.result = "ok";
+    outcome.renumbered = Some(Renumbered {
+        from: at,
+        to: at + 1,
+    });
+    outcome.written = edit.written();
+    outcome.removed = edit.removed();
+    outcome.placeholders = draft.placeholders();
     if req.dry_run {
         outcome.diff = edit.diff();
         return Ok(outcome);

@@ -109,6 +109,25 @@ pub struct RefineOutcome {
 }
 
 impl RefineOutcome {
+    /// An outcome that changed nothing yet (`unchanged`), to be filled in.
+    fn new(plan: &str, action: &'static str, task: u64, title: String) -> Self {
+        Self {
+            result: "unchanged",
+            plan: plan.to_string(),
+            action,
+            task,
+            title,
+            record: None,
+            renumbered: None,
+            written: Vec::new(),
+            removed: Vec::new(),
+            placeholders: Vec::new(),
+            diff: String::new(),
+            transition: None,
+            confirmation: Confirmation::Confirmed,
+        }
+    }
+
     /// The text output.
     pub fn to_text(&self) -> String {
         let plan = &self.plan;

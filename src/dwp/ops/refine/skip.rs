@@ -17,9 +17,9 @@ use super::{RefineOutcome, RefineRequest, one_line_arg};
 use crate::dwp::decide::update::{UpdateRequest, plan_transition};
 use crate::dwp::layout;
 use crate::dwp::model::TaskStatus;
-use crate::dwp::model::markdown::{SkipRefinement, append_dated_entry};
+use crate::dwp::model::markdown::SkipRefinement;
 use crate::dwp::ops::OpError;
-use crate::dwp::ops::plan_edit::{Edit, OpenedPlan, text_of};
+use crate::dwp::ops::plan_edit::{Edit, OpenedPlan};
 use crate::dwp::ops::update;
 use crate::report::{Refusal, RefusalKind};
 use crate::write::{Confirmation, JournalEntry};
@@ -109,30 +109,17 @@ pub(super) fn skip(
         reason: reason.trim().to_string(),
     };
     let record = format!("PROGRESS.md refinement of {date}");
-    let progress_before = plan.read(layout::PROGRESS_FILE)?;
-    let block = append_dated_entry(b"", "Refinement", &refinement.entry());
-    let recorded = match &progress_before {
-        Some(bytes) => {
-            text_of(layout::PROGRESS_FILE, bytes)?.contains(&*String::from_utf8_lossy(&block))
-        }
-        None => false,
-    };
     let already_skipped = status == TaskStatus::Skipped.as_str();
-    let mut outcome = RefineOutcome {
-        result: "unchanged",
-        plan: plan.name.clone(),
-        action: "skip",
-        task,
-        title,
-        record: Some(record.clone()),
-        renumbered: None,
-        written: Vec::new(),
-        removed: Vec::new(),
-        placeholders: Vec::new(),
-        diff: String::new(),
-        transition: None,
-        confirmation: Confirmation::Confirmed,
-    };
+    let mut markdown = Edit::default();
+    markdown.read_as(layout::STATE_FILE, Some(&plan.state_bytes));
+    let recorded = markdown.append_progress_once(
+        &plan,
+        "Refinement",
+        &refinement.entry(),
+        "refine.after_progress",
+    )?;
+    let mut outcome = RefineOutcome::new(&plan.name, "skip", task, title);
+    outcome.record = Some(record.clone());
     if already_skipped && recorded {
         return Ok(outcome);
     }
@@ -153,17 +140,6 @@ pub(super) fn skip(
         Some(decided.candidate_bytes)
     };
 
-    let mut markdown = Edit::default();
-    markdown.read_as(layout::STATE_FILE, Some(&plan.state_bytes));
-    markdown.read_as(layout::PROGRESS_FILE, progress_before.as_deref());
-    if !recorded {
-        let after = append_dated_entry(
-            progress_before.as_deref().unwrap_or_default(),
-            "Refinement",
-            &refinement.entry(),
-        );
-        markdown.write(layout::PROGRESS_FILE, after, "refine.after_progress");
-    }
     if req.dry_run {
         let mut shown = markdown.clone();
         if let Some(bytes) = candidate {
