@@ -31,25 +31,20 @@ pub(super) struct Args {
     /// The plan folder (.dwp/plans/PLAN_<name>)
     #[arg(value_name = "PLAN_DIR")]
     pub plan_dir: PathBuf,
-    /// SHA-256 of state.json as you last read it; refused if it changed since
-    #[arg(long = "expected-sha256", value_name = "HEX")]
-    pub expected_sha256: Option<String>,
-    /// Print the change as a unified diff; write nothing
-    #[arg(long)]
-    pub dry_run: bool,
     #[command(flatten)]
-    pub wait: super::wait::WaitArg,
+    pub guard: super::wait::GuardArgs,
 }
 
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
     let req = PromoteRequest {
         plan_dir: ctx.cwd.join(&args.plan_dir),
-        expected_sha256: args.expected_sha256.clone(),
-        dry_run: args.dry_run,
+        expected_sha256: args.guard.expected_sha256.clone(),
+        dry_run: args.guard.dry_run,
         clock: Clock::from_env()?,
     };
     let outcome = args
+        .guard
         .wait
         .run(|| promote::promote(req.clone()).map_err(error))?;
     let applied = (outcome.result == "applied").then_some(&outcome.confirmation);

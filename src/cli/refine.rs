@@ -102,14 +102,8 @@ pub(super) struct Args {
     /// Model name (updated_by on a skip, and the journal)
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
-    /// SHA-256 of state.json as you last read it; refused if it changed since
-    #[arg(long = "expected-sha256", value_name = "HEX")]
-    pub expected_sha256: Option<String>,
-    /// Print the change as a unified diff; write nothing
-    #[arg(long)]
-    pub dry_run: bool,
     #[command(flatten)]
-    pub wait: super::wait::WaitArg,
+    pub guard: super::wait::GuardArgs,
 }
 
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -135,13 +129,14 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     let req = RefineRequest {
         plan_dir: ctx.cwd.join(&args.plan_dir),
         action,
-        expected_sha256: args.expected_sha256.clone(),
-        dry_run: args.dry_run,
+        expected_sha256: args.guard.expected_sha256.clone(),
+        dry_run: args.guard.dry_run,
         agent: args.agent.clone(),
         model: args.model.clone(),
         clock: Clock::from_env()?,
     };
     let outcome = args
+        .guard
         .wait
         .run(|| refine::refine(req.clone()).map_err(error))?;
     let applied = (outcome.result == "applied").then_some(&outcome.confirmation);

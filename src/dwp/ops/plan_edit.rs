@@ -5,18 +5,19 @@
 
 use crate::dwp::layout;
 use crate::dwp::model::markdown::{ReconciliationEntry, append_dated_entry};
-use crate::dwp::ops::OpError;
+use crate::dwp::ops::{OpError, OpenedPlan};
 use crate::dwp::read::read_plan_file;
-use crate::recovery::hash::sha256_hex;
 use crate::report::text::unified_diff;
-use crate::report::{HintedError, Refusal, RefusalKind};
+use crate::report::{Refusal, RefusalKind};
 use crate::write::{Confirmation, JournalEntry, WriteError, Writer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// A plan opened for an edit.
+/// A plan opened for a reshaping edit: the plan as every markdown writer opens it
+/// ([`super::OpenedPlan`]: the folder resolved, state.json read, the caller's snapshot
+/// checked), with state.json parsed and an interrupted publication refused.
 #[derive(Debug, Clone)]
-pub(crate) struct OpenedPlan {
+pub(crate) struct PlanUnderEdit {
     /// The plan folder, resolved.
     pub dir: PathBuf,
     /// Its name (`PLAN_x`).
@@ -27,35 +28,19 @@ pub(crate) struct OpenedPlan {
     pub state: Value,
 }
 
-impl OpenedPlan {
-    /// Reads the plan's state.json, refuses a stale snapshot (`expected`) and a state that does
-    /// not parse, and a plan with an interrupted publication (`marker-present`).
+impl PlanUnderEdit {
+    /// Opens the plan; refuses a state that does not parse and a plan with an interrupted
+    /// publication (`marker-present`).
     pub(crate) fn open(plan_dir: &Path, expected: Option<&str>) -> Result<Self, OpError> {
-        let dir = plan_dir.canonicalize().map_err(|_| {
-            HintedError::usage(format!("{}: not a plan folder", plan_dir.display()))
-                .hint("pass a plan folder such as .dwp/plans/PLAN_<name>")
-        })?;
-        let name = layout::plan_name(&dir);
-        let state_bytes = read_plan_file(&dir, layout::STATE_FILE)?.ok_or_else(|| {
-            Refusal::new(
-                RefusalKind::StateMissing,
-                format!("{}: no state.json", dir.display()),
-            )
-            .hint("the plan is reshaped once it is materialized: state.json is missing")
-        })?;
-        let actual = sha256_hex(&state_bytes);
-        if let Some(expected) = expected
-            && !expected.eq_ignore_ascii_case(&actual)
-        {
-            return Err(Refusal::new(
-                RefusalKind::StaleSnapshot,
-                format!(
-                    "state.json changed since you read it (sha256 {expected} expected, {actual} found); nothing was written"
-                ),
-            )
-            .hint("read state.json again, then decide again")
-            .into());
-        }
+        let OpenedPlan {
+            dir,
+            name,
+            state_bytes,
+        } = OpenedPlan::open(
+            plan_dir,
+            expected,
+            "the plan is reshaped once it is materialized: state.json is missing",
+        )?;
         let state: Value = crate::dwp::model::parse_json(&state_bytes).map_err(|e| {
             Refusal::new(
                 RefusalKind::StateUnparseable,
@@ -197,7 +182,7 @@ impl Edit {
     /// whether it was there.
     pub(crate) fn append_progress_once(
         &mut self,
-        plan: &OpenedPlan,
+        plan: &PlanUnderEdit,
         title: &str,
         entry: &ReconciliationEntry,
         crash_point: &str,

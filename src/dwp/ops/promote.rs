@@ -28,7 +28,7 @@ use crate::dwp::model::markdown::promotion::{readme_as_full, task_file_from_reco
 use crate::dwp::model::markdown::rewrite::{FINAL_REVIEW_SLUG, task_file_name, task_slug};
 use crate::dwp::model::{Era, PromotionPhase, state_era};
 use crate::dwp::ops::OpError;
-use crate::dwp::ops::plan_edit::{Edit, OpenedPlan};
+use crate::dwp::ops::plan_edit::{Edit, PlanUnderEdit};
 use crate::jsonfmt::{JsonStyle, to_bytes};
 use crate::recovery::hash::sha256_hex;
 use crate::report::{Refusal, RefusalKind};
@@ -147,7 +147,7 @@ fn rank(at: &PromotionState) -> u8 {
 
 /// Promotes the plan, or finishes an interrupted promotion (see the module comment).
 pub fn promote(req: PromoteRequest) -> Result<PromoteOutcome, OpError> {
-    let plan = OpenedPlan::open(&req.plan_dir, req.expected_sha256.as_deref())?;
+    let plan = PlanUnderEdit::open(&req.plan_dir, req.expected_sha256.as_deref())?;
     let unchanged = PromoteOutcome {
         result: "unchanged",
         plan: plan.name.clone(),
@@ -339,7 +339,7 @@ pub fn promote(req: PromoteRequest) -> Result<PromoteOutcome, OpError> {
 
 /// The step that writes task `id`'s file from its README record.
 fn write_task_file(
-    plan: &OpenedPlan,
+    plan: &PlanUnderEdit,
     edit: &mut Edit,
     readme: &str,
     id: u64,
@@ -378,7 +378,7 @@ fn write_task_file(
 
 /// The task file names of the Full plan: `<id>.task_<slug of the record's title>.md`, the
 /// last one `<id>.task_final_review.md` (the name the checks look for).
-fn file_names(plan: &OpenedPlan, readme: &str, ids: &[u64]) -> Vec<String> {
+fn file_names(plan: &PlanUnderEdit, readme: &str, ids: &[u64]) -> Vec<String> {
     let parsed = parse_readme(readme);
     ids.iter()
         .enumerate()
@@ -423,7 +423,7 @@ fn recorded_names_fit(files: &[String], ids: &[u64]) -> bool {
 /// Before a promotion starts: the README holds one record per task of state.json (a record
 /// without its task would be lost with the README's records), and no task file is in the
 /// folder yet (the promotion would write over it).
-fn check_lite_inventory(plan: &OpenedPlan, readme: &str, ids: &[u64]) -> Result<(), Refusal> {
+fn check_lite_inventory(plan: &PlanUnderEdit, readme: &str, ids: &[u64]) -> Result<(), Refusal> {
     let parsed = parse_readme(readme);
     let mut records: Vec<u64> = parsed
         .inline

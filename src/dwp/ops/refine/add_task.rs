@@ -29,7 +29,7 @@ use crate::dwp::model::markdown::rewrite::{
     task_file_name, task_slug,
 };
 use crate::dwp::ops::OpError;
-use crate::dwp::ops::plan_edit::{Edit, OpenedPlan, text_of};
+use crate::dwp::ops::plan_edit::{Edit, PlanUnderEdit, text_of};
 use crate::jsonfmt::{JsonStyle, to_bytes};
 use crate::recovery::hash::sha256_hex;
 use crate::report::{Refusal, RefusalKind};
@@ -47,7 +47,7 @@ pub(super) fn add_task(
         one_line_arg("--reason", r, 500)?;
     }
     let title = draft.title.split_whitespace().collect::<Vec<_>>().join(" ");
-    let plan = OpenedPlan::open(&req.plan_dir, req.expected_sha256.as_deref())?;
+    let plan = PlanUnderEdit::open(&req.plan_dir, req.expected_sha256.as_deref())?;
     check_ready(&plan)?;
     let last = plan.tasks().last().ok_or_else(|| {
         Refusal::new(
@@ -188,7 +188,7 @@ pub(super) fn add_task(
 }
 
 /// A task is added to a ready plan: not while it is materializing or being promoted.
-fn check_ready(plan: &OpenedPlan) -> Result<(), Refusal> {
+fn check_ready(plan: &PlanUnderEdit) -> Result<(), Refusal> {
     let materialization = plan.state.get("materialization").and_then(Value::as_str);
     let promoting = plan.state.get("promotion").is_some_and(|p| !p.is_null());
     if materialization.is_some_and(|m| m != "ready") || promoting {
@@ -212,7 +212,7 @@ fn check_ready(plan: &OpenedPlan) -> Result<(), Refusal> {
 /// The file names of a Full plan's insertion: the new task's from its title, the Final
 /// Review's before and after.
 fn full_names(
-    plan: &OpenedPlan,
+    plan: &PlanUnderEdit,
     at: u64,
     title: &str,
     final_before: &str,
@@ -244,7 +244,7 @@ fn full_names(
 /// file, or — after an interrupted run removed that — from the new one), the new task's file,
 /// the old file removed.
 fn write_task_files(
-    plan: &OpenedPlan,
+    plan: &PlanUnderEdit,
     edit: &mut Edit,
     names: &FullNames,
     n: u32,

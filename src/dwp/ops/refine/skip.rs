@@ -19,7 +19,7 @@ use crate::dwp::layout;
 use crate::dwp::model::TaskStatus;
 use crate::dwp::model::markdown::SkipRefinement;
 use crate::dwp::ops::OpError;
-use crate::dwp::ops::plan_edit::{Edit, OpenedPlan};
+use crate::dwp::ops::plan_edit::{Edit, PlanUnderEdit};
 use crate::dwp::ops::update;
 use crate::report::{Refusal, RefusalKind};
 use crate::write::{Confirmation, JournalEntry};
@@ -48,7 +48,7 @@ pub(super) fn skip(
         .into());
     }
     one_line_arg("--reason", reason, 500)?;
-    let plan = OpenedPlan::open(&req.plan_dir, req.expected_sha256.as_deref())?;
+    let plan = PlanUnderEdit::open(&req.plan_dir, req.expected_sha256.as_deref())?;
     let tasks = plan.tasks();
     let index = tasks
         .iter()
