@@ -347,3 +347,94 @@ fn an_interrupted_promotion_is_named_by_verify_and_finished_by_promote() {
     reference.remove(JOURNAL);
     assert_eq!(changed(&reference, &resumed), Vec::<String>::new());
 }
+
+/// `task done` on a promoted plan: each close-out to the receipt.
+fn close_out(s: &Scratch, now: &str, task: &str, gate: &str) -> crate::support::run::Run {
+    crate::support::run::Planseal::new()
+        .cwd(s.root())
+        .clock(now)
+        .args([
+            "task",
+            "done",
+            s.rel,
+            "--task",
+            task,
+            "--gate",
+            gate,
+            "--summary",
+            "done as planned",
+            "--outputs",
+            "the task's files",
+            "--skills-disposition",
+            "none — nothing reusable",
+            "--documentation-decision",
+            "not applicable — internal change",
+        ])
+        .output()
+}
+
+#[test]
+fn a_plan_reshaped_by_refine_and_promote_is_published_with_planseal_writers_only() {
+    let s = Scratch::lite();
+    let added = s.run(&[
+        "refine",
+        s.rel,
+        "--add-task",
+        "--title",
+        "Document the limiter",
+        "--goal",
+        "Explain the limiter in the README.",
+        "--context",
+        "Users ask how to set the rate.",
+        "--touched-surface",
+        "README.md",
+        "--acceptance",
+        "README has a Rate limiting section",
+        "--validation",
+        "python3 -m unittest discover -s tests -t .",
+    ]);
+    assert_eq!(added.code, 0, "{}", stderr(&added));
+    let promoted = s.run(&["promote", s.rel]);
+    assert_eq!(promoted.code, 0, "{}", stderr(&promoted));
+    let suite = "python3 -m unittest discover -s tests -t .|0|scope=whole suite; ran=9/9";
+    for (task, now) in [
+        ("1", "2026-10-05T09:10:00+00:00"),
+        ("2", "2026-10-05T09:20:00+00:00"),
+        ("3", "2026-10-05T09:30:00+00:00"),
+    ] {
+        let out = close_out(&s, now, task, suite);
+        assert_eq!(out.code, 0, "task {task}: {}", stderr(&out));
+    }
+    std::fs::write(
+        s.plan.join("analysis_results/SECURITY_REVIEW.md"),
+        "# Security review\n\nNo findings: the limiter logs nothing and reads no secrets.\n",
+    )
+    .unwrap();
+    let last = close_out(&s, "2026-10-05T09:40:00+00:00", "4", suite);
+    assert_eq!(last.code, 0, "{}", stderr(&last));
+    assert!(
+        stdout(&last).ends_with("task 4 → completed · plan completed and verified\n"),
+        "{}",
+        stdout(&last)
+    );
+    assert!(s.plan.join("analysis_results/FINALIZATION.json").is_file());
+    // The close-outs wrote into the task files the promotion made.
+    assert!(
+        s.read("3.task_document_the_limiter.md")
+            .contains("## Completion & Log\n\nStatus: completed\n")
+    );
+    let verify = s.run(&["verify", s.rel]);
+    assert_eq!(verify.code, 0, "{}", stdout(&verify));
+    // The manifest still says how the plan was created; the published plan is Full already.
+    assert!(
+        s.read("manifest.json")
+            .contains("\"plan_format\": \"lite\"")
+    );
+    let before = s.tree();
+    let again = s.run(&["promote", s.rel]);
+    assert_eq!(
+        stdout(&again),
+        "PLAN_http_rate_limit: already a Full plan; nothing written\n"
+    );
+    assert_eq!(s.tree(), before);
+}

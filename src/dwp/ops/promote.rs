@@ -169,6 +169,18 @@ pub fn promote(req: PromoteRequest) -> Result<PromoteOutcome, OpError> {
         // A v1 plan has no Lite form: each task is a file already.
         return Ok(unchanged);
     }
+    let at = promotion_state(&plan.state)
+        .map_err(|e| Refusal::new(RefusalKind::ShapeError, format!("{e}; nothing was written")))?;
+    let materialization = plan
+        .state
+        .get("materialization")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    if at == PromotionState::NotStarted
+        && plan.state.get("format").and_then(Value::as_str) == Some("full")
+    {
+        return Ok(unchanged);
+    }
     if plan.state.get("status").and_then(Value::as_str) == Some("completed") {
         return Err(Refusal::new(
             RefusalKind::PlanCompleted,
@@ -182,18 +194,8 @@ pub fn promote(req: PromoteRequest) -> Result<PromoteOutcome, OpError> {
         )
         .into());
     }
-    let at = promotion_state(&plan.state)
-        .map_err(|e| Refusal::new(RefusalKind::ShapeError, format!("{e}; nothing was written")))?;
-    let materialization = plan
-        .state
-        .get("materialization")
-        .and_then(Value::as_str)
-        .unwrap_or("?");
     match &at {
         PromotionState::NotStarted => {
-            if plan.state.get("format").and_then(Value::as_str) == Some("full") {
-                return Ok(unchanged);
-            }
             if materialization != "ready" {
                 return Err(Refusal::new(
                     RefusalKind::NotReady,
