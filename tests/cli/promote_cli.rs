@@ -334,6 +334,15 @@ fn an_interrupted_promotion_is_named_by_verify_and_finished_by_promote() {
         "{}",
         stderr(&update)
     );
+    // The resume view says what to run.
+    let status = s.run(&["status", s.rel]);
+    assert!(
+        stdout(&status)
+            .contains("needs action: a Lite → Full promotion was interrupted (phase intent)\n")
+            && stdout(&status).contains(&format!("next: planseal promote {}\n", s.rel)),
+        "{}",
+        stdout(&status)
+    );
     let out = s.run(&["promote", s.rel]);
     assert_eq!(out.code, 0, "{}", stderr(&out));
     assert!(
