@@ -240,7 +240,12 @@ fn promote_refusals_leave_every_file_byte_identical() {
     let readme = missing_record.read("README.md");
     missing_record.write("README.md", &readme.replace("{#task-2}", ""));
     let stale = Scratch::lite();
+    let latin1 = Scratch::lite();
+    let mut bytes = latin1.read("README.md").into_bytes();
+    bytes.extend_from_slice(b"\nRevis\xe3o\n");
+    std::fs::write(latin1.plan.join("README.md"), bytes).unwrap();
     let cases: Vec<(&Scratch, Vec<&str>, &str)> = vec![
+        (&latin1, vec![], "not-utf8"),
         (&completed, vec![], "plan-completed"),
         (&stray, vec![], "lite-plan-has-task-files"),
         (&missing_record, vec![], "lite-records-inventory-mismatch"),

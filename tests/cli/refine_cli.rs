@@ -5,6 +5,7 @@
 use crate::support::reshape::{JOURNAL, Scratch, changed, text};
 use crate::support::run::Planseal;
 use crate::support::{stderr, stdout};
+use serde_json::json;
 
 const RECORD: &str = "\n## Refinement — 2026-10-05\n\n- Task 3 (Operator documentation) removed from scope: skipped by refine\n- Authority: user\n- Reason: the docs move to the wiki\n";
 
@@ -75,6 +76,11 @@ task 3 → skipped · 0/4 completed · plan in_progress\n"
     assert_eq!(journal[0]["authority"], "user");
     assert_eq!(journal[0]["reason"], "the docs move to the wiki");
     assert_eq!(journal[0]["task"], 3);
+    // The record's line moves no status: update's line does.
+    assert_eq!(
+        (&journal[0]["from"], &journal[0]["to"]),
+        (&json!("pending"), &json!("pending"))
+    );
     assert_eq!(journal[1]["to"], "skipped");
 
     // The plan still verifies, and the same command again changes nothing.

@@ -155,11 +155,9 @@ pub(super) fn skip(
     let mut confirmation = Confirmation::Confirmed;
     if !markdown.is_empty() {
         let mut line = JournalEntry::for_plan(now, "refine", &plan.name)
-            .transition(
-                Some(task),
-                status.clone().into(),
-                TaskStatus::Skipped.as_str().into(),
-            )
+            // The record only: the task's status moves with update's line after it (a replay of
+            // the journal must not skip a task whose transition did not happen).
+            .transition(Some(task), status.clone().into(), status.clone().into())
             .reason(Some(reason.trim().to_string()))
             .with("action", "skip")
             .with("authority", "user")
