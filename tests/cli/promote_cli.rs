@@ -452,3 +452,53 @@ fn a_plan_reshaped_by_refine_and_promote_is_published_with_planseal_writers_only
     );
     assert_eq!(s.tree(), before);
 }
+
+/// A live writer holds state.json's lock: `promote` and `refine` refuse at once without
+/// `--wait` (nothing written) and, with it, wait for the lock and then write.
+#[test]
+fn promote_and_refine_wait_for_a_live_writers_lock() {
+    use planseal::recovery::store::{LockStyle, acquire};
+    let s = Scratch::lite();
+    let guard = acquire(
+        &s.plan.join("state.json"),
+        &LockStyle::Directory,
+        "test holds the lock",
+        "test",
+    )
+    .unwrap();
+    let mut before = s.tree();
+    before.retain(|k, _| !k.starts_with("state.json.lock"));
+    for args in [
+        vec!["promote", s.rel],
+        vec!["refine", s.rel, "--add-task", "--title", "Docs"],
+    ] {
+        let out = s.run(&args);
+        assert_eq!(out.code, 1, "{args:?}");
+        assert!(stderr(&out).starts_with("lock-present"), "{}", stderr(&out));
+        let mut now = s.tree();
+        now.retain(|k, _| !k.starts_with("state.json.lock"));
+        assert_eq!(now, before, "{args:?}");
+    }
+    let (root, rel) = (s.root().to_path_buf(), s.rel);
+    let writer = std::thread::spawn(move || {
+        crate::support::run::Planseal::new()
+            .cwd(&root)
+            .clock(crate::support::reshape::NOW)
+            .args(["promote", rel, "--wait=20s"])
+            .output()
+    });
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert!(
+        !writer.is_finished(),
+        "promote did not wait for the live lock"
+    );
+    guard.release().unwrap();
+    let out = writer.join().unwrap();
+    assert_eq!(out.code, 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("waiting up to 20s: lock-present"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(s.state()["format"], "full");
+}
