@@ -390,23 +390,7 @@ fn close_out(s: &Scratch, now: &str, task: &str, gate: &str) -> crate::support::
 #[test]
 fn a_plan_reshaped_by_refine_and_promote_is_published_with_planseal_writers_only() {
     let s = Scratch::lite();
-    let added = s.run(&[
-        "refine",
-        s.rel,
-        "--add-task",
-        "--title",
-        "Document the limiter",
-        "--goal",
-        "Explain the limiter in the README.",
-        "--context",
-        "Users ask how to set the rate.",
-        "--touched-surface",
-        "README.md",
-        "--acceptance",
-        "README has a Rate limiting section",
-        "--validation",
-        "python3 -m unittest discover -s tests -t .",
-    ]);
+    let added = s.add_docs_task();
     assert_eq!(added.code, 0, "{}", stderr(&added));
     let promoted = s.run(&["promote", s.rel]);
     assert_eq!(promoted.code, 0, "{}", stderr(&promoted));

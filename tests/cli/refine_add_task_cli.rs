@@ -165,23 +165,7 @@ fill in before the task starts: Context, Touched Surface (written as `TODO:`)\n"
 fn add_task_to_a_lite_plan_inserts_its_record_before_the_final_reviews() {
     let s = Scratch::lite();
     let before = s.tree();
-    let out = s.run(&[
-        "refine",
-        s.rel,
-        "--add-task",
-        "--title",
-        "Document the limiter",
-        "--goal",
-        "Explain the limiter in the README.",
-        "--context",
-        "Users ask how to set the rate.",
-        "--touched-surface",
-        "README.md only.",
-        "--acceptance",
-        "README has a Rate limiting section",
-        "--validation",
-        "python3 -m unittest discover -s tests -t .",
-    ]);
+    let out = s.add_docs_task();
     assert_eq!(out.code, 0, "{}", stderr(&out));
     assert_eq!(
         stdout(&out),

@@ -57,26 +57,25 @@ fn assert_whole(what: &str, old: &Tree, new: &Tree, crashed: &Tree, steps: &[&st
 fn kill_and_finish(
     make: fn() -> Scratch,
     steps: &[&str],
-    args: &dyn Fn(&Scratch) -> Vec<String>,
+    command: &[&str],
     specs: &[String],
     check: &dyn Fn(&str, &Scratch),
 ) {
+    // The command's first word, the plan folder, then the rest.
+    let args_of = |s: &Scratch| {
+        let mut a = vec![command[0], s.rel];
+        a.extend_from_slice(&command[1..]);
+        a
+    };
     let clean = make();
     let old = files(&clean);
-    let args_of = |s: &Scratch| args(s);
-    let clean_args = args_of(&clean);
-    let out = run(
-        &clean,
-        &clean_args.iter().map(String::as_str).collect::<Vec<_>>(),
-        None,
-    );
+    let out = run(&clean, &args_of(&clean), None);
     assert_eq!(out.code, 0, "clean run: {}", out.stderr);
     let new = files(&clean);
     assert_ne!(old, new);
     for spec in specs {
         let s = make();
         let a = args_of(&s);
-        let a: Vec<&str> = a.iter().map(String::as_str).collect();
         let out = run(&s, &a, Some(spec));
         assert_eq!(
             out.code, 137,
@@ -137,7 +136,7 @@ fn promote_killed_at_every_step_is_at_a_recorded_phase_and_finishes_when_run_aga
     kill_and_finish(
         Scratch::lite,
         &["state.json"],
-        &|s| vec!["promote".into(), s.rel.into()],
+        &["promote"],
         &all,
         &|spec, s| {
             let state = s.state();
@@ -185,21 +184,16 @@ fn add_task_killed_at_every_step_leaves_old_or_new_files_and_finishes_when_run_a
     kill_and_finish(
         Scratch::full,
         &[],
-        &|s| {
-            [
-                "refine",
-                s.rel,
-                "--add-task",
-                "--title",
-                "Load test",
-                "--acceptance",
-                "no event lost",
-                "--validation",
-                "make load",
-            ]
-            .map(String::from)
-            .to_vec()
-        },
+        &[
+            "refine",
+            "--add-task",
+            "--title",
+            "Load test",
+            "--acceptance",
+            "no event lost",
+            "--validation",
+            "make load",
+        ],
         &named,
         &|spec, s| {
             // state.json is the commit point: until it is written the plan has four tasks.
@@ -219,20 +213,15 @@ fn skip_killed_at_every_step_finishes_when_run_again() {
     kill_and_finish(
         Scratch::full,
         &[],
-        &|s| {
-            [
-                "refine",
-                s.rel,
-                "--skip",
-                "3",
-                "--reason",
-                "the docs move to the wiki",
-                "--authority",
-                "user",
-            ]
-            .map(String::from)
-            .to_vec()
-        },
+        &[
+            "refine",
+            "--skip",
+            "3",
+            "--reason",
+            "the docs move to the wiki",
+            "--authority",
+            "user",
+        ],
         &named,
         &|spec, s| {
             // The record is written before the state: never a skipped task without it.

@@ -78,6 +78,28 @@ impl Scratch {
             .output()
     }
 
+    /// `refine --add-task` of a fully described task "Document the limiter" (fixture A's
+    /// wording): every section given, no placeholder.
+    pub fn add_docs_task(&self) -> Run {
+        self.run(&[
+            "refine",
+            self.rel,
+            "--add-task",
+            "--title",
+            "Document the limiter",
+            "--goal",
+            "Explain the limiter in the README.",
+            "--context",
+            "Users ask how to set the rate.",
+            "--touched-surface",
+            "README.md only.",
+            "--acceptance",
+            "README has a Rate limiting section",
+            "--validation",
+            "python3 -m unittest discover -s tests -t .",
+        ])
+    }
+
     /// Every file of the plan, by relative path.
     pub fn tree(&self) -> BTreeMap<String, Option<Vec<u8>>> {
         tree(&self.plan)
