@@ -17,9 +17,11 @@ mod hooks;
 mod log;
 mod merge_driver;
 mod outcome;
+mod promote;
 mod publish_check;
 mod rebuild;
 mod recover;
+mod refine;
 mod report;
 mod reversa;
 mod status;
@@ -92,6 +94,10 @@ enum Command {
     Amend(Box<amend::Args>),
     /// List everything still missing before a DWP plan can be published, each with its fix
     PublishCheck(publish_check::Args),
+    /// Change a DWP plan's scope: skip a task (the user's decision) or add one before the Final Review
+    Refine(Box<refine::Args>),
+    /// Promote a Lite DWP plan to Full: each inline record into its task file, resumable
+    Promote(promote::Args),
     /// Show who holds a lock and remove it when its owner is provably gone
     Unlock(unlock::Args),
     /// Publish a plan's completed state through the verified finalization transaction
@@ -199,6 +205,8 @@ pub(crate) fn main() -> ExitCode {
         Command::Task(c) => task::run(c, &ctx),
         Command::Amend(a) => amend::run(*a, &ctx),
         Command::PublishCheck(a) => publish_check::run(a, &ctx),
+        Command::Refine(a) => refine::run(*a, &ctx),
+        Command::Promote(a) => promote::run(a, &ctx),
         Command::Unlock(a) => unlock::run(a, &ctx),
         Command::Finalize(a) => finalize::run(a, &ctx),
         Command::Recover(a) => recover::run(a, &ctx),

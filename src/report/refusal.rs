@@ -143,10 +143,21 @@ refusal_kinds! {
     /// An amendment would be dated before the task's latest one.
     AmendmentBackdated = "amendment-backdated",
 
+    // --- DWP scope and format (refine, promote)
+    /// Only the user removes a task from scope: `refine --skip` takes `--authority user`.
+    AuthorityNotUser = "authority-not-user",
+    /// A completed task is reopened (an amendment), never skipped.
+    SkipCompletedTask = "skip-completed-task",
+    /// The Final Review closes the plan: it is never skipped.
+    SkipFinalReview = "skip-final-review",
+    /// A task is added before the Final Review only while the Final Review is pending.
+    FinalReviewStarted = "final-review-started",
+
     // --- DWP publication and recovery
     /// An interrupted publication left `.finalizing.json`: only `recover` may proceed.
     MarkerPresent = "marker-present",
-    /// The plan is completed and published: its approval is part of the sealed record.
+    /// The plan is completed and published: its approval and its shape are part of the sealed
+    /// record.
     PlanCompleted = "plan-completed",
     /// `.finalizing.json` cannot be read as a marker.
     MarkerUnreadable = "marker-unreadable",

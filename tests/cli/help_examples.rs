@@ -8,6 +8,8 @@ fn every_command_help_has_examples() {
         &[],
         &["verify"],
         &["update"],
+        &["refine"],
+        &["promote"],
         &["unlock"],
         &["finalize"],
         &["recover"],

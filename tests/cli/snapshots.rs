@@ -148,6 +148,8 @@ help_snapshots! {
     help_task_done => ["task", "done"],
     help_amend => ["amend"],
     help_publish_check => ["publish-check"],
+    help_refine => ["refine"],
+    help_promote => ["promote"],
     help_diff => ["diff"],
     help_log => ["log"],
     help_status => ["status"],

@@ -34,6 +34,7 @@ mod gsd_props;
 mod hostile_text_props;
 mod linear_props;
 mod receipt_roundtrip_props;
+mod reshape_props;
 mod reversa_ops;
 mod verify_equivalence;
 mod verify_props;

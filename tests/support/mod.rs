@@ -10,6 +10,7 @@ pub mod finalize;
 pub mod fs;
 pub mod gitrepo;
 pub mod plans;
+pub mod reshape;
 pub mod run;
 pub mod update;
 pub mod verify;

@@ -178,15 +178,27 @@ pub(super) fn check(
         .unwrap_or("");
     let promotion = state.get("promotion").filter(|p| !p.is_null());
     if materialization != "ready" || promotion.is_some() {
+        // An interrupted promotion says how far it got: `planseal promote` resumes from there.
+        let phase = promotion
+            .and_then(|p| p.get("phase"))
+            .and_then(Value::as_str);
         out.fail(
             "not-ready",
             format!(
                 "plan is not ready (materialization: {materialization}{}) — checks resume when it is",
-                if promotion.is_some() { ", promotion in flight" } else { "" }
+                match (promotion, phase) {
+                    (Some(_), Some(phase)) => format!(", promotion in flight at phase {phase}"),
+                    (Some(_), None) => ", promotion in flight".to_string(),
+                    (None, _) => String::new(),
+                }
             ),
         )
         .file(layout::STATE_FILE)
-        .hint("finish materializing or promoting the plan first");
+        .hint(if promotion.is_some() {
+            "an interrupted Lite → Full promotion: `planseal promote PLAN_DIR` resumes it from the recorded phase (docs/promote.md)"
+        } else {
+            "finish materializing or promoting the plan first"
+        });
         return;
     }
     // 5. README (stops the plan when missing); 6. the other plan artifacts.

@@ -7,6 +7,8 @@
 //! - [`task_done`]: a task's close-out: its log, the README, PROGRESS.md, then the transition.
 //! - [`amend`]: an amendment record, and what it does to the task's state and evidence.
 //! - [`publish_check`]: everything still missing before publication, all at once.
+//! - [`refine`]: the user's scope changes: a task skipped, a task added before the Final Review.
+//! - [`promote`]: a Lite plan promoted to Full, resumable phase by phase.
 //! - [`finalize`]: the verified publication (or re-seal) of a completed plan.
 //! - [`recover`]: finishing or rolling back an interrupted publication.
 //! - [`rebuild`]: state.json regenerated from the markdown and git.
@@ -19,9 +21,12 @@ pub mod approve;
 pub mod diff;
 pub mod finalize;
 pub mod log;
+mod plan_edit;
+pub mod promote;
 pub mod publish_check;
 pub mod rebuild;
 pub mod recover;
+pub mod refine;
 pub mod status;
 pub mod task_done;
 pub mod update;

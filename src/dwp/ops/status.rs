@@ -634,6 +634,14 @@ fn advise(view: &mut PlanView, path: &str, state_rel: &str, state: Option<&State
             ));
         }
     }
+    if let Some(promotion) = state.and_then(|s| s.promotion.as_ref()) {
+        // Every transition waits for it: `promote` resumes from the recorded phase.
+        attention.push(format!(
+            "a Lite → Full promotion was interrupted (phase {})",
+            promotion.phase.map_or("unknown", |p| p.as_str())
+        ));
+        next.push(format!("planseal promote {path}"));
+    }
     if attention.is_empty()
         && let Some(state) = state
     {
@@ -854,7 +862,15 @@ mod light {
         approval: Option<Loose>,
         checkpoint: Option<Obj<Checkpoint>>,
         blocked: Option<Obj<Blocker>>,
+        promotion: Option<Obj<Promotion>>,
         tasks: Option<Vec<Obj<Task>>>,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Promotion {
+        from: Option<Loose>,
+        to: Option<Loose>,
+        phase: Option<Loose>,
     }
 
     #[derive(Deserialize)]
@@ -935,6 +951,13 @@ mod light {
                     reason: text(b.reason),
                     since: text(b.since),
                     needs: text(b.needs),
+                }),
+                promotion: obj(self.promotion).map(|p| crate::dwp::model::Promotion {
+                    from: text(p.from),
+                    to: text(p.to),
+                    phase: text(p.phase)
+                        .as_deref()
+                        .and_then(crate::dwp::model::PromotionPhase::parse),
                 }),
                 tasks,
                 tasks_is_array,
