@@ -41,8 +41,10 @@ pub struct DriverRequest {
 /// What the driver did.
 #[derive(Debug, Clone, Serialize)]
 pub struct DriverOutcome {
-    /// `merged` (clean, exit 0) or `conflict` (exit 1: `%A` holds the conflict blocks).
+    /// `applied`: `%A` holds the result (git's driver protocol: always written).
     pub result: &'static str,
+    /// `merged` (clean, exit 0) or `conflict` (exit 1: `%A` holds the conflict blocks).
+    pub outcome: &'static str,
     /// `%P`.
     pub path: String,
     /// The format the path was merged as.
@@ -134,7 +136,8 @@ pub fn merge_driver(req: DriverRequest) -> Result<DriverOutcome, DriverError> {
         Confirmation::Confirmed
     };
     Ok(DriverOutcome {
-        result: if notes.is_empty() {
+        result: "applied",
+        outcome: if notes.is_empty() {
             "merged"
         } else {
             "conflict"

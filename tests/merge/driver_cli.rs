@@ -82,7 +82,8 @@ fn the_json_outcome_names_the_format_and_the_notes() {
     );
     assert_eq!(run.code, 1);
     let doc = run.json();
-    assert_eq!(doc["result"], "conflict");
+    assert_eq!(doc["result"], "applied");
+    assert_eq!(doc["outcome"], "conflict");
     assert_eq!(doc["format"], "dwp-manifest");
     assert_eq!(doc["path"], ".dwp/plans/PLAN_x/manifest.json");
     let note = "manifest.json differs between the branches, but a plan's manifest is written once when the plan is made and never changes; keep the version of the branch the plan was made on";
