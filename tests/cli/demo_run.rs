@@ -1,9 +1,31 @@
 //! `planseal demo`: the whole narrated life cycle runs with nothing but the binary (no `git`, no
-//! PATH at all), ends CONFORMANT with a receipt, and — with `--keep` — leaves a real git
-//! repository whose history names the tasks.
+//! PATH at all), ends CONFORMANT with a receipt and writes the report of its plan beside the
+//! scratch folder, and — with `--keep` — leaves a real git repository whose history names the
+//! tasks.
 
 use crate::support::gitrepo;
 use crate::support::run::{Planseal, Run};
+
+/// The scratch folder a `--keep` demo left in `tmp` (beside it: the report page).
+pub(crate) fn kept_folder(tmp: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .expect("the scratch folder is kept")
+}
+
+/// The report page the demo wrote in `tmp`, as the demo's last lines name it.
+pub(crate) fn report_page(tmp: &std::path::Path, stdout: &str) -> std::path::PathBuf {
+    let page = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("The report of the plan: "))
+        .unwrap_or_else(|| panic!("the demo names its report:\n{stdout}"));
+    let page = std::path::PathBuf::from(page);
+    assert_eq!(page.parent(), Some(tmp), "beside the scratch folder");
+    assert!(page.is_file(), "{}", page.display());
+    page
+}
 
 /// The demo dates its commits by the real clock, so it runs on it (as a user's would).
 fn demo(args: &[&str], tmp: &std::path::Path) -> Run {
@@ -43,6 +65,10 @@ fn the_demo_walks_the_life_cycle_without_any_other_program() {
         "Verdict: CONFORMANT",
         "\"result\": \"verified\"",
         "\"clean\": true",
+        "10. A picture of the plan",
+        "-report.html (",
+        "1 plan(s), verdict CONFORMANT:",
+        "The report of the plan: ",
     ];
     let mut at = 0;
     for m in milestones {
@@ -51,11 +77,19 @@ fn the_demo_walks_the_life_cycle_without_any_other_program() {
             .unwrap_or_else(|| panic!("`{m}` after byte {at} in:\n{text}"));
         at += found + m.len();
     }
-    // the scratch folder is gone unless --keep
-    assert!(
-        std::fs::read_dir(tmp.path()).unwrap().next().is_none(),
-        "scratch folder removed"
-    );
+    // the scratch folder is gone unless --keep; the report page stays beside where it was
+    let page = report_page(tmp.path(), text);
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(left, std::slice::from_ref(&page), "scratch folder removed");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("data-plan=\"PLAN_demo_greeting\""));
+    assert_eq!(html.matches("<g class=\"lane ").count(), 3);
+    assert!(html.contains("<g class=\"event event-crash\">"));
+    assert!(html.contains("<g class=\"event event-recovered\">"));
+    assert!(html.contains("<g class=\"event event-published\">"));
 }
 
 #[test]
@@ -63,12 +97,7 @@ fn with_keep_the_repository_and_the_sealed_plan_stay() {
     let tmp = tempfile::tempdir().unwrap();
     let out = demo(&["--keep"], tmp.path());
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
-    let root = std::fs::read_dir(tmp.path())
-        .unwrap()
-        .next()
-        .expect("the scratch folder is kept")
-        .unwrap()
-        .path();
+    let root = kept_folder(tmp.path());
     let plan = root.join(".dwp/plans/PLAN_demo_greeting");
     assert!(plan.join("analysis_results/FINALIZATION.json").is_file());
     assert!(!plan.join(".finalizing.json").exists());
@@ -102,12 +131,7 @@ fn every_timestamp_of_the_demo_plan_is_in_the_order_of_the_walk() {
     let tmp = tempfile::tempdir().unwrap();
     let out = demo(&["--keep"], tmp.path());
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
-    let root = std::fs::read_dir(tmp.path())
-        .unwrap()
-        .next()
-        .expect("the scratch folder is kept")
-        .unwrap()
-        .path();
+    let root = kept_folder(tmp.path());
     let plan = root.join(".dwp/plans/PLAN_demo_greeting");
     let json = |rel: &str| -> serde_json::Value {
         serde_json::from_slice(&std::fs::read(plan.join(rel)).unwrap()).unwrap()

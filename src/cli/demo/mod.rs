@@ -1,6 +1,7 @@
 //! `planseal demo`: a small plan's whole life cycle in a throw-away git repository, narrated —
 //! guarded updates through the tasks, a publication interrupted right after its marker, `verify`
-//! failing, `recover`, `verify` passing, the receipt. Every `$ planseal …` step runs this same
+//! failing, `recover`, `verify` passing, the receipt, and last the report of the plan (an HTML page
+//! written beside the scratch folder, so it outlives it). Every `$ planseal …` step runs this same
 //! binary as a child process, so what you see is exactly what the commands print; the interrupted
 //! publication is a forked child that runs the real finalize and dies after its marker
 //! ([`interrupt`]). The repository is built with the git library; no `git` process is started.
@@ -20,7 +21,8 @@ use session::Session;
 #[command(
     after_help = "Examples:\n  planseal demo            the narrated walk; the scratch repository is removed afterwards\n  \
 planseal demo --keep     keep it, to look around (run `planseal verify` or `git log` inside)\n\n\
-Needs no git, no network and no other program; nothing outside the scratch folder is touched."
+Needs no git, no network and no other program; nothing outside the scratch folder is touched but\n\
+the report page it ends with, written beside it (its path is printed)."
 )]
 pub(super) struct Args {
     /// Keep the scratch folder afterwards (its path is printed)
@@ -132,6 +134,13 @@ fn walk(s: &mut Session) -> anyhow::Result<()> {
     s.say(&format!(
         "sealing again (`planseal finalize {PLAN_DIR}`) writes the same bytes."
     ));
+
+    s.heading("10. A picture of the plan");
+    // Beside the scratch folder, not in it: the page outlives the repository.
+    let page = format!("{}-report.html", s.root.display());
+    s.planseal(&["report", PLAN_DIR, "--out", &page], 0)?;
+    s.say(&format!("The report of the plan: {page}"));
+    s.say("Open it in a browser: the task lanes, the gate runs, the commits, the crash and the recovery.");
     Ok(())
 }
 
