@@ -84,7 +84,7 @@ fn amending_a_completed_task_appends_the_record_marks_its_runs_and_reopens_it() 
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         stdout(&out),
-        "PLAN_webhook_retry_backoff: Amendment 1 of task 4 (2026-11-02) recorded in 4.task_final_review.md, PROGRESS.md, state.json; 1 gate record(s) marked invalidated; task 4 reopened (in_progress)\n"
+        "PLAN_webhook_retry_backoff: Amendment 1 of task 4 (2026-11-02) recorded in 4.task_final_review.md, README.md, PROGRESS.md, state.json; 1 gate record(s) marked invalidated; task 4 reopened (in_progress)\n"
     );
     let after = tree(&plan);
     let changed: Vec<&str> = after
@@ -97,6 +97,7 @@ fn amending_a_completed_task_appends_the_record_marks_its_runs_and_reopens_it() 
         [
             "4.task_final_review.md",
             "PROGRESS.md",
+            "README.md",
             "analysis_results/STATE_JOURNAL.ndjson",
             "state.json"
         ]
@@ -259,4 +260,80 @@ fn an_amendment_is_never_backdated() {
         stderr(&out)
     );
     assert_eq!(tree(&plan), before);
+}
+
+/// The bug: `amend` reopened a completed task in state.json but left its README box ticked and
+/// `Plan Status` counting it, so the plan read as done in the markdown and open in the state —
+/// NOT CONFORMANT for `verify` and for the DWP helper's checker alike. The reopen now unticks
+/// the box and recounts `Plan Status` (in the README itself for a Lite plan), before state.json.
+#[test]
+fn an_amendment_that_reopened_a_task_left_its_readme_box_ticked() {
+    // Full: task 4 of fixture B, published.
+    let (dir, plan) = published();
+    let out = run(dir.path(), &amend_args("4", &[]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let readme = std::fs::read_to_string(plan.join("README.md")).unwrap();
+    assert!(
+        readme.contains(
+            "- [ ] Task 4: Final Review — [4.task_final_review.md](./4.task_final_review.md)\n"
+        ),
+        "{readme}"
+    );
+    assert!(readme.contains("Plan Status: 3/4 completed\n"), "{readme}");
+    let verify = run(dir.path(), &["verify", PLAN]);
+    assert!(
+        !stdout(&verify).contains("README ticks task"),
+        "{}",
+        stdout(&verify)
+    );
+
+    // Lite: task 1 of fixture A, right after its completion; the record is in the README too.
+    let dir = tempfile::tempdir().unwrap();
+    let lite = dir.path().join(".dwp/plans/PLAN_http_rate_limit");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "fixtures/vectors/dwp/A_lite_v2/lifecycle/snapshots/after-task1/PLAN_http_rate_limit",
+        ),
+        &lite,
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "amend",
+            ".dwp/plans/PLAN_http_rate_limit",
+            "--task",
+            "1",
+            "--criterion",
+            "After 0.2 s of fake time exactly one more permit is available.",
+            "--observed",
+            "the refill test advanced the clock by 0.25 s",
+            "--disposition",
+            "failed-gate",
+            "--reason",
+            "the test must advance exactly 0.2 s",
+            "--authority",
+            "evidence",
+            "--invalidates",
+            "t1-unittest",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("recorded in README.md, PROGRESS.md, state.json"),
+        "{}",
+        stdout(&out)
+    );
+    let readme = std::fs::read_to_string(lite.join("README.md")).unwrap();
+    assert!(
+        readme.contains("- [ ] Task 1: Token bucket limiter\n"),
+        "{readme}"
+    );
+    assert!(readme.contains("Plan Status: 0/3 completed\n"), "{readme}");
+    assert!(
+        readme.contains("### Amendment 1 — 2026-11-02\n"),
+        "{readme}"
+    );
+    assert_eq!(state(&lite)["tasks"][0]["status"], "in_progress");
+    let verify = run(dir.path(), &["verify", ".dwp/plans/PLAN_http_rate_limit"]);
+    assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
 }

@@ -19,6 +19,7 @@ mod checkpoint_writers;
 mod cli_usage;
 mod demo_run;
 mod diff_cli;
+mod dwp_helper_acceptance;
 mod git_config;
 mod gsd_check;
 mod gsd_exit_code;

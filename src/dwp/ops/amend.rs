@@ -13,7 +13,7 @@ use crate::clock::Clock;
 use crate::dwp::decide::amendment::{LoggedAmendment, designates, mark_invalidated};
 use crate::dwp::decide::update::{UpdateRequest, applied_content, plan_transition_parsed};
 use crate::dwp::layout;
-use crate::dwp::model::markdown::close_out::append_to_record;
+use crate::dwp::model::markdown::close_out::{append_to_record, untick_task};
 use crate::dwp::model::markdown::{
     AMENDMENT_LABELS, Authority, Disposition, ReconciliationEntry, TaskBody, append_dated_entry,
     parse_readme,
@@ -358,11 +358,35 @@ pub fn amend(req: AmendRequest) -> Result<AmendOutcome, OpError> {
     for (label, value) in AMENDMENT_LABELS.iter().zip(&values) {
         block.push_str(&format!("{label}: {value}\n"));
     }
-    let record_after = if written_before.is_some() {
+    let mut record_after = if written_before.is_some() {
         record.text.clone()
     } else {
         append_to_record(&record.text, record.last, &block)
     };
+    // A reopened task is open in the README too — its box unticked, `Plan Status` recounted —
+    // before state.json says so: both the DWP checker and `verify` read a ticked box on an
+    // open task as a contradiction. A Lite record lives in the README itself.
+    let reopened = task.is_completed();
+    let untick = |text: &str| {
+        untick_task(text, n).map_err(|e| {
+            Refusal::new(RefusalKind::ReadmeIndexMissing, format!("{e}; nothing was written"))
+                .hint("the README needs its task list (`- [x] Task N: …`) and a `Plan Status: X/N completed` line")
+        })
+    };
+    let mut readme = None;
+    if reopened && record.file == layout::README_FILE {
+        record_after = untick(&record_after)?;
+    } else if reopened {
+        let before = read(layout::README_FILE)?.unwrap_or_default();
+        let text = std::str::from_utf8(&before).map_err(|_| {
+            Refusal::new(
+                RefusalKind::NotUtf8,
+                "README.md is not UTF-8 text; nothing was written",
+            )
+        })?;
+        let after = untick(text)?.into_bytes();
+        readme = Some((before, after));
+    }
     let progress_before = read(layout::PROGRESS_FILE)?;
     let entry = ReconciliationEntry {
         date: date.clone(),
@@ -393,7 +417,6 @@ pub fn amend(req: AmendRequest) -> Result<AmendOutcome, OpError> {
         affected: affects.clone(),
         invalidated: req.invalidates.clone(),
     };
-    let reopened = task.is_completed();
     let mut journal;
     let (state_after, marked) = if reopened {
         let mut facts = read_plan_facts_of(
@@ -467,6 +490,9 @@ pub fn amend(req: AmendRequest) -> Result<AmendOutcome, OpError> {
         record.text.as_bytes(),
         record_after.as_bytes(),
     );
+    if let Some((before, after)) = &readme {
+        show(layout::README_FILE, before, after);
+    }
     show(
         layout::PROGRESS_FILE,
         progress_before.as_deref().unwrap_or_default(),
@@ -502,10 +528,20 @@ pub fn amend(req: AmendRequest) -> Result<AmendOutcome, OpError> {
     tx.expect_unchanged(&state_path, Some(&state_bytes))?;
     tx.expect_unchanged(&record_path, Some(record.text.as_bytes()))?;
     tx.expect_unchanged(&progress_path, progress_before.as_deref())?;
+    let readme_path = plan_dir.join(layout::README_FILE);
+    if let Some((before, _)) = &readme {
+        tx.expect_unchanged(&readme_path, Some(before))?;
+    }
     target.check_writable(&[])?;
-    // The task's log first, then PROGRESS.md, state.json last.
+    // The task's log first, then the README, PROGRESS.md, state.json last.
     tx.replace(&record_path, record_after.as_bytes())?;
     tx.step("amend.after_record");
+    if let Some((before, after)) = &readme
+        && before != after
+    {
+        tx.replace(&readme_path, after)?;
+        tx.step("amend.after_readme");
+    }
     tx.replace(&progress_path, &progress_after)?;
     tx.step("amend.after_progress");
     if state_after != state_bytes {

@@ -285,6 +285,17 @@ fn placeholder_hint(label: &str) -> &'static str {
 /// how many boxes are ticked now, out of how many tasks the index lists. Lines already so are
 /// left alone.
 pub fn tick_task(readme: &str, task: u32) -> Result<String, CloseOutError> {
+    set_task_box(readme, task, true)
+}
+
+/// The README with task `task`'s box unticked and every `Plan Status:` line counting the boxes
+/// left ticked: what a reopened task reads like (markdown first, so the README never says done
+/// while state.json says the task is open again). Lines already so are left alone.
+pub fn untick_task(readme: &str, task: u32) -> Result<String, CloseOutError> {
+    set_task_box(readme, task, false)
+}
+
+fn set_task_box(readme: &str, task: u32, done: bool) -> Result<String, CloseOutError> {
     let parsed = parse_readme(readme);
     let entry = parsed
         .task_index
@@ -294,17 +305,22 @@ pub fn tick_task(readme: &str, task: u32) -> Result<String, CloseOutError> {
         .ok_or(CloseOutError::NoIndexLine(task))?;
     let mut raw: Vec<String> = raw_lines(readme).into_iter().map(str::to_string).collect();
     let line = &raw[entry.line - 1];
-    if !entry.checked
-        && let Some(at) = line.find("[ ]")
+    let (from, to): (&[&str], &str) = if done {
+        (&["[ ]"], "[x]")
+    } else {
+        (&["[x]", "[X]"], "[ ]")
+    };
+    if entry.checked != done
+        && let Some(at) = from.iter().filter_map(|box_| line.find(box_)).min()
     {
-        raw[entry.line - 1] = format!("{}[x]{}", &line[..at], &line[at + 3..]);
+        raw[entry.line - 1] = format!("{}{to}{}", &line[..at], &line[at + 3..]);
     }
     let total = parsed.task_index.entries.len();
     let ticked = parsed
         .task_index
         .entries
         .iter()
-        .filter(|e| e.checked || e.task == task)
+        .filter(|e| if e.task == task { done } else { e.checked })
         .count();
     set_plan_status(&mut raw, &parsed, &format!("{ticked}/{total} completed"))?;
     Ok(raw.concat())
@@ -566,6 +582,23 @@ mod tests {
         );
         assert_eq!(tick_task(&ticked, 2).unwrap(), ticked);
         assert_eq!(tick_task(readme, 9), Err(CloseOutError::NoIndexLine(9)));
+    }
+
+    #[test]
+    fn unticking_a_reopened_task_updates_the_plan_status_once() {
+        let readme = "# Plan\r\n\r\nPlan Status: 2/3 completed\r\n\r\n- [x] Task 1: A\r\n- [X] Task 2: B\r\n- [ ] Task 3: C\r\n";
+        let open = untick_task(readme, 2).unwrap();
+        assert_eq!(
+            open,
+            "# Plan\r\n\r\nPlan Status: 1/3 completed\r\n\r\n- [x] Task 1: A\r\n- [ ] Task 2: B\r\n- [ ] Task 3: C\r\n"
+        );
+        assert_eq!(untick_task(&open, 2).unwrap(), open);
+        assert_eq!(
+            tick_task(&open, 2)
+                .unwrap()
+                .replace("[x] Task 2", "[X] Task 2"),
+            readme
+        );
     }
 
     #[test]
