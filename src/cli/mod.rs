@@ -6,6 +6,7 @@ mod abbrev;
 mod amend;
 mod approve;
 mod checkpoint;
+mod completions;
 mod demo;
 mod diff;
 mod dwp;
@@ -14,6 +15,7 @@ mod fast;
 mod finalize;
 mod gsd;
 mod log;
+mod man;
 mod outcome;
 mod publish_check;
 mod rebuild;
@@ -123,6 +125,10 @@ enum Command {
     Checkpoint(checkpoint::Command),
     /// Walk a small plan's whole life cycle in a throw-away repository, with narration
     Demo(demo::Args),
+    /// Print the shell completion script (bash, zsh, fish, powershell, elvish)
+    Completions(completions::Args),
+    /// Print the manual page, or write one page per command with --out DIR
+    Man(man::Args),
 }
 
 /// What every command needs to know about how it was run.
@@ -197,6 +203,8 @@ pub(crate) fn main() -> ExitCode {
         Command::Reversa(c) => reversa::run(c, &ctx),
         Command::Checkpoint(c) => checkpoint::run(c, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
+        Command::Completions(a) => completions::run(a, &ctx),
+        Command::Man(a) => man::run(a, &ctx),
     };
     match result {
         Ok(code) => code,

@@ -17,6 +17,7 @@ mod approve_cli;
 mod checkpoint_cli;
 mod checkpoint_writers;
 mod cli_usage;
+mod completions_cli;
 mod demo_run;
 mod diff_cli;
 mod git_config;
