@@ -37,8 +37,11 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let dir = ctx.cwd.join(&out);
     std::fs::create_dir_all(&dir).map_err(|e| {
-        HintedError::usage(format!("--out {}: cannot create the folder: {e}", out.display()))
-            .hint("pass a folder you can write to")
+        HintedError::usage(format!(
+            "--out {}: cannot create the folder: {e}",
+            out.display()
+        ))
+        .hint("pass a folder you can write to")
     })?;
     let mut written = Vec::new();
     for page in pages()? {
@@ -52,7 +55,11 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     if ctx.json {
         print_json(serde_json::json!({ "result": "ok", "written": written }));
     } else {
-        let mut text = format!("{} manual pages written to {}\n", written.len(), super::shown(&dir, ctx));
+        let mut text = format!(
+            "{} manual pages written to {}\n",
+            written.len(),
+            super::shown(&dir, ctx)
+        );
         for w in &written {
             text.push_str(&format!("  {w}\n"));
         }

@@ -14,7 +14,11 @@ fn script(shell: &str) -> String {
     let run = Planseal::new().args(["completions", shell]).output();
     assert_eq!(run.code, 0, "completions {shell}: {}", run.stderr);
     assert_eq!(run.stderr, "", "completions {shell}");
-    assert!(run.stdout.len() > 1000, "completions {shell}: {}", run.stdout);
+    assert!(
+        run.stdout.len() > 1000,
+        "completions {shell}: {}",
+        run.stdout
+    );
     run.stdout
 }
 
@@ -94,7 +98,11 @@ fn fish_script_parses_and_completes_subcommands() {
         .lines()
         .map(|l| l.split('\t').next().unwrap_or_default())
         .collect();
-    assert_eq!(offered, ["session", "status", "statusline", "sync"], "{out}");
+    assert_eq!(
+        offered,
+        ["session", "status", "statusline", "sync"],
+        "{out}"
+    );
 }
 
 fn snapshot(name: &str, text: &str) {
@@ -229,7 +237,11 @@ fn man_without_out_prints_the_top_page_and_writes_nothing() {
     let run = Planseal::new().cwd(dir.path()).arg("man").output();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains(".TH planseal 1"), "{}", run.stdout);
-    assert!(run.stdout.contains("planseal\\-verify(1)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("planseal\\-verify(1)"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     // the same bytes as the page --out writes
     let out = Planseal::new()

@@ -44,6 +44,7 @@ mod startup_fast_path;
 mod status_cli;
 mod stdout_failure;
 mod task_done_cli;
+mod verify_ci_formats;
 mod verify_cli;
 mod verify_drift;
 mod verify_fixtures;
