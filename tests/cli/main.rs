@@ -31,6 +31,7 @@ mod gsd_sync;
 mod gsd_writers;
 mod gsd_writers_vectors;
 mod help_examples;
+mod journal_place;
 mod log_cli;
 mod rebuild_cli;
 mod rebuild_history;

@@ -27,10 +27,12 @@
 //! - Replace objects and grafts are not honoured.
 
 mod file_history;
+mod place;
 mod status;
 mod walk;
 
 pub use file_history::{FileHistory, FileVersion, HistoryOptions};
+pub use place::{PlaceError, WorkTreePlace, work_tree_place};
 pub use status::{StatusEntry, StatusKind};
 pub use walk::{MessageScan, Scan};
 
