@@ -497,21 +497,7 @@ impl Repo {
                 .join(path)
         };
         // Canonicalise the longest existing ancestor so that symlinked temp dirs still match.
-        let mut existing = absolute.clone();
-        let mut tail = Vec::new();
-        while !existing.exists() {
-            match (existing.file_name(), existing.parent()) {
-                (Some(name), Some(parent)) => {
-                    tail.push(name.to_os_string());
-                    existing = parent.to_path_buf();
-                }
-                _ => break,
-            }
-        }
-        let mut resolved = existing.canonicalize().unwrap_or(existing);
-        for name in tail.iter().rev() {
-            resolved.push(name);
-        }
+        let resolved = place::resolve_existing(&absolute);
         let rel = resolved
             .strip_prefix(root)
             .map_err(|_| GitError::OutsideWorkTree {

@@ -48,10 +48,7 @@ pub fn work_tree_place(file: &Path) -> Result<Option<WorkTreePlace>, PlaceError>
     let (Some(name), Some(parent)) = (absolute.file_name(), absolute.parent()) else {
         return Ok(None);
     };
-    let folder = real_folder(parent).map_err(|source| PlaceError {
-        dot_git: parent.to_path_buf(),
-        source,
-    })?;
+    let folder = resolve_existing(parent);
     for dir in folder.ancestors() {
         let dot_git = dir.join(".git");
         let meta = match std::fs::metadata(&dot_git) {
@@ -86,24 +83,26 @@ pub fn work_tree_place(file: &Path) -> Result<Option<WorkTreePlace>, PlaceError>
     Ok(None)
 }
 
-/// `dir` resolved through its nearest existing ancestor, the missing part put back.
-fn real_folder(dir: &Path) -> std::io::Result<PathBuf> {
-    let mut existing = dir.to_path_buf();
+/// `path` with its longest existing ancestor canonicalised (kept as it is when that fails) and
+/// the missing rest put back: a file that does not exist yet, under a symlinked temp folder,
+/// still compares equal to the real paths of its work tree.
+pub(crate) fn resolve_existing(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
     let mut tail = Vec::new();
     while !existing.exists() {
         match (existing.file_name(), existing.parent()) {
             (Some(name), Some(parent)) => {
-                tail.push(name.to_owned());
+                tail.push(name.to_os_string());
                 existing = parent.to_path_buf();
             }
             _ => break,
         }
     }
-    let mut real = existing.canonicalize()?;
+    let mut resolved = existing.canonicalize().unwrap_or(existing);
     for name in tail.iter().rev() {
-        real.push(name);
+        resolved.push(name);
     }
-    Ok(real)
+    resolved
 }
 
 #[cfg(test)]
