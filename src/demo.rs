@@ -95,6 +95,21 @@ impl Task {
         format!("analysis_results/gates/t{}.log", self.id)
     }
 
+    /// What the task's `planseal task done` is given: its gate run, its commit and the labels of
+    /// its Completion & Log.
+    pub fn close_out(&self, sha: &str) -> CloseOut {
+        let short = sha.get(..7).unwrap_or(sha);
+        CloseOut {
+            task: u64::from(self.id),
+            gate: self.gate_record(short),
+            commit: sha.to_string(),
+            summary: self.summary.to_string(),
+            outputs: format!("`{}`", self.work_path),
+            skills_disposition: "none — nothing reusable beyond the usual toolset".to_string(),
+            documentation_decision: self.docs.to_string(),
+        }
+    }
+
     /// The `--gate` value that records the task's gate, `short` being its commit's short id.
     pub fn gate_record(&self, short: &str) -> String {
         format!(
@@ -104,6 +119,83 @@ impl Task {
             self.ran,
             self.log()
         )
+    }
+}
+
+/// One task's close-out, as the command line shows it and as the library takes it.
+#[derive(Debug, Clone)]
+pub struct CloseOut {
+    /// The task closed.
+    pub task: u64,
+    /// Its `--gate` run.
+    pub gate: String,
+    /// Its `--commit`.
+    pub commit: String,
+    /// `--summary` (and `--worked`).
+    pub summary: String,
+    /// `--outputs`.
+    pub outputs: String,
+    /// `--skills-disposition`.
+    pub skills_disposition: String,
+    /// `--documentation-decision`.
+    pub documentation_decision: String,
+}
+
+impl CloseOut {
+    /// `task done PLAN_DIR --task N …` as the command line takes it.
+    pub fn args(&self) -> Vec<String> {
+        let task = self.task.to_string();
+        [
+            "task",
+            "done",
+            PLAN_DIR,
+            "--task",
+            &task,
+            "--gate",
+            &self.gate,
+            "--commit",
+            &self.commit,
+            "--summary",
+            &self.summary,
+            "--outputs",
+            &self.outputs,
+            "--skills-disposition",
+            &self.skills_disposition,
+            "--documentation-decision",
+            &self.documentation_decision,
+            "--worked",
+            &self.summary,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+
+    /// The same close-out as the library takes it, for the plan folder `plan_dir`.
+    pub fn request(
+        &self,
+        plan_dir: &std::path::Path,
+        clock: crate::clock::Clock,
+    ) -> crate::dwp::ops::task_done::TaskDoneRequest {
+        crate::dwp::ops::task_done::TaskDoneRequest {
+            plan_dir: plan_dir.to_path_buf(),
+            task: self.task,
+            gates: vec![self.gate.clone()],
+            commit: Some(self.commit.clone()),
+            worked: Some(self.summary.clone()),
+            tried: Vec::new(),
+            failed: Vec::new(),
+            notes: None,
+            summary: Some(self.summary.clone()),
+            outputs: Some(self.outputs.clone()),
+            skills_disposition: Some(self.skills_disposition.clone()),
+            documentation_decision: Some(self.documentation_decision.clone()),
+            agent: None,
+            model: None,
+            expected_sha256: None,
+            dry_run: false,
+            clock,
+        }
     }
 }
 
@@ -151,15 +243,15 @@ pub fn plan_files(created_at: &str) -> Vec<File> {
         "task_count": n,
         "format": "full",
         "materialization": "ready",
-        "approval": "approved",
+        "approval": "pending",
         "promotion": null,
         "checkpoint": null,
         "blocked": null,
         "tasks": tasks,
     });
     let mut files = vec![
-        in_plan("README.md", readme(0)),
-        in_plan("PROGRESS.md", progress(0)),
+        in_plan("README.md", readme()),
+        in_plan("PROGRESS.md", progress()),
         in_plan(
             "PROMPTS.md",
             "# Prompts\n\n## Request\n\n> Add a greeting function and document it.\n".into(),
@@ -180,7 +272,7 @@ pub fn plan_files(created_at: &str) -> Vec<File> {
             "# Skills candidates\n\nNone so far.\n".into(),
         ),
     ];
-    files.extend(TASKS.iter().map(|t| in_plan(t.file, task_record(t, None))));
+    files.extend(TASKS.iter().map(|t| in_plan(t.file, task_record(t))));
     files
 }
 
@@ -201,90 +293,38 @@ pub fn gate_log(task: &Task) -> File {
     in_plan(&task.log(), format!("$ {}\n{} ok\n", task.gate, task.ran))
 }
 
-/// The markdown close of `task` (its commit's short id `short`): the Completion & Log filled in,
-/// the README box ticked and its Plan Status counted, the PROGRESS entry written.
-pub fn closing_files(task: &Task, short: &str) -> Vec<File> {
-    vec![
-        in_plan(task.file, task_record(task, Some(short))),
-        in_plan("README.md", readme(task.id)),
-        in_plan("PROGRESS.md", progress(task.id)),
-    ]
-}
-
-/// The completed state the last task's close publishes: `state` (state.json as it is) with
-/// `task` completed at `now` by commit `sha`, and the plan completed.
-pub fn terminal_candidate(
-    state: &[u8],
-    task: &Task,
-    sha: &str,
-    now: &str,
-) -> Result<Vec<u8>, serde_json::Error> {
-    let mut state: Value = serde_json::from_slice(state)?;
-    let n = TASKS.len();
-    let entry = &mut state["tasks"][n - 1];
-    entry["status"] = json!("completed");
-    entry["completed_at"] = json!(now);
-    entry["commit"] = json!(sha);
-    entry["outcome"] = json!({ "worked": task.summary });
-    state["updated_at"] = json!(now);
-    state["status"] = json!("completed");
-    state["completed_count"] = json!(n);
-    state["checkpoint"] =
-        json!({ "task": n, "step": "done", "at": now, "note": "Plan completed." });
-    Ok(pretty(&state).into_bytes())
-}
-
-/// The README with tasks 1..=`done` ticked.
-fn readme(done: u32) -> String {
+/// The README as the plan is materialized: every box empty, approval pending (the user approves
+/// with `planseal approve`).
+fn readme() -> String {
     let mut index = String::new();
     for t in &TASKS {
-        let mark = if t.id <= done { 'x' } else { ' ' };
         index.push_str(&format!(
-            "- [{mark}] Task {}: {} — [{}]({})\n",
+            "- [ ] Task {}: {} — [{}]({})\n",
             t.id, t.title, t.file, t.file
         ));
     }
     format!(
-        "# Plan: Greet people by name\n\n## Goal\n\nAdd a `greeting(name)` function, document it, and close the plan with a final review.\n\n## Context\n\nThe `greeting` project is new; this plan is planseal's demo and runs in a scratch repository.\n\n## Plan Variables\n\n- **Standard:** DWP spec 5.0.0\n- **Plan Format:** Full\n- **Tier:** standard\n\n## Task List\n\n{index}\n## Plan Status\n\nPlan Status: {done}/{} completed\n",
+        "# Plan: Greet people by name\n\n## Goal\n\nAdd a `greeting(name)` function, document it, and close the plan with a final review.\n\n## Context\n\nThe `greeting` project is new; this plan is planseal's demo and runs in a scratch repository.\n\n## Plan Variables\n\n- **Standard:** DWP spec 5.0.0\n- **Plan Format:** Full\n- **Tier:** standard\n- **Approval:** pending\n\n## Task List\n\n{index}\n## Plan Status\n\nPlan Status: 0/{} completed\n",
         TASKS.len()
     )
 }
 
-/// PROGRESS.md with the entries of tasks 1..=`done`.
-fn progress(done: u32) -> String {
-    let mut text = format!(
-        "# Progress — {PLAN}\n\n## Active context\n\n- Work through the tasks in order.\n\n## Task entries\n"
-    );
-    for t in TASKS.iter().filter(|t| t.id <= done) {
-        text.push_str(&format!(
-            "\n### Task {} — {}\n\n- {}\n- Gate: `{}` green ({}).\n",
-            t.id, t.title, t.summary, t.gate, t.ran
-        ));
-    }
-    text
+/// PROGRESS.md as the plan is materialized; `planseal task done` adds each task's entry.
+fn progress() -> String {
+    format!(
+        "# Progress — {PLAN}\n\n## Active context\n\n- Work through the tasks in order.\n\n## Task entries\n\n(none yet)\n"
+    )
 }
 
-/// The task file; its Completion & Log pending, or closed for the commit `short`.
-fn task_record(t: &Task, closed: Option<&str>) -> String {
+/// A task file as the plan is materialized: its Completion & Log pending.
+fn task_record(t: &Task) -> String {
     let goal = if t.is_last() {
         "Perform the security pass, the final-state validation and the skills reconciliation, and write `analysis_results/SECURITY_REVIEW.md`."
     } else {
         "Deliver the change described by the title, with its gate recorded."
     };
-    let log = match closed {
-        None => "Status: pending\n".to_string(),
-        Some(short) => format!(
-            "Status: completed\nSummary: {}\nOutputs: `{}`\nSkills disposition: none — nothing reusable beyond the usual toolset.\nDocumentation decision: {}\nGate record: `{}` · exit 0 · fp={short}+clean · {} · log={}\n",
-            t.summary,
-            t.work_path,
-            t.docs,
-            t.gate,
-            t.ran,
-            t.log()
-        ),
-    };
     format!(
-        "# Task {id}: {title}\n\n## 1. Context\n\nPart of {PLAN}; tasks run in order.\n\n## 2. Read Before Starting\n\n- README.md of the plan\n\n## 3. Goal\n\n{goal}\n\n## 4. Touched Surface\n\n- `{path}`\n\n## 5. Instructions\n\n1. Make the change.\n2. Run the gate and save its output under `analysis_results/gates/`.\n\n## 6. Acceptance Criteria\n\n- [ ] `{path}` exists and does what the goal says.\n\n## 7. Outputs\n\n- `{path}`\n\n## 8. Validation\n\n```bash\n{gate}\n```\n\n## 9. Execution Checklist\n\n- [ ] Change made\n- [ ] Gate recorded\n\n## 10. Completion & Log\n\n{log}",
+        "# Task {id}: {title}\n\n## 1. Context\n\nPart of {PLAN}; tasks run in order.\n\n## 2. Read Before Starting\n\n- README.md of the plan\n\n## 3. Goal\n\n{goal}\n\n## 4. Touched Surface\n\n- `{path}`\n\n## 5. Instructions\n\n1. Make the change.\n2. Run the gate and save its output under `analysis_results/gates/`.\n\n## 6. Acceptance Criteria\n\n- [ ] `{path}` exists and does what the goal says.\n\n## 7. Outputs\n\n- `{path}`\n\n## 8. Validation\n\n```bash\n{gate}\n```\n\n## 9. Execution Checklist\n\n- [ ] Change made\n- [ ] Gate recorded\n\n## 10. Completion & Log\n\nStatus: pending\n",
         id = t.id,
         title = t.title,
         path = t.work_path,

@@ -3,7 +3,9 @@
 //! ```text
 //! planseal-harness ready-plan DIR TASKS   a plan of TASKS tasks (at least 2) awaiting its terminal
 //!                                         close under DIR/.dwp/plans/, plus DIR/candidate.json
-//! planseal-harness json-check FILE        exit 0 when FILE is one whole JSON document, 1 otherwise
+//! planseal-harness json-check FILE...     exit 0 when every FILE is one whole JSON document, 1
+//!                                         otherwise (each read and parsed: the merge benchmark's
+//!                                         "reading the three versions")
 //! ```
 //!
 //! Exit 2 on a usage error or a file that cannot be read or written.
@@ -11,7 +13,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: planseal-harness ready-plan DIR TASKS | json-check FILE";
+const USAGE: &str = "usage: planseal-harness ready-plan DIR TASKS | json-check FILE...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,11 +31,17 @@ fn main() -> ExitCode {
                 Err(e) => fail(&format!("cannot write the plan under {dir}: {e}")),
             }
         }
-        ["json-check", file] => match std::fs::read(file) {
-            Ok(bytes) if planseal_harness::is_json(&bytes) => ExitCode::SUCCESS,
-            Ok(_) => ExitCode::FAILURE,
-            Err(e) => fail(&format!("cannot read {file}: {e}")),
-        },
+        ["json-check", files @ ..] if !files.is_empty() => {
+            let mut code = ExitCode::SUCCESS;
+            for file in files {
+                match std::fs::read(file) {
+                    Ok(bytes) if planseal_harness::is_json(&bytes) => {}
+                    Ok(_) => code = ExitCode::FAILURE,
+                    Err(e) => return fail(&format!("cannot read {file}: {e}")),
+                }
+            }
+            code
+        }
         _ => fail(USAGE),
     }
 }

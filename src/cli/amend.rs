@@ -85,14 +85,8 @@ pub(super) struct Args {
     /// Model name for updated_by (on a reopen)
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
-    /// SHA-256 of state.json as you last read it; refused if it changed since
-    #[arg(long = "expected-sha256", value_name = "HEX")]
-    pub expected_sha256: Option<String>,
-    /// Print the change as a unified diff; write nothing
-    #[arg(long)]
-    pub dry_run: bool,
     #[command(flatten)]
-    pub wait: super::wait::WaitArg,
+    pub guard: super::wait::GuardArgs,
 }
 
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -118,13 +112,16 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         affects: args.affects.clone(),
         invalidates: args.invalidates.clone(),
         preserves: args.preserves.clone(),
-        expected_sha256: args.expected_sha256.clone(),
-        dry_run: args.dry_run,
+        expected_sha256: args.guard.expected_sha256.clone(),
+        dry_run: args.guard.dry_run,
         agent: args.agent.clone(),
         model: args.model.clone(),
         clock: Clock::from_env()?,
     };
-    let outcome = args.wait.run(|| amend::amend(req.clone()).map_err(error))?;
+    let outcome = args
+        .guard
+        .wait
+        .run(|| amend::amend(req.clone()).map_err(error))?;
     let applied = (outcome.result == "applied").then_some(&outcome.confirmation);
     super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)
 }

@@ -34,14 +34,8 @@ pub(super) struct Args {
     /// Pre-approve, before a full review, for this reason (`pre_approved`)
     #[arg(long, value_name = "REASON")]
     pub pre: Option<String>,
-    /// SHA-256 of state.json as you last read it; refused if it changed since
-    #[arg(long = "expected-sha256", value_name = "HEX")]
-    pub expected_sha256: Option<String>,
-    /// Print the change as a unified diff; write nothing
-    #[arg(long)]
-    pub dry_run: bool,
     #[command(flatten)]
-    pub wait: super::wait::WaitArg,
+    pub guard: super::wait::GuardArgs,
 }
 
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -50,11 +44,12 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         plan_dir: ctx.cwd.join(&args.plan_dir),
         by: args.by.clone(),
         pre: args.pre.clone(),
-        expected_sha256: args.expected_sha256.clone(),
-        dry_run: args.dry_run,
+        expected_sha256: args.guard.expected_sha256.clone(),
+        dry_run: args.guard.dry_run,
         clock: Clock::from_env()?,
     };
     let outcome = args
+        .guard
         .wait
         .run(|| approve::approve(req.clone()).map_err(error))?;
     let applied = outcome.written.then_some(&outcome.confirmation);

@@ -47,6 +47,8 @@ pub(super) struct Args {
     /// Why the exception is acceptable
     #[arg(long, value_name = "TEXT", requires = "exception")]
     pub reason: Option<String>,
+    #[command(flatten)]
+    pub wait: super::wait::WaitArg,
 }
 
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -63,8 +65,9 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         allow_unverified_git_reason: args.reason.filter(|_| args.allow_unverified_git),
         clock: Clock::from_env()?,
     };
-    let outcome = finalize::finalize(opts)
-        .map_err(error)
+    let outcome = args
+        .wait
+        .run(|| finalize::finalize(opts.clone()).map_err(error))
         .map_err(super::outcome::unreadable_input_is_io)?;
     let p = &outcome.published;
     let applied = (!p.dry_run).then_some(&p.confirmation);

@@ -14,12 +14,15 @@ mod errors;
 mod fast;
 mod finalize;
 mod gsd;
+mod hooks;
 mod log;
 mod man;
+mod merge_driver;
 mod outcome;
 mod publish_check;
 mod rebuild;
 mod recover;
+mod report;
 mod reversa;
 mod status;
 mod task;
@@ -105,6 +108,8 @@ enum Command {
     Log(log::Args),
     /// The resume view: current task, checkpoint, blocker, lock, marker, receipt, next command
     Status(status::Args),
+    /// A self-contained HTML page of every plan: timeline, gates, commits, findings, drift
+    Report(report::Args),
     /// GSD .planning/STATE.md: statusline, status, check, sync, recover, decision, blocker, session
     #[command(
         subcommand,
@@ -125,6 +130,14 @@ enum Command {
     Checkpoint(checkpoint::Command),
     /// Walk a small plan's whole life cycle in a throw-away repository, with narration
     Demo(demo::Args),
+    /// Git's merge driver for plan state files: merge by meaning, or a readable conflict
+    MergeDriver(merge_driver::Args),
+    /// Register planseal's hooks in this repository (--merge: the merge driver)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
+    )]
+    Hooks(hooks::Command),
     /// Print the shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(completions::Args),
     /// Print the manual page, or write one page per command with --out DIR
@@ -199,10 +212,13 @@ pub(crate) fn main() -> ExitCode {
         Command::Diff(a) => diff::run(a, &ctx),
         Command::Log(a) => log::run(a, &ctx),
         Command::Status(a) => status::run(a, &ctx),
+        Command::Report(a) => report::run(a, &ctx),
         Command::Gsd(c) => gsd::run(c, &ctx),
         Command::Reversa(c) => reversa::run(c, &ctx),
         Command::Checkpoint(c) => checkpoint::run(c, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
+        Command::MergeDriver(a) => merge_driver::run(a, &ctx),
+        Command::Hooks(c) => hooks::run(c, &ctx),
         Command::Completions(a) => completions::run(a, &ctx),
         Command::Man(a) => man::run(a, &ctx),
     };

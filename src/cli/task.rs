@@ -81,14 +81,8 @@ pub(super) struct DoneArgs {
     /// Model name for updated_by
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
-    /// SHA-256 of state.json as you last read it; refused if it changed since
-    #[arg(long = "expected-sha256", value_name = "HEX")]
-    pub expected_sha256: Option<String>,
-    /// Print the markdown change as a unified diff and what the transition would meet; write nothing
-    #[arg(long)]
-    pub dry_run: bool,
     #[command(flatten)]
-    pub wait: super::wait::WaitArg,
+    pub guard: super::wait::GuardArgs,
 }
 
 pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -109,11 +103,12 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
         documentation_decision: args.documentation_decision.clone(),
         agent: args.agent.clone(),
         model: args.model.clone(),
-        expected_sha256: args.expected_sha256.clone(),
-        dry_run: args.dry_run,
+        expected_sha256: args.guard.expected_sha256.clone(),
+        dry_run: args.guard.dry_run,
         clock: Clock::from_env()?,
     };
     let outcome = args
+        .guard
         .wait
         .run(|| task_done::task_done(req.clone()).map_err(error))?;
     let applied = (outcome.result == "applied").then_some(&outcome.confirmation);

@@ -43,3 +43,17 @@ fn shown(d: Duration) -> String {
         format!("{}ms", d.as_millis())
     }
 }
+
+/// The flags every guarded writer of plan files shares: the caller's snapshot, the dry run, the
+/// wait for another writer.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(super) struct GuardArgs {
+    /// SHA-256 of state.json as you last read it; refused if it changed since
+    #[arg(long = "expected-sha256", value_name = "HEX")]
+    pub expected_sha256: Option<String>,
+    /// Print the change as a unified diff (and what it would meet); write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub wait: WaitArg,
+}

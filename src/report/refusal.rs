@@ -180,6 +180,8 @@ refusal_kinds! {
     /// The repository uses an object format this build cannot read (SHA-256): `finalize` seals
     /// only with `--allow-unverified-git --reason TEXT`.
     GitObjectFormatUnsupported = "git-object-format-unsupported",
+    /// The repository is bare: there is no work tree (for its `.gitattributes`).
+    NoWorkTree = "no-work-tree",
 
     // --- GSD
     /// The STATE.md names no active workstream to work on.

@@ -13,6 +13,8 @@
 //!   is reported as "applied, durability not confirmed" (exit 4), never as a plain error.
 //! - [`JournalEntry`]: the one shape of a journal line, for every format (`docs/journal.md`).
 //! - [`refusal_of`]: the one mapping from a store error to the refusal a user can act on.
+//! - [`write_output`]: a file made for people to read (the page `planseal report` writes):
+//!   replaced atomically, with no lock and no journal line, since no plan tool reads it.
 //!
 //! The file store itself (locks, atomic replace, the journal file) is `planseal-recovery`'s;
 //! this module is the only part of planseal that calls it to change files.
@@ -22,6 +24,7 @@
 #![allow(clippy::result_large_err)]
 
 mod journal;
+mod output;
 mod refusal;
 mod target;
 mod transaction;
@@ -31,6 +34,7 @@ pub mod wait;
 /// store).
 pub use crate::recovery::store::{Confirmation, Unconfirmed, UnconfirmedStep};
 pub use journal::{JournalEntry, Transition, after_sha256, before_sha256};
+pub use output::write_output;
 pub use refusal::{WriteError, lock_owner_state, refusal_of};
 pub use target::Target;
 pub use transaction::Transaction;
@@ -154,6 +158,27 @@ impl Writer {
         time: &str,
     ) -> Result<Transaction<'t>, WriteError> {
         Transaction::begin(target, operation, time, self.durability)
+    }
+
+    /// Replaces `path` whole, atomically (a temp file beside it, renamed over it), for a file
+    /// another program handed over for this one write and reads back itself — git's merge-driver
+    /// `%A`: no lock (git holds the file for the driver's run and nothing else knows its name),
+    /// no journal line (git, not planseal, installs the result, and an aborted merge must leave
+    /// no trace), and no fsync (git reads it back at once and stores the result with its own
+    /// durability). An error leaves `path` as it was.
+    pub fn replace_handed_over(
+        &self,
+        path: &std::path::Path,
+        bytes: &[u8],
+    ) -> Result<Confirmation, WriteError> {
+        store::replace_atomic(path, bytes, Durability::NoSync).map_err(|e| match e {
+            store::StoreError::Io { op, path, source } => WriteError::Io { op, path, source },
+            other => WriteError::Io {
+                op: "replace",
+                path: path.to_path_buf(),
+                source: std::io::Error::other(other.to_string()),
+            },
+        })
     }
 
     /// Appends a line to `target`'s journal with no file write around it (a removed lock).

@@ -1,9 +1,31 @@
 //! `planseal demo`: the whole narrated life cycle runs with nothing but the binary (no `git`, no
-//! PATH at all), ends CONFORMANT with a receipt, and — with `--keep` — leaves a real git
-//! repository whose history names the tasks.
+//! PATH at all), ends CONFORMANT with a receipt and writes the report of its plan beside the
+//! scratch folder, and — with `--keep` — leaves a real git repository whose history names the
+//! tasks.
 
 use crate::support::gitrepo;
 use crate::support::run::{Planseal, Run};
+
+/// The scratch folder a `--keep` demo left in `tmp` (beside it: the report page).
+pub(crate) fn kept_folder(tmp: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .expect("the scratch folder is kept")
+}
+
+/// The report page the demo wrote in `tmp`, as the demo's last lines name it.
+pub(crate) fn report_page(tmp: &std::path::Path, stdout: &str) -> std::path::PathBuf {
+    let page = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("The report of the plan: "))
+        .unwrap_or_else(|| panic!("the demo names its report:\n{stdout}"));
+    let page = std::path::PathBuf::from(page);
+    assert_eq!(page.parent(), Some(tmp), "beside the scratch folder");
+    assert!(page.is_file(), "{}", page.display());
+    page
+}
 
 /// The demo dates its commits by the real clock, so it runs on it (as a user's would).
 fn demo(args: &[&str], tmp: &std::path::Path) -> Run {
@@ -23,9 +45,17 @@ fn the_demo_walks_the_life_cycle_without_any_other_program() {
     let text = &out.stdout;
     assert_eq!(out.status.code(), Some(0), "{text}\n{}", out.stderr);
     let milestones = [
+        "valid proposal awaiting approval",
+        "$ planseal approve .dwp/plans/PLAN_demo_greeting --by 'Ada (the user)'",
+        "approval set pending → approved",
         "task 1 → in_progress",
+        "$ planseal task done .dwp/plans/PLAN_demo_greeting --task 1",
+        "task 1 close-out: wrote 1.task_greeting_function.md, README.md, PROGRESS.md",
         "task 2 → completed · 2/3 completed",
-        "$ planseal finalize .dwp/plans/PLAN_demo_greeting --candidate .dwp/candidate.json",
+        "$ planseal publish-check .dwp/plans/PLAN_demo_greeting",
+        "thing(s) missing before publication (open task(s): 3)",
+        "$ planseal task done .dwp/plans/PLAN_demo_greeting --task 3",
+        "task log, README and PROGRESS written, marker written",
         "(exit 137)",
         "interrupted finalization",
         "Verdict: NOT CONFORMANT",
@@ -35,6 +65,10 @@ fn the_demo_walks_the_life_cycle_without_any_other_program() {
         "Verdict: CONFORMANT",
         "\"result\": \"verified\"",
         "\"clean\": true",
+        "10. A picture of the plan",
+        "-report.html (",
+        "1 plan(s), verdict CONFORMANT:",
+        "The report of the plan: ",
     ];
     let mut at = 0;
     for m in milestones {
@@ -43,11 +77,19 @@ fn the_demo_walks_the_life_cycle_without_any_other_program() {
             .unwrap_or_else(|| panic!("`{m}` after byte {at} in:\n{text}"));
         at += found + m.len();
     }
-    // the scratch folder is gone unless --keep
-    assert!(
-        std::fs::read_dir(tmp.path()).unwrap().next().is_none(),
-        "scratch folder removed"
-    );
+    // the scratch folder is gone unless --keep; the report page stays beside where it was
+    let page = report_page(tmp.path(), text);
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(left, std::slice::from_ref(&page), "scratch folder removed");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("data-plan=\"PLAN_demo_greeting\""));
+    assert_eq!(html.matches("<g class=\"lane ").count(), 3);
+    assert!(html.contains("<g class=\"event event-crash\">"));
+    assert!(html.contains("<g class=\"event event-recovered\">"));
+    assert!(html.contains("<g class=\"event event-published\">"));
 }
 
 #[test]
@@ -55,12 +97,7 @@ fn with_keep_the_repository_and_the_sealed_plan_stay() {
     let tmp = tempfile::tempdir().unwrap();
     let out = demo(&["--keep"], tmp.path());
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
-    let root = std::fs::read_dir(tmp.path())
-        .unwrap()
-        .next()
-        .expect("the scratch folder is kept")
-        .unwrap()
-        .path();
+    let root = kept_folder(tmp.path());
     let plan = root.join(".dwp/plans/PLAN_demo_greeting");
     assert!(plan.join("analysis_results/FINALIZATION.json").is_file());
     assert!(!plan.join(".finalizing.json").exists());
@@ -94,12 +131,7 @@ fn every_timestamp_of_the_demo_plan_is_in_the_order_of_the_walk() {
     let tmp = tempfile::tempdir().unwrap();
     let out = demo(&["--keep"], tmp.path());
     assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
-    let root = std::fs::read_dir(tmp.path())
-        .unwrap()
-        .next()
-        .expect("the scratch folder is kept")
-        .unwrap()
-        .path();
+    let root = kept_folder(tmp.path());
     let plan = root.join(".dwp/plans/PLAN_demo_greeting");
     let json = |rel: &str| -> serde_json::Value {
         serde_json::from_slice(&std::fs::read(plan.join(rel)).unwrap()).unwrap()
@@ -118,13 +150,18 @@ fn every_timestamp_of_the_demo_plan_is_in_the_order_of_the_walk() {
         let completed = at(&task["completed_at"], &format!("task {id} completed_at"));
         assert!(started.1 <= completed.1, "{started:?} after {completed:?}");
         walk.push(started);
+        // The close-out records the gate run with the completion; the transition stamps
+        // `completed_at` first, then each gate's `last_run` (the DWP helper's order).
+        walk.push(completed);
         for gate in task["gates"].as_array().unwrap() {
             walk.push(at(&gate["last_run"], &format!("task {id} gate last_run")));
         }
-        walk.push(completed);
     }
+    // The last transition's step stamp is both the last task's `completed_at` and the plan's
+    // `updated_at`; `checkpoint.at` comes after its gate.
+    let last = state["tasks"].as_array().unwrap().last().unwrap();
+    assert_eq!(state["updated_at"], last["completed_at"]);
     walk.push(at(&state["checkpoint"]["at"], "checkpoint.at"));
-    walk.push(at(&state["updated_at"], "updated_at"));
     for pair in walk.windows(2) {
         assert!(pair[0].1 <= pair[1].1, "{:?} after {:?}", pair[0], pair[1]);
     }

@@ -16,6 +16,7 @@ fn every_command_help_has_examples() {
         &["diff"],
         &["log"],
         &["status"],
+        &["report"],
         &["gsd"],
         &["gsd", "statusline"],
         &["gsd", "status"],

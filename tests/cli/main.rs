@@ -35,6 +35,8 @@ mod journal_place;
 mod log_cli;
 mod rebuild_cli;
 mod rebuild_history;
+mod report_browser;
+mod report_cli;
 mod reversa_array_style;
 mod reversa_checkpoint;
 mod reversa_cli;

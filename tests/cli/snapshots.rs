@@ -28,10 +28,10 @@ fn project() -> PathBuf {
 /// What varies between runs: (text, placeholder) pairs, replaced longest text first, so a folder
 /// goes before a prefix of it could.
 #[derive(Default)]
-struct Filters(Vec<(String, String)>);
+pub(crate) struct Filters(Vec<(String, String)>);
 
 impl Filters {
-    fn root(mut self, dir: &Path) -> Self {
+    pub(crate) fn root(mut self, dir: &Path) -> Self {
         for path in [dir.to_path_buf(), dir.canonicalize().expect("canonical")] {
             self.0.push((path.display().to_string(), "[ROOT]".into()));
         }
@@ -50,7 +50,7 @@ impl Filters {
 
 /// Compares `text` with the snapshot `name`, after the filters; `what` (the command line) goes
 /// into the snapshot's header.
-fn check(name: &str, what: &str, text: &str, filters: Filters) {
+pub(crate) fn check(name: &str, what: &str, text: &str, filters: Filters) {
     let mut settings = insta::Settings::clone_current();
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
@@ -153,6 +153,7 @@ help_snapshots! {
     help_diff => ["diff"],
     help_log => ["log"],
     help_status => ["status"],
+    help_report => ["report"],
     help_gsd => ["gsd"],
     help_gsd_statusline => ["gsd", "statusline"],
     help_gsd_status => ["gsd", "status"],
@@ -181,6 +182,10 @@ help_snapshots! {
     help_checkpoint_context => ["checkpoint", "context"],
     help_checkpoint_restore => ["checkpoint", "restore"],
     help_demo => ["demo"],
+    help_merge_driver => ["merge-driver"],
+    help_hooks => ["hooks"],
+    help_hooks_install => ["hooks", "install"],
+    help_hooks_uninstall => ["hooks", "uninstall"],
 }
 
 // ---------------------------------------------------------------------------------- verify
@@ -223,7 +228,7 @@ fn verify_examples_json() {
 }
 
 /// A broken variant of `fixtures/dwp/broken/` built as verify_fixtures builds it.
-fn broken_variant(case: &str) -> tempfile::TempDir {
+pub(crate) fn broken_variant(case: &str) -> tempfile::TempDir {
     let case_dir = project().join("fixtures/dwp/broken").join(case);
     let doc: Value = serde_json::from_slice(
         &std::fs::read(case_dir.join("variant.json")).expect("variant.json"),

@@ -19,6 +19,7 @@ mod concurrency_update;
 mod crash_debris;
 mod crash_finalize;
 mod crash_rebuild;
+mod crash_task_done;
 mod crash_update;
 mod lock_release_faults;
 mod truth_after_commit;

@@ -363,3 +363,50 @@ fn tried_and_failed_are_appended_after_the_outcome_keys_in_that_order() {
     assert_eq!(bad.status.code(), Some(1), "{}", stderr(&bad));
     assert_eq!(s.state(), before);
 }
+
+/// A completed task whose evidence no longer holds refuses every other transition, but its own
+/// repair — here the reopen its amendment backs — gets through (found by the merge tests: a
+/// merge that kept `completed` beside a run the other side had marked left no way out).
+#[test]
+fn regression_a_reopen_repairs_a_completed_task_whose_evidence_no_longer_holds() {
+    let s = published_a();
+    let path = s.state_path();
+    let text = String::from_utf8(s.state()).unwrap().replacen(
+        "\"evidence\": \"scope=final-state validation",
+        "\"evidence\": \"invalidated by refine (Amendment 1): scope=final-state validation",
+        1,
+    );
+    std::fs::write(&path, text).unwrap();
+    append_to_inline_log(&s, 3, &amendment(1, "Task 3", "none"));
+    let before = s.state();
+    // Another task's transition: refused while task 3's evidence does not hold.
+    let other = at(
+        &s,
+        "2026-11-02T10:00:00+00:00",
+        &[
+            "--task",
+            "2",
+            "--status",
+            "in_progress",
+            "--reopen-reason",
+            "x",
+        ],
+    );
+    refused(&other, "evidence-invalidated-by-refine");
+    assert_eq!(s.state(), before);
+    // Task 3's own reopen repairs it.
+    let reopen = at(
+        &s,
+        "2026-11-02T10:00:00+00:00",
+        &[
+            "--task",
+            "3",
+            "--status",
+            "in_progress",
+            "--reopen-reason",
+            "stale build",
+        ],
+    );
+    assert_eq!(reopen.status.code(), Some(0), "{}", stderr(&reopen));
+    assert_eq!(task(&s, 3)["status"], "in_progress");
+}

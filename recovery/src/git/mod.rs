@@ -327,6 +327,13 @@ impl Repo {
         &self.git_dir
     }
 
+    /// The folder every work tree of the repository shares — the main `.git` also for a linked
+    /// work tree (whose own git directory is `.git/worktrees/<name>`): where the repository's
+    /// `config` lives.
+    pub fn common_dir(&self) -> &Path {
+        self.repo.common_dir()
+    }
+
     /// `true` in a shallow clone: some commits' parents are not in the repository.
     pub fn is_shallow(&self) -> bool {
         !self.shallow.is_empty()

@@ -94,6 +94,8 @@ pub(super) struct InitArgs {
     /// Print the skeleton without writing it
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub wait: super::wait::WaitArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -109,6 +111,8 @@ pub(super) struct RefreshArgs {
     /// Refuse unless the checkpoint's current SHA-256 is this
     #[arg(long, value_name = "HEX")]
     pub expected_sha256: Option<String>,
+    #[command(flatten)]
+    pub wait: super::wait::WaitArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -137,8 +141,11 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::failed_if(a.exit_code && o.failed()))
         }
         Command::Init(a) => {
-            let o =
-                ops::init(&place(a.target), a.dry_run, &mut Clock::from_env()?).map_err(lift)?;
+            let clock = Clock::from_env()?;
+            let target = place(a.target);
+            let o = a
+                .wait
+                .run(|| ops::init(&target, a.dry_run, &mut clock.clone()).map_err(lift))?;
             let applied = o.written.as_ref().map(|w| &w.committed.confirmation);
             super::outcome::deliver(ctx, &o, &o.to_text(), applied)
         }
@@ -148,7 +155,11 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
                 prune_sessions: a.prune_sessions,
                 expected_sha256: a.expected_sha256,
             };
-            let o = ops::refresh(&place(a.target), &opts, &mut Clock::from_env()?).map_err(lift)?;
+            let clock = Clock::from_env()?;
+            let target = place(a.target);
+            let o = a
+                .wait
+                .run(|| ops::refresh(&target, &opts, &mut clock.clone()).map_err(lift))?;
             let applied = o.written.as_ref().map(|w| &w.committed.confirmation);
             super::outcome::deliver(ctx, &o, &o.to_text(), applied)
         }

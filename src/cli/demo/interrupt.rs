@@ -1,5 +1,5 @@
-//! Step 4's interrupted publication: a forked child runs the real finalize and ends itself the
-//! moment the marker is durable — no unwinding, no cleanup, the lock left behind with its owner
+//! The interrupted publication: a forked child runs the real close-out of the last task (`task
+//! done`: the markdown, then the publication) and ends itself the moment the marker is durable — no unwinding, no cleanup, the lock left behind with its owner
 //! gone, exactly what a `kill -9` of the writer leaves. The parent waits and reports how the child
 //! ended, the way a shell would.
 //!
@@ -7,30 +7,17 @@
 //! for it, and the child is still a process of its own whose death the lock really outlives.
 
 use crate::print_out;
-use planseal::clock::Clock;
-use planseal::dwp::publish::{self, Candidate, FinalizeRequest, Step};
+use planseal::dwp::ops::OpError;
+use planseal::dwp::ops::task_done::{self, TaskDoneRequest};
+use planseal::dwp::publish::Step;
 use std::io::Write as _;
-use std::path::Path;
 
 /// How the child ends after its marker: 128 + SIGKILL, what a shell reports for `kill -9`.
 pub(super) const KILLED: i32 = 137;
 
-/// Publishes `candidate` into `plan_dir` in a forked child that dies after the marker; returns
-/// the child's exit code (128 + the signal if a signal ended it).
-pub(super) fn finalize_and_die(
-    plan_dir: &Path,
-    candidate: Vec<u8>,
-    origin: &str,
-    clock: Clock,
-) -> anyhow::Result<i32> {
-    let mut req = FinalizeRequest::new(
-        plan_dir,
-        Candidate::Bytes {
-            bytes: candidate,
-            origin: origin.to_string(),
-        },
-    );
-    req.clock = clock;
+/// Runs the last task's close-out in a forked child that dies after the publication's marker;
+/// returns the child's exit code (128 + the signal if a signal ended it).
+pub(super) fn close_out_and_die(req: TaskDoneRequest) -> anyhow::Result<i32> {
     // Fork is safe here because the demo is single-threaded: it starts no thread (its commands
     // are child processes read with poll, the git library works on the calling thread), so no
     // lock — the allocator's, stdout's, the output redactor's — can be held by a thread the child
@@ -39,7 +26,7 @@ pub(super) fn finalize_and_die(
     if let Some(threads) = thread_count()
         && threads != 1
     {
-        anyhow::bail!("cannot fork the finalizer: this process runs {threads} threads");
+        anyhow::bail!("cannot fork the close-out: this process runs {threads} threads");
     }
     std::io::stdout().flush()?;
     // SAFETY: a single-threaded process (checked above) may fork; the child only runs
@@ -47,18 +34,18 @@ pub(super) fn finalize_and_die(
     let pid = unsafe { libc::fork() };
     match pid {
         -1 => Err(std::io::Error::last_os_error().into()),
-        0 => child(&req),
+        0 => child(req),
         pid => wait(pid),
     }
 }
 
-/// The child: the real transaction, stopped dead right after its marker. It shares the parent's
-/// stdout, where the parent (waiting) prints nothing meanwhile.
-fn child(req: &FinalizeRequest) -> ! {
-    let outcome = publish::finalize(req, &mut |step| {
+/// The child: the real close-out, stopped dead right after the publication's marker. It shares
+/// the parent's stdout, where the parent (waiting) prints nothing meanwhile.
+fn child(req: TaskDoneRequest) -> ! {
+    let outcome = task_done::task_done_with(req, &mut |step| {
         if step == Step::AfterMarker {
             print_out(
-                "    (the finalizer process stops here: marker written, state.json not yet replaced)\n",
+                "    (the process stops here: task log, README and PROGRESS written, marker written, state.json not yet replaced)\n",
             );
             // SAFETY: _exit ends the process at once; no destructor, no lock release runs.
             unsafe { libc::_exit(KILLED) }
@@ -66,7 +53,7 @@ fn child(req: &FinalizeRequest) -> ! {
     });
     let why = match outcome {
         Ok(_) => "the publication finished instead of stopping after its marker".to_string(),
-        Err(publish::FinalizeError::Refused(r)) => super::super::render_refusal(&r),
+        Err(OpError::Refused(r)) => super::super::render_refusal(&r),
         Err(e) => format!("planseal: error: {e}"),
     };
     for line in why.lines() {

@@ -1,6 +1,7 @@
 //! `planseal demo`: a small plan's whole life cycle in a throw-away git repository, narrated —
 //! guarded updates through the tasks, a publication interrupted right after its marker, `verify`
-//! failing, `recover`, `verify` passing, the receipt. Every `$ planseal …` step runs this same
+//! failing, `recover`, `verify` passing, the receipt, and last the report of the plan (an HTML page
+//! written beside the scratch folder, so it outlives it). Every `$ planseal …` step runs this same
 //! binary as a child process, so what you see is exactly what the commands print; the interrupted
 //! publication is a forked child that runs the real finalize and dies after its marker
 //! ([`interrupt`]). The repository is built with the git library; no `git` process is started.
@@ -20,7 +21,8 @@ use session::Session;
 #[command(
     after_help = "Examples:\n  planseal demo            the narrated walk; the scratch repository is removed afterwards\n  \
 planseal demo --keep     keep it, to look around (run `planseal verify` or `git log` inside)\n\n\
-Needs no git, no network and no other program; nothing outside the scratch folder is touched."
+Needs no git, no network and no other program; nothing outside the scratch folder is touched but\n\
+the report page it ends with, written beside it (its path is printed)."
 )]
 pub(super) struct Args {
     /// Keep the scratch folder afterwards (its path is printed)
@@ -51,16 +53,13 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
 }
 
 fn walk(s: &mut Session) -> anyhow::Result<()> {
-    s.heading("planseal demo — one plan's life cycle, from first task to sealed receipt");
+    s.heading("planseal demo — one plan's life cycle, from its approval to the sealed receipt");
     s.say(&format!("Scratch repository: {}", s.root.display()));
-    s.say(
-        "The demo plays the agent: it writes the code, the gate logs and the task logs; planseal",
-    );
-    s.say(
-        "guards every state change. Each `$ planseal …` line below is a real run of this binary.",
-    );
+    s.say("The demo plays the agent: it writes the code and runs the gates. Every plan file —");
+    s.say("README, PROGRESS, task logs, state.json — is written by planseal's own commands; each");
+    s.say("`$ planseal …` line below is a real run of this binary.");
 
-    s.heading("1. A git repository with a three-task plan");
+    s.heading("1. A git repository with a three-task plan, proposed");
     s.write_all(&plan::base_files())?;
     let base = s.commit(
         &[".gitignore", "README.md"],
@@ -73,17 +72,20 @@ fn walk(s: &mut Session) -> anyhow::Result<()> {
     let created = s.now_iso();
     s.write_all(&plan::plan_files(&created))?;
     s.say(&format!(
-        "{PLAN_DIR}/ written (git-ignored, as plans usually are): README, PROGRESS,"
+        "{PLAN_DIR}/ materialized (git-ignored, as plans usually are): README, PROGRESS,"
     ));
     s.say("PROMPTS, manifest.json, state.json, three task files, analysis_results/.");
     s.planseal(&["verify"], 0)?;
+
+    s.heading("2. The user approves the plan (an agent never approves its own)");
+    s.planseal(&["approve", PLAN_DIR, "--by", "Ada (the user)"], 0)?;
 
     let state = format!("{PLAN_DIR}/state.json");
     for task in &TASKS {
         let id = task.id.to_string();
         s.heading(&format!(
             "{}. Task {}: {}",
-            task.id + 1,
+            task.id + 2,
             task.id,
             task.title
         ));
@@ -93,56 +95,35 @@ fn walk(s: &mut Session) -> anyhow::Result<()> {
         )?;
         s.write_all(&plan::work_files(task))?;
         let sha = s.commit(&[task.work_path], &task.commit_subject())?;
-        let short = &sha[..7];
-        s.say(&format!("commit {short} {}", task.commit_subject()));
+        s.say(&format!("commit {} {}", &sha[..7], task.commit_subject()));
         s.write_all(&[plan::gate_log(task)])?;
-        let gate = task.gate_record(short);
-        s.planseal(
-            &[
-                "update",
-                &state,
-                "--task",
-                &id,
-                "--status",
-                "in_progress",
-                "--gate",
-                &gate,
-            ],
-            0,
-        )?;
-        s.write_all(&plan::closing_files(task, short))?;
-        s.say("Completion & Log filled in, README box ticked, PROGRESS entry written.");
+        s.say(&format!(
+            "gate run: {} ({}), output saved to {}",
+            task.gate,
+            task.ran,
+            task.log()
+        ));
+        let close = task.close_out(&sha);
         if task.is_last() {
-            interrupted_close(s, task, &sha)?;
+            s.say("Before the last close-out: what would the publication still refuse?");
+            s.planseal(&["publish-check", PLAN_DIR], 1)?;
+            interrupted_close(s, &close)?;
         } else {
-            s.planseal(
-                &[
-                    "update",
-                    &state,
-                    "--task",
-                    &id,
-                    "--status",
-                    "completed",
-                    "--commit",
-                    &sha,
-                    "--worked",
-                    task.summary,
-                ],
-                0,
-            )?;
+            let args = close.args();
+            s.planseal(&args.iter().map(String::as_str).collect::<Vec<_>>(), 0)?;
         }
     }
 
-    s.heading("5. verify refuses to call the plan done");
+    s.heading("6. verify refuses to call the plan done");
     s.planseal(&["verify"], 1)?;
 
-    s.heading("6. recover finishes the publication, bound to the marker's candidate");
+    s.heading("7. recover finishes the publication, bound to the marker's candidate");
     s.planseal(&["recover", PLAN_DIR], 0)?;
 
-    s.heading("7. verify again");
+    s.heading("8. verify again");
     s.planseal(&["verify"], 0)?;
 
-    s.heading("8. The receipt");
+    s.heading("9. The receipt");
     let receipt = std::fs::read_to_string(s.plan_dir().join(publish::RECEIPT_FILE))?;
     s.say(&format!("{PLAN_DIR}/{}:", publish::RECEIPT_FILE));
     print_out(&receipt);
@@ -153,25 +134,34 @@ fn walk(s: &mut Session) -> anyhow::Result<()> {
     s.say(&format!(
         "sealing again (`planseal finalize {PLAN_DIR}`) writes the same bytes."
     ));
+
+    s.heading("10. A picture of the plan");
+    // Beside the scratch folder, not in it: the page outlives the repository.
+    let page = format!("{}-report.html", s.root.display());
+    s.planseal(&["report", PLAN_DIR, "--out", &page], 0)?;
+    s.say(&format!("The report of the plan: {page}"));
+    s.say("Open it in a browser: the task lanes, the gate runs, the commits, the crash and the recovery.");
     Ok(())
 }
 
-/// The last task: its completed state is published by a finalizer that dies after its marker.
-fn interrupted_close(s: &mut Session, task: &plan::Task, sha: &str) -> anyhow::Result<()> {
-    let now = s.now_iso();
-    let state = std::fs::read(s.plan_dir().join("state.json"))?;
-    let candidate = plan::terminal_candidate(&state, task, sha, &now)?;
-    let candidate_rel = ".dwp/candidate.json";
-    s.write_all(&[(candidate_rel.to_string(), candidate.clone())])?;
-    s.say("Closing the last task publishes the plan: the finalizer checks the candidate against every");
-    s.say("artifact and git, writes the marker .finalizing.json, replaces state.json, re-verifies, and");
-    s.say("seals the receipt. Here the finalizer process dies right after writing its marker:");
-    s.show_command(&["finalize", PLAN_DIR, "--candidate", candidate_rel]);
-    let clock = s.child_clock();
-    let code = interrupt::finalize_and_die(&s.plan_dir(), candidate, candidate_rel, clock)?;
+/// The last task's close-out: `task done` writes the markdown, then publishes the plan — and
+/// here its process dies right after the publication's marker.
+fn interrupted_close(s: &mut Session, close: &plan::CloseOut) -> anyhow::Result<()> {
+    s.say(
+        "Closing the last task publishes the plan: the close-out writes the task log, README and",
+    );
+    s.say(
+        "PROGRESS, then the finalizer checks the completed state against every artifact and git,",
+    );
+    s.say("writes the marker .finalizing.json, replaces state.json, re-verifies and seals the receipt.");
+    s.say("Here that process dies right after writing its marker:");
+    let args = close.args();
+    s.show_command(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let request = close.request(&s.plan_dir(), s.child_clock());
+    let code = interrupt::close_out_and_die(request)?;
     if code != interrupt::KILLED {
         anyhow::bail!(
-            "the interrupted finalizer exited with {code}, expected {}",
+            "the interrupted close-out exited with {code}, expected {}",
             interrupt::KILLED
         );
     }

@@ -108,10 +108,15 @@ impl Session {
         let shown: Vec<String> = args
             .iter()
             .map(|a| {
-                if a.contains(' ') || a.contains('|') || a.contains(';') {
-                    format!("'{a}'")
-                } else {
+                // Quoted the way a shell reads it back: anything but plain words in single
+                // quotes (a backtick or a `$` in a summary must not run anything when pasted).
+                let plain = a
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "-_./=:,@%+".contains(c));
+                if plain && !a.is_empty() {
                     a.to_string()
+                } else {
+                    format!("'{}'", a.replace('\'', "'\\''"))
                 }
             })
             .collect();

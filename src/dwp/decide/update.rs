@@ -445,7 +445,8 @@ pub fn plan_transition_parsed(
         ));
     }
     // 4. The input state is valid.
-    let (era, state) = validate_input(&value, facts)?;
+    let moved = u64::try_from(req.task).ok();
+    let (era, state) = validate_input(&value, facts, moved)?;
     let mut advisories = Vec::new();
     // 5. Ready; 6. approved (v2/v5 only: v1 has neither field and counts as ready and approved).
     if era != Era::V1 {
@@ -831,6 +832,7 @@ fn state_findings(
     completed_only: bool,
     checked: Option<&InputSnapshot>,
     read: Option<State>,
+    repaired: Option<u64>,
 ) -> Result<(Era, State), Refusal> {
     let mode = if completed_only {
         CheckMode::AsRead
@@ -859,7 +861,7 @@ fn state_findings(
     // one pass over the cores (the same findings, in the same order, as the passes below).
     if checked.is_none()
         && read.is_none()
-        && let Some(pass) = TaskPass::over_cores(value, era, facts, completed_only)
+        && let Some(pass) = TaskPass::over_cores(value, era, facts, completed_only, repaired)
     {
         return pass.findings(value, mode, era);
     }
@@ -901,6 +903,7 @@ fn state_findings(
         .iter()
         .filter(|t| !completed_only || t.is_completed())
         .filter(|t| !already_checked(t.index))
+        .filter(|t| repaired.is_none() || t.id != repaired)
         .flat_map(|t| match &plan_dir {
             Some(plan) => gates::task_gate_findings_in(t, plan),
             None => gates::task_gate_findings(t, None),
@@ -932,6 +935,7 @@ impl TaskPass {
         era: Era,
         facts: &PlanFacts,
         completed_only: bool,
+        repaired: Option<u64>,
     ) -> Option<Self> {
         let tasks = value.get("tasks")?.as_array()?;
         if !value.is_object() || tasks.len() < TASKS_WORTH_A_THREAD {
@@ -947,7 +951,9 @@ impl TaskPass {
             |plan, index, json| {
                 let issues = schema::validate_task_as(json, index, era, format);
                 let task = Task::from_value(index, json);
-                let gates: Vec<Finding> = if completed_only && !task.is_completed() {
+                let gates: Vec<Finding> = if (completed_only && !task.is_completed())
+                    || (repaired.is_some() && task.id == repaired)
+                {
                     Vec::new()
                 } else {
                     match plan {
@@ -1049,8 +1055,16 @@ impl InputSnapshot {
     }
 }
 
-fn validate_input(value: &Value, facts: &PlanFacts) -> Result<(Era, State), Refusal> {
-    state_findings(value, facts, true, None, None).map_err(|mut r| {
+/// The state as read is valid. The gate evidence of the task being moved is left to the
+/// candidate's check: a completed task whose evidence no longer holds (a failing run, a marked
+/// or missing log) refuses every other transition, but its own repair — a reopen, or a fresh
+/// passing run — must get through.
+fn validate_input(
+    value: &Value,
+    facts: &PlanFacts,
+    moved: Option<u64>,
+) -> Result<(Era, State), Refusal> {
+    state_findings(value, facts, true, None, None, moved).map_err(|mut r| {
         r.message = format!("state.json as read is invalid — {}", r.message);
         r
     })
@@ -1063,7 +1077,7 @@ fn validate_candidate(
     facts: &PlanFacts,
 ) -> Result<(), Refusal> {
     // The typed state of every task is freed off the critical path: the write comes next.
-    state_findings(value, facts, false, Some(input), Some(state))
+    state_findings(value, facts, false, Some(input), Some(state), None)
         .map(|(_, state)| crate::parallel::drop_later(state))
 }
 
@@ -1506,13 +1520,14 @@ mod tests {
             change(&mut value);
             let facts = PlanFacts::detached("PLAN_x");
             for completed_only in [true, false] {
-                let shared = state_findings(&value, &facts, completed_only, None, None);
+                let shared = state_findings(&value, &facts, completed_only, None, None, None);
                 let one_thread = state_findings(
                     &value,
                     &facts,
                     completed_only,
                     None,
                     Some(State::from_value(&value)),
+                    None,
                 );
                 assert_eq!(
                     format!("{shared:?}"),
@@ -1520,6 +1535,25 @@ mod tests {
                     "{what} (completed_only {completed_only})"
                 );
                 assert_eq!(shared.is_ok(), what == "valid", "{what}: {shared:?}");
+                // The moved task's own evidence is left to the candidate's check, on both paths.
+                let repaired = Some(n as u64 / 2 + 1);
+                let shared = state_findings(&value, &facts, completed_only, None, None, repaired);
+                let one_thread = state_findings(
+                    &value,
+                    &facts,
+                    completed_only,
+                    None,
+                    Some(State::from_value(&value)),
+                    repaired,
+                );
+                assert_eq!(
+                    format!("{shared:?}"),
+                    format!("{one_thread:?}"),
+                    "{what}, repaired"
+                );
+                if what == "failing gate" {
+                    assert!(shared.is_ok(), "its own repair passes: {shared:?}");
+                }
             }
         }
     }

@@ -15,16 +15,17 @@ use crate::dwp::decide::update::{UpdateRequest, applied_content, plan_transition
 use crate::dwp::layout;
 use crate::dwp::model::markdown::close_out::append_to_record;
 use crate::dwp::model::markdown::{
-    Authority, Disposition, ReconciliationEntry, TaskBody, append_dated_entry, parse_readme,
+    AMENDMENT_LABELS, Authority, Disposition, ReconciliationEntry, TaskBody, append_dated_entry,
+    parse_readme,
 };
 use crate::dwp::model::{Task, TaskStatus, parse_json};
-use crate::dwp::ops::OpError;
 use crate::dwp::ops::update::read_plan_facts_of;
+use crate::dwp::ops::{OpError, OpenedPlan};
 use crate::dwp::read::read_plan_file;
 use crate::jsonfmt::to_python_pretty;
 use crate::recovery::hash::sha256_hex;
 use crate::report::text::unified_diff;
-use crate::report::{HintedError, Refusal, RefusalKind};
+use crate::report::{Refusal, RefusalKind};
 use crate::write::{Confirmation, JournalEntry, WriteError, Writer};
 use serde::Serialize;
 use serde_json::Value;
@@ -70,7 +71,7 @@ pub struct AmendRequest {
 /// What `amend` did (or would do).
 #[derive(Debug, Clone, Serialize)]
 pub struct AmendOutcome {
-    /// `applied`, or `ok` for a dry run.
+    /// `applied`, `unchanged` (recorded and applied already), or `ok` for a dry run.
     pub result: &'static str,
     /// The plan's name.
     pub plan: String,
@@ -99,6 +100,12 @@ pub struct AmendOutcome {
 impl AmendOutcome {
     /// The text output.
     pub fn to_text(&self) -> String {
+        if self.result == "unchanged" {
+            return format!(
+                "{}: Amendment {} of task {} ({}) is recorded and applied already; nothing written\n",
+                self.plan, self.amendment, self.task, self.date
+            );
+        }
         let verb = if self.result == "ok" {
             "would record"
         } else {
@@ -184,31 +191,13 @@ pub fn amend(req: AmendRequest) -> Result<AmendOutcome, OpError> {
     for n in req.invalidates.iter().chain(&req.preserves) {
         one_line("--invalidates/--preserves", n)?;
     }
-    let plan_dir = req.plan_dir.canonicalize().map_err(|_| {
-        HintedError::usage(format!("{}: not a plan folder", req.plan_dir.display()))
-            .hint("pass a plan folder such as .dwp/plans/PLAN_<name>")
-    })?;
-    let plan = layout::plan_name(&plan_dir);
+    let opened = OpenedPlan::open(
+        &req.plan_dir,
+        req.expected_sha256.as_deref(),
+        "an amendment is applied to state.json: the plan has none",
+    )?;
+    let (plan_dir, plan, state_bytes) = (opened.dir, opened.name, opened.state_bytes);
     let read = |rel: &str| read_plan_file(&plan_dir, rel).map_err(WriteError::read);
-    let state_bytes = read(layout::STATE_FILE)?.ok_or_else(|| {
-        Refusal::new(
-            RefusalKind::StateMissing,
-            format!("{}: no state.json", plan_dir.display()),
-        )
-    })?;
-    if let Some(expected) = &req.expected_sha256
-        && !expected.eq_ignore_ascii_case(&sha256_hex(&state_bytes))
-    {
-        return Err(Refusal::new(
-            RefusalKind::StaleSnapshot,
-            format!(
-                "state.json changed since you read it (sha256 {expected} expected, {} found); nothing was written",
-                sha256_hex(&state_bytes)
-            ),
-        )
-        .hint("read state.json again, then decide again")
-        .into());
-    }
     let parsed = parse_json(&state_bytes);
     let state = parsed.as_ref().map_err(|e| {
         Refusal::new(
@@ -301,9 +290,37 @@ pub fn amend(req: AmendRequest) -> Result<AmendOutcome, OpError> {
         .iter()
         .filter(|a| a.line >= record.first && a.line <= record.last)
         .collect();
-    let number = in_record.iter().map(|a| a.number).max().unwrap_or(0) + 1;
     let now = clock.now_iso();
     let date = now.get(..10).unwrap_or(&now).to_string();
+    let affected = affects
+        .iter()
+        .map(|a| format!("Task {a}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let values: [String; 9] = [
+        criterion.clone(),
+        observed.clone(),
+        disposition_text(req.disposition).to_string(),
+        revised.clone(),
+        reason.clone(),
+        authority_text(req.authority).to_string(),
+        affected.clone(),
+        listed(&req.invalidates),
+        listed(&req.preserves),
+    ];
+    // The same amendment as the task's last one, written today: a run cut short after the
+    // record was appended. It is applied, not written again.
+    let written_before = in_record.last().filter(|a| {
+        a.date.map(|d| d.to_string()).as_deref() == Some(date.as_str())
+            && a.values
+                .iter()
+                .zip(&values)
+                .all(|(v, want)| v.as_deref().map(str::trim) == Some(want.as_str()))
+    });
+    let number = match written_before {
+        Some(a) => a.number,
+        None => in_record.iter().map(|a| a.number).max().unwrap_or(0) + 1,
+    };
     if let Some(latest) = in_record.iter().filter_map(|a| a.date).max()
         && latest.to_string() > date
     {
@@ -337,19 +354,15 @@ pub fn amend(req: AmendRequest) -> Result<AmendOutcome, OpError> {
         .hint("add the task's `Completion & Log` section (Status: pending), then run amend again")
         .into());
     }
-    let affected = affects
-        .iter()
-        .map(|a| format!("Task {a}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let block = format!(
-        "### Amendment {number} — {date}\n\nOriginal criterion: {criterion}\nObserved: {observed}\nDisposition: {}\nRevised criterion: {revised}\nReason: {reason}\nAuthority: {}\nAffected tasks: {affected}\nEvidence invalidated: {}\nEvidence preserved: {}\n",
-        disposition_text(req.disposition),
-        authority_text(req.authority),
-        listed(&req.invalidates),
-        listed(&req.preserves),
-    );
-    let record_after = append_to_record(&record.text, record.last, &block);
+    let mut block = format!("### Amendment {number} — {date}\n\n");
+    for (label, value) in AMENDMENT_LABELS.iter().zip(&values) {
+        block.push_str(&format!("{label}: {value}\n"));
+    }
+    let record_after = if written_before.is_some() {
+        record.text.clone()
+    } else {
+        append_to_record(&record.text, record.last, &block)
+    };
     let progress_before = read(layout::PROGRESS_FILE)?;
     let entry = ReconciliationEntry {
         date: date.clone(),
@@ -364,11 +377,12 @@ pub fn amend(req: AmendRequest) -> Result<AmendOutcome, OpError> {
             format!("Evidence invalidated: {}", listed(&req.invalidates)),
         ],
     };
-    let progress_after = append_dated_entry(
-        progress_before.as_deref().unwrap_or_default(),
-        "Amendment",
-        &entry,
-    );
+    let progress_text = String::from_utf8_lossy(progress_before.as_deref().unwrap_or_default());
+    let progress_after = if progress_text.contains(&entry.summary) {
+        progress_text.as_bytes().to_vec()
+    } else {
+        append_dated_entry(progress_text.as_bytes(), "Amendment", &entry)
+    };
 
     // state.json: reopen a completed task (the reopen marks the records), or mark them here.
     let logged = LoggedAmendment {
@@ -472,6 +486,11 @@ pub fn amend(req: AmendRequest) -> Result<AmendOutcome, OpError> {
         state_sha256: sha256_hex(&state_after),
         confirmation: Confirmation::Confirmed,
     };
+    if outcome.files.is_empty() {
+        // Recorded and applied already (the same amendment, today).
+        outcome.result = "unchanged";
+        return Ok(outcome);
+    }
     if req.dry_run {
         return Ok(outcome);
     }

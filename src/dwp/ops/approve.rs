@@ -13,12 +13,12 @@ use crate::dwp::model::STATE_SCHEMA_V1;
 use crate::dwp::model::markdown::{
     ApprovalValue, DeclSource, Declared, ReconciliationEntry, append_dated_entry, parse_readme,
 };
-use crate::dwp::ops::OpError;
+use crate::dwp::ops::{OpError, OpenedPlan};
 use crate::dwp::read::read_plan_file;
 use crate::jsonfmt::{JsonStyle, to_bytes};
 use crate::recovery::hash::sha256_hex;
 use crate::report::text::unified_diff;
-use crate::report::{HintedError, Refusal, RefusalKind};
+use crate::report::{Refusal, RefusalKind};
 use crate::write::{Confirmation, JournalEntry, WriteError, Writer};
 use serde::Serialize;
 use serde_json::Value;
@@ -100,35 +100,13 @@ pub fn approve(req: ApproveRequest) -> Result<ApproveOutcome, OpError> {
     if let Some(reason) = &req.pre {
         check_text("--pre", reason)?;
     }
-    let plan_dir = req.plan_dir.canonicalize().map_err(|_| {
-        HintedError::usage(format!("{}: not a plan folder", req.plan_dir.display()))
-            .hint("pass a plan folder such as .dwp/plans/PLAN_<name>")
-    })?;
-    let plan = plan_dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let opened = OpenedPlan::open(
+        &req.plan_dir,
+        req.expected_sha256.as_deref(),
+        "approval is recorded in state.json: materialize the plan first",
+    )?;
+    let (plan_dir, plan, state_bytes) = (opened.dir, opened.name, opened.state_bytes);
     let read = |rel: &str| read_plan_file(&plan_dir, rel).map_err(WriteError::read);
-    let state_bytes = read(layout::STATE_FILE)?.ok_or_else(|| {
-        Refusal::new(
-            RefusalKind::StateMissing,
-            format!("{}: no state.json", plan_dir.display()),
-        )
-        .hint("approval is recorded in state.json: materialize the plan first")
-    })?;
-    if let Some(expected) = &req.expected_sha256
-        && !expected.eq_ignore_ascii_case(&sha256_hex(&state_bytes))
-    {
-        return Err(Refusal::new(
-            RefusalKind::StaleSnapshot,
-            format!(
-                "state.json changed since you read it (sha256 {expected} expected, {} found); nothing was written",
-                sha256_hex(&state_bytes)
-            ),
-        )
-        .hint("read state.json again, then decide again")
-        .into());
-    }
     let mut state: Value = serde_json::from_slice(&state_bytes).map_err(|e| {
         Refusal::new(
             RefusalKind::StateUnparseable,

@@ -30,7 +30,7 @@ use crate::dwp::decide::rebuild::RebuildError;
 use crate::dwp::locate::OpenPlanError;
 use crate::dwp::publish::FinalizeError;
 use crate::recovery::git::GitError;
-use crate::report::{HintedError, Refusal};
+use crate::report::{HintedError, Refusal, RefusalKind};
 use crate::write::WriteError;
 use std::path::PathBuf;
 
@@ -111,6 +111,60 @@ impl From<OpenPlanError> for OpError {
             OpenPlanError::NotAPlan(h) => OpError::Hinted(h),
             OpenPlanError::Git(g) => OpError::Git(g),
         }
+    }
+}
+
+/// A plan folder opened by one of the writers that edit its markdown (`approve`, `task done`,
+/// `amend`): the folder resolved, its name, state.json's bytes as read, and the caller's
+/// snapshot (`--expected-sha256`) checked against them.
+pub(crate) struct OpenedPlan {
+    /// The plan folder, canonical.
+    pub dir: std::path::PathBuf,
+    /// Its name (`PLAN_x`).
+    pub name: String,
+    /// state.json as read.
+    pub state_bytes: Vec<u8>,
+}
+
+impl OpenedPlan {
+    /// Opens `plan_dir`; `missing_state` is the hint when it has no state.json.
+    pub(crate) fn open(
+        plan_dir: &std::path::Path,
+        expected_sha256: Option<&str>,
+        missing_state: &str,
+    ) -> Result<OpenedPlan, OpError> {
+        use crate::recovery::hash::sha256_hex;
+        let dir = plan_dir.canonicalize().map_err(|_| {
+            HintedError::usage(format!("{}: not a plan folder", plan_dir.display()))
+                .hint("pass a plan folder such as .dwp/plans/PLAN_<name>")
+        })?;
+        let state_bytes = crate::dwp::read::read_plan_file(&dir, crate::dwp::layout::STATE_FILE)
+            .map_err(crate::write::WriteError::read)?
+            .ok_or_else(|| {
+                Refusal::new(
+                    RefusalKind::StateMissing,
+                    format!("{}: no state.json", dir.display()),
+                )
+                .hint(missing_state)
+            })?;
+        if let Some(expected) = expected_sha256
+            && !expected.eq_ignore_ascii_case(&sha256_hex(&state_bytes))
+        {
+            return Err(Refusal::new(
+                RefusalKind::StaleSnapshot,
+                format!(
+                    "state.json changed since you read it (sha256 {expected} expected, {} found); nothing was written",
+                    sha256_hex(&state_bytes)
+                ),
+            )
+            .hint("read state.json again, then decide again")
+            .into());
+        }
+        Ok(OpenedPlan {
+            name: crate::dwp::layout::plan_name(&dir),
+            dir,
+            state_bytes,
+        })
     }
 }
 

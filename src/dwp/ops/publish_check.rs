@@ -201,7 +201,7 @@ fn for_open_task(f: Finding, open: &[u64], plan: &str) -> Finding {
         return f;
     };
     let close = format!(
-        "close it with `planseal task done .dwp/plans/{plan} --task {task} --gate \"COMMAND|EXIT|EVIDENCE\" --summary … --skills-disposition … --documentation-decision …` (it writes the log, ticks the box, adds the PROGRESS entry, then completes the task)"
+        "close it with `planseal task done .dwp/plans/{plan} --task {task} --gate \"COMMAND|EXIT|EVIDENCE\" [--commit SHA] --summary … --outputs … --skills-disposition … --documentation-decision …` (it writes the log, ticks the box, adds the PROGRESS entry, then completes the task)"
     );
     let message = match f.id.as_str() {
         "completion-gates-unsuccessful" => {

@@ -22,12 +22,11 @@ use crate::dwp::model::markdown::close_out::{
 };
 use crate::dwp::model::markdown::parse_readme;
 use crate::dwp::model::{Task, TaskStatus};
-use crate::dwp::ops::OpError;
 use crate::dwp::ops::update::{self, UpdateOutcome};
+use crate::dwp::ops::{OpError, OpenedPlan};
 use crate::dwp::read::read_plan_file;
-use crate::recovery::hash::sha256_hex;
 use crate::report::text::unified_diff;
-use crate::report::{HintedError, Refusal, RefusalKind};
+use crate::report::{Refusal, RefusalKind};
 use crate::write::{Confirmation, JournalEntry, WriteError, Writer};
 use serde::Serialize;
 use serde_json::Value;
@@ -153,32 +152,21 @@ impl Markdown {
 
 /// Closes the task (see the module comment).
 pub fn task_done(req: TaskDoneRequest) -> Result<TaskDoneOutcome, OpError> {
-    let plan_dir = req.plan_dir.canonicalize().map_err(|_| {
-        HintedError::usage(format!("{}: not a plan folder", req.plan_dir.display()))
-            .hint("pass a plan folder such as .dwp/plans/PLAN_<name>")
-    })?;
-    let plan = layout::plan_name(&plan_dir);
-    let read = |rel: &str| read_plan_file(&plan_dir, rel).map_err(WriteError::read);
-    let state_bytes = read(layout::STATE_FILE)?.ok_or_else(|| {
-        Refusal::new(
-            RefusalKind::StateMissing,
-            format!("{}: no state.json", plan_dir.display()),
-        )
-        .hint("a task is closed in a materialized plan: state.json is missing")
-    })?;
-    if let Some(expected) = &req.expected_sha256
-        && !expected.eq_ignore_ascii_case(&sha256_hex(&state_bytes))
-    {
-        return Err(Refusal::new(
-            RefusalKind::StaleSnapshot,
-            format!(
-                "state.json changed since you read it (sha256 {expected} expected, {} found); nothing was written",
-                sha256_hex(&state_bytes)
-            ),
-        )
-        .hint("read state.json again, then decide again")
-        .into());
-    }
+    task_done_with(req, &mut |_| {})
+}
+
+/// [`task_done`], with `hook` seeing every step boundary of the publication when the task is the
+/// last one (the demo stops its child there).
+pub fn task_done_with(
+    req: TaskDoneRequest,
+    hook: crate::dwp::publish::StepHook<'_>,
+) -> Result<TaskDoneOutcome, OpError> {
+    let opened = OpenedPlan::open(
+        &req.plan_dir,
+        req.expected_sha256.as_deref(),
+        "a task is closed in a materialized plan: state.json is missing",
+    )?;
+    let (plan_dir, plan, state_bytes) = (opened.dir, opened.name, opened.state_bytes);
     let state: Value = serde_json::from_slice(&state_bytes).map_err(|e| {
         Refusal::new(
             RefusalKind::StateUnreadable,
@@ -317,7 +305,7 @@ pub fn task_done(req: TaskDoneRequest) -> Result<TaskDoneOutcome, OpError> {
             clock,
         )
         .map_err(|e| after_markdown(e, &changed))?;
-        Some(update::apply(planned).map_err(|e| after_markdown(e, &changed))?)
+        Some(update::apply_with(planned, hook).map_err(|e| after_markdown(e, &changed))?)
     };
     Ok(TaskDoneOutcome {
         result: "applied",

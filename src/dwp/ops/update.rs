@@ -157,6 +157,15 @@ pub fn plan(
 /// state and receipt, and journals the publication; `--expected-sha256` is then the hash of the
 /// bytes the transition was computed from, so a change in between is refused there.
 pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
+    apply_with(planned, &mut |_| {})
+}
+
+/// [`apply`], with `hook` seeing every step boundary of the publication when the transition
+/// completes the plan (the demo stops its child there).
+pub fn apply_with(
+    planned: PlannedUpdate,
+    hook: publish::StepHook<'_>,
+) -> Result<UpdateOutcome, UpdateError> {
     let PlannedUpdate {
         request,
         transition: mut t,
@@ -182,7 +191,7 @@ pub fn apply(planned: PlannedUpdate) -> Result<UpdateOutcome, UpdateError> {
         req.journal_entry = Some(entry);
         req.clock = clock;
         // The publication writes the candidate as the helper serialises it.
-        let published = publish::finalize(&req, &mut |_| {})?;
+        let published = publish::finalize(&req, hook)?;
         after_sha256 = published.state_sha256.clone();
         let line = if published.unfinished() {
             format!(

@@ -1,0 +1,71 @@
+//! `planseal hooks install|uninstall --merge`: register (or remove) what planseal hooks into a
+//! repository — today the merge driver for plan state files (docs/merge.md). The arguments and
+//! the printing; the command itself is `planseal::hooks::ops`. A kind of hook is a flag of both
+//! commands (`--merge`), so later kinds are added beside it.
+
+use super::Context;
+use planseal::clock::Clock;
+use planseal::hooks::ops::{Action, HooksError, HooksRequest, hooks};
+use planseal::report::ExitCode;
+
+#[derive(clap::Subcommand, Debug)]
+pub(super) enum Command {
+    /// Register the hooks named by the flags in this repository
+    #[command(after_help = "\
+--merge writes the merge driver's section into the repository's git config (the shared \
+`config` of every linked work tree):\n\n  [merge \"planseal\"]\n  \
+\tname = planseal: plan state files merged by meaning\n  \
+\tdriver = <this planseal> merge-driver %O %A %B %L %P %S %X %Y\n\n\
+and the lines that route the plan state files to it into the work tree's .gitattributes. \
+Running it again changes nothing; `hooks uninstall --merge` removes exactly these lines. No \
+journal line is written (neither file is plan state).\n\n\
+Examples:\n  planseal hooks install --merge\n  planseal hooks install --merge --dry-run      \
+show the diff, write nothing\n  planseal hooks install --merge --json\n\n\
+Exit codes: 0 applied (or already so), 1 refused (nothing written), 2 usage error, 3 I/O error \
+before the commit point, 4 applied but not confirmed.")]
+    Install(Args),
+    /// Remove the hooks named by the flags from this repository
+    #[command(after_help = "\
+--merge removes the merge driver's entries from the repository's git config and its lines \
+from .gitattributes, leaving every other byte of both files as it was (a .gitattributes that \
+holds nothing else is removed).\n\n\
+Examples:\n  planseal hooks uninstall --merge\n  planseal hooks uninstall --merge --dry-run\n\n\
+Exit codes: 0 applied (or already so), 1 refused (nothing written), 2 usage error, 3 I/O error \
+before the commit point, 4 applied but not confirmed.")]
+    Uninstall(Args),
+}
+
+/// The kinds of hook (one flag each) and how to run.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("kind").required(true).multiple(true)))]
+pub(super) struct Args {
+    /// The merge driver for plan state files (git config + .gitattributes)
+    #[arg(long, group = "kind")]
+    pub merge: bool,
+    /// Print the change as a unified diff; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (action, args) = match command {
+        Command::Install(a) => (Action::Install, a),
+        Command::Uninstall(a) => (Action::Uninstall, a),
+    };
+    let program = std::env::current_exe()?;
+    let program = program.canonicalize().unwrap_or(program);
+    let req = HooksRequest {
+        action,
+        merge: args.merge,
+        dir: ctx.cwd.clone(),
+        program: program.display().to_string(),
+        dry_run: args.dry_run,
+        clock: Clock::from_env()?,
+    };
+    let outcome = hooks(&req).map_err(|e| match e {
+        HooksError::Write(w) => anyhow::Error::from(w),
+        HooksError::Git(g) => anyhow::Error::from(g),
+    })?;
+    let applied = outcome.written.then_some(&outcome.confirmation);
+    super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)
+}

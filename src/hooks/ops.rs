@@ -1,0 +1,249 @@
+//! `planseal hooks install|uninstall --merge` (`docs/merge.md`): the files git reads the merge
+//! driver from — the repository's config (the common git directory's `config`, shared by every
+//! linked work tree) and the work tree's `.gitattributes` — found through gix, edited by
+//! [`super::merge`], written through [`crate::write`] (atomic, durable; every other byte kept).
+//!
+//! The config is locked the way git locks it (`config.lock`, created exclusively and holding the
+//! writer's pid), so planseal and `git config` never write it at the same time; `.gitattributes`
+//! takes planseal's lock folder. Neither file is plan state: no journal line is written.
+//! Installing twice changes nothing; uninstalling after installing gives both files back byte
+//! for byte (a `.gitattributes` that install created and that holds nothing else is removed).
+
+use super::merge;
+use crate::recovery::git::Repo;
+use crate::recovery::read::{Kind, read};
+use crate::recovery::store::LockStyle;
+use crate::report::text::unified_diff;
+use crate::report::{HintedError, Refusal, RefusalKind};
+use crate::write::{Confirmation, Target, WriteError, Writer};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Which way the registration goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Add the entries.
+    Install,
+    /// Remove them.
+    Uninstall,
+}
+
+/// What `hooks install|uninstall` is asked.
+#[derive(Debug, Clone)]
+pub struct HooksRequest {
+    /// Install or uninstall.
+    pub action: Action,
+    /// `--merge`: the merge driver's entries.
+    pub merge: bool,
+    /// A folder inside the repository (the working folder).
+    pub dir: PathBuf,
+    /// The program git should run as the driver (this planseal's own path).
+    pub program: String,
+    /// Show the change as a diff; write nothing.
+    pub dry_run: bool,
+    /// The clock for the lock owner's record.
+    pub clock: crate::clock::Clock,
+}
+
+/// One file the command changes (or would).
+#[derive(Debug, Clone, Serialize)]
+pub struct FileChange {
+    /// The file, as shown (relative to the work tree when inside it).
+    pub file: String,
+    /// Whether its bytes change.
+    pub changed: bool,
+    #[serde(skip)]
+    path: PathBuf,
+    #[serde(skip)]
+    before: Option<Vec<u8>>,
+    #[serde(skip)]
+    after: Option<Vec<u8>>,
+}
+
+/// What the command did (or, with `--dry-run`, would do).
+#[derive(Debug, Clone, Serialize)]
+pub struct HooksOutcome {
+    /// `applied`, `unchanged` (nothing to do) or `ok` (a dry run).
+    pub result: &'static str,
+    /// `install` or `uninstall`.
+    pub action: Action,
+    /// The kinds of hook concerned (`merge`).
+    pub hooks: Vec<&'static str>,
+    /// The files concerned, in write order.
+    pub files: Vec<FileChange>,
+    /// The unified diff of every change (empty when nothing changes).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub diff: String,
+    /// Whether the files were written.
+    pub written: bool,
+    /// What the writes could not confirm.
+    #[serde(skip)]
+    pub confirmation: Confirmation,
+}
+
+impl HooksOutcome {
+    /// The text output.
+    pub fn to_text(&self) -> String {
+        let changed: Vec<&str> = self
+            .files
+            .iter()
+            .filter(|f| f.changed)
+            .map(|f| f.file.as_str())
+            .collect();
+        let what = self.hooks.join(", ");
+        let done = match self.action {
+            Action::Install => "registered",
+            Action::Uninstall => "removed",
+        };
+        if changed.is_empty() {
+            return format!("{what} hook already {done}; nothing written\n");
+        }
+        if self.written {
+            return format!("{what} hook {done}: {}\n", changed.join(", "));
+        }
+        format!(
+            "{what} hook would be {done}: {}\n{}nothing written (--dry-run)\n",
+            changed.join(", "),
+            self.diff
+        )
+    }
+}
+
+/// Why the command could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum HooksError {
+    /// A rule said no, or a file could not be read or written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// The repository could not be read.
+    #[error(transparent)]
+    Git(#[from] HintedError),
+}
+
+impl From<Refusal> for HooksError {
+    fn from(r: Refusal) -> Self {
+        HooksError::Write(WriteError::Refused(r))
+    }
+}
+
+/// How long a `git config` run holding `config.lock` is waited for.
+const CONFIG_LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// Runs `hooks install|uninstall` (see the module comment).
+pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
+    if !req.merge {
+        return Err(HintedError::usage("say which hook: --merge")
+            .hint("planseal hooks install --merge")
+            .into());
+    }
+    let repo = Repo::discover(&req.dir)
+        .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?
+        .ok_or_else(|| {
+            Refusal::new(
+                RefusalKind::NoGit,
+                format!("{}: not inside a git repository", req.dir.display()),
+            )
+            .hint("run it inside the repository whose merges should use the driver")
+        })?;
+    let work_tree = repo.work_tree().map(Path::to_path_buf).ok_or_else(|| {
+        Refusal::new(
+            RefusalKind::NoWorkTree,
+            format!(
+                "{} is a bare repository: there is no work tree for .gitattributes",
+                repo.git_dir().display()
+            ),
+        )
+        .hint("run it in a clone or a linked work tree of the repository")
+    })?;
+    let common = repo.common_dir();
+    let config = common
+        .canonicalize()
+        .unwrap_or_else(|_| common.to_path_buf())
+        .join("config");
+    let attributes = work_tree.join(".gitattributes");
+    let shown = |p: &Path| {
+        p.strip_prefix(&work_tree)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    let driver = merge::driver_command(&req.program);
+    let mut files = Vec::new();
+    for path in [&config, &attributes] {
+        let before = read(path, Kind::Settings).map_err(WriteError::read)?;
+        let text = String::from_utf8_lossy(before.as_deref().unwrap_or_default()).into_owned();
+        let edited = match (req.action, path == &config) {
+            (Action::Install, true) => merge::config_install(&text, &driver),
+            (Action::Install, false) => merge::attributes_install(&text),
+            (Action::Uninstall, true) => merge::config_uninstall(&text),
+            (Action::Uninstall, false) => merge::attributes_uninstall(&text),
+        };
+        // A .gitattributes left with nothing of its own goes (install created it).
+        let after = (before.is_some() || !edited.is_empty())
+            .then(|| edited.into_bytes())
+            .filter(|a| !(a.is_empty() && path == &attributes && req.action == Action::Uninstall));
+        files.push(FileChange {
+            file: shown(path),
+            changed: before != after,
+            path: path.clone(),
+            before,
+            after,
+        });
+    }
+    if req.action == Action::Uninstall {
+        files.reverse();
+    }
+    let diff: String = files
+        .iter()
+        .filter(|f| f.changed)
+        .map(|f| {
+            let text = |b: &Option<Vec<u8>>| {
+                String::from_utf8_lossy(b.as_deref().unwrap_or_default()).into_owned()
+            };
+            unified_diff(&text(&f.before), &text(&f.after), &f.file)
+        })
+        .collect();
+    let mut outcome = HooksOutcome {
+        result: "ok",
+        action: req.action,
+        hooks: vec!["merge"],
+        written: false,
+        diff,
+        files,
+        confirmation: Confirmation::Confirmed,
+    };
+    if !outcome.files.iter().any(|f| f.changed) {
+        outcome.result = "unchanged";
+        return Ok(outcome);
+    }
+    if req.dry_run {
+        return Ok(outcome);
+    }
+    let writer = Writer::from_env();
+    let now = req.clock.clone().now_iso();
+    for f in outcome.files.iter().filter(|f| f.changed) {
+        // git's own lock for its config; planseal's lock folder for .gitattributes.
+        let lock = if f.path == config {
+            LockStyle::PidFile {
+                wait: CONFIG_LOCK_WAIT,
+            }
+        } else {
+            LockStyle::Directory
+        };
+        let target = Target::journal_beside(&f.path, lock).shown_as(f.file.clone());
+        let tx = writer.begin(&target, "hooks", &now)?;
+        tx.expect_unchanged(&f.path, f.before.as_deref())?;
+        match &f.after {
+            Some(bytes) => tx.replace(&f.path, bytes)?,
+            None => tx.remove(&f.path)?,
+        }
+        for u in tx.close().unconfirmed() {
+            outcome.confirmation.push(u.clone());
+        }
+    }
+    outcome.written = true;
+    outcome.result = "applied";
+    Ok(outcome)
+}

@@ -1,0 +1,54 @@
+//! Files a command produces for people to read (the page `planseal report` writes), as opposed
+//! to the state files the rest of this module guards. No plan tool reads them, so they take no
+//! lock and write no journal line; they are still replaced atomically (a reader sees the old page
+//! or the new one, never half of it) and synced like every other write.
+
+use super::{Confirmation, WriteError, Writer};
+use crate::recovery::store::{self, StoreError};
+use std::path::Path;
+
+/// Replaces `path` with `bytes` through a temp file in the same folder. An error is before the
+/// rename (nothing was written); after it, a folder that could not be synced is what the
+/// [`Confirmation`] says.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<Confirmation, WriteError> {
+    store::atomic::replace_atomic(path, bytes, Writer::from_env().durability()).map_err(|e| match e
+    {
+        StoreError::Io { op, path, source } => WriteError::Io { op, path, source },
+        other => WriteError::Io {
+            op: "write",
+            path: path.to_path_buf(),
+            source: std::io::Error::other(other.to_string()),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_the_file_whole_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let page = dir.path().join("report.html");
+        std::fs::write(&page, "old").expect("write");
+        let confirmation = write_output(&page, b"new page").expect("written");
+        assert_eq!(confirmation, Confirmation::Confirmed);
+        assert_eq!(std::fs::read(&page).expect("read"), b"new page");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, ["report.html"]);
+    }
+
+    #[test]
+    fn a_missing_folder_is_an_io_error_and_nothing_is_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let page = dir.path().join("no/such/folder/report.html");
+        match write_output(&page, b"x") {
+            Err(WriteError::Io { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(!page.exists());
+    }
+}
