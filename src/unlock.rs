@@ -110,6 +110,11 @@ pub fn target_of(path: &Path) -> Target {
     }
     if LockStyle::Directory.lock_path(&file).is_file() {
         crate::gsd::layout::state_target(&file, std::time::Duration::ZERO)
+    } else if file
+        .file_name()
+        .is_some_and(|n| n == crate::checkpoint::layout::CHECKPOINT_FILE)
+    {
+        crate::checkpoint::layout::checkpoint_target(&file)
     } else {
         Target::journal_beside(file, LockStyle::Directory)
     }

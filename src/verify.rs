@@ -98,6 +98,17 @@ pub fn verify(opts: &VerifyOptions) -> Result<Report, VerifyError> {
     Ok(report)
 }
 
+/// The folder CI reports name files from (`verify --format github|sarif|junit`): the root of
+/// the git work tree `cwd` is in — the nearest folder at or above it holding `.git`, which is
+/// what GitHub and other CI systems resolve paths against — else the workspace root verify
+/// searches from.
+pub fn repository_root(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| locate::find_root(cwd))
+}
+
 /// `PLANSEAL_VERIFY_THREADS=N` (a positive number): verify checks plans on N threads (at most
 /// one per plan); unset or anything else: one per core. `1` checks every plan on this thread.
 pub const THREADS_ENV: &str = "PLANSEAL_VERIFY_THREADS";

@@ -13,7 +13,9 @@
 //! ```
 //!
 //! Beside the checkpoint, planseal's writers keep `PROJECT-CHECKPOINT.md.lock/` (the lock, owner
-//! record inside) and `PROJECT-CHECKPOINT.md.journal.ndjson` (one line per write).
+//! record inside); the journal (one line per write) is in the work tree's git directory
+//! (`<git dir>/planseal/journals/<path>.journal.ndjson`), or beside the file outside git
+//! (`docs/journal.md`).
 
 use crate::recovery::store::LockStyle;
 use std::path::{Path, PathBuf};
@@ -111,7 +113,7 @@ pub fn target_for(path: &Path) -> Target {
 }
 
 /// A checkpoint file as a write target: a lock folder `<file>.lock/` with an owner record, and
-/// the journal `<file>.journal.ndjson` beside it.
+/// the journal in the work tree's git directory (`<file>.journal.ndjson` beside it outside git).
 pub fn checkpoint_target(path: &Path) -> crate::write::Target {
-    crate::write::Target::journal_beside(path, LockStyle::Directory)
+    crate::write::Target::journal_in_git_dir(path, LockStyle::Directory)
 }

@@ -6,6 +6,7 @@ mod abbrev;
 mod amend;
 mod approve;
 mod checkpoint;
+mod completions;
 mod demo;
 mod diff;
 mod dwp;
@@ -15,6 +16,7 @@ mod finalize;
 mod gsd;
 mod hooks;
 mod log;
+mod man;
 mod merge_driver;
 mod outcome;
 mod promote;
@@ -142,6 +144,10 @@ enum Command {
         after_help = "Examples:\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
     )]
     Hooks(hooks::Command),
+    /// Print the shell completion script (bash, zsh, fish, powershell, elvish)
+    Completions(completions::Args),
+    /// Print the manual page, or write one page per command with --out DIR
+    Man(man::Args),
 }
 
 /// What every command needs to know about how it was run.
@@ -221,6 +227,8 @@ pub(crate) fn main() -> ExitCode {
         Command::Demo(a) => demo::run(a, &ctx),
         Command::MergeDriver(a) => merge_driver::run(a, &ctx),
         Command::Hooks(c) => hooks::run(c, &ctx),
+        Command::Completions(a) => completions::run(a, &ctx),
+        Command::Man(a) => man::run(a, &ctx),
     };
     match result {
         Ok(code) => code,

@@ -1,15 +1,18 @@
-//! `planseal verify`: the read-only conformance report (`docs/verify.md`). Exit 0 CONFORMANT,
-//! 1 NOT CONFORMANT, 2 UNVERIFIED or usage error.
+//! `planseal verify`: the read-only conformance report (`docs/verify.md`), as text, JSON or a
+//! CI format (`docs/ci.md`). Exit 0 CONFORMANT, 1 NOT CONFORMANT, 2 UNVERIFIED or usage error,
+//! whatever the format.
 
 use super::Context;
 use crate::{print_json, print_out};
+use planseal::report::ci::{Locator, github, junit, sarif};
+use planseal::report::redact::EnvRedactor;
 use planseal::report::{ExitCode, HintedError, json, text};
-use planseal::verify::{VerifyOptions, verify};
+use planseal::verify::{VerifyOptions, repository_root, verify};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  planseal verify                          every plan of this repository (and GSD/Reversa/checkpoint files)\n  planseal verify .dwp/plans/PLAN_x        one plan folder\n  planseal verify --plan PLAN_x --json     one plan, as JSON\n\nExit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 UNVERIFIED (something could not be read) or usage error."
+    after_help = "Examples:\n  planseal verify                          every plan of this repository (and GSD/Reversa/checkpoint files)\n  planseal verify .dwp/plans/PLAN_x        one plan folder\n  planseal verify --plan PLAN_x --json     one plan, as JSON\n  planseal verify --format github          GitHub Actions annotations (docs/ci.md)\n  planseal verify --format sarif > planseal.sarif\n  planseal verify --format junit > planseal-junit.xml\n\nExit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 UNVERIFIED (something could not be read) or usage error — the same in every format."
 )]
 pub(super) struct Args {
     /// A plan folder, a .dwp folder or a repository root (default: search from the current directory)
@@ -24,14 +27,39 @@ pub(super) struct Args {
     /// Also check this GSD .planning/STATE.md
     #[arg(long, value_name = "FILE")]
     pub gsd: Vec<PathBuf>,
+    /// The report's format: text, json (as --json), github (workflow commands), sarif (SARIF
+    /// 2.1.0), junit (JUnit XML); files are named from the repository root
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Format {
+    Text,
+    Json,
+    Github,
+    Sarif,
+    Junit,
 }
 
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let format = match (args.format, ctx.json) {
+        (None, false) => Format::Text,
+        (None | Some(Format::Json), true) => Format::Json,
+        (Some(f), false) => f,
+        (Some(_), true) => {
+            return Err(
+                HintedError::usage("--json and --format name two different formats")
+                    .hint("drop --json (it is --format json), or drop --format")
+                    .into(),
+            );
+        }
+    };
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
-    crate::redact_output_for(
-        &ctx.cwd
-            .join(args.path.as_deref().unwrap_or(std::path::Path::new("."))),
-    );
+    let target = ctx
+        .cwd
+        .join(args.path.as_deref().unwrap_or(std::path::Path::new(".")));
+    crate::redact_output_for(&target);
     let opts = VerifyOptions {
         cwd: ctx.cwd.clone(),
         path: args.path,
@@ -40,10 +68,22 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         gsd: args.gsd,
     };
     let report = verify(&opts).map_err(|e| HintedError::usage(e.to_string()).hint(e.hint()))?;
-    if ctx.json {
+    let code = report.verdict().exit_code();
+    if matches!(format, Format::Github | Format::Sarif | Format::Junit) {
+        // These formats encode text (`%0A`, `&amp;`): a value is hidden before it is encoded.
+        let report = EnvRedactor::for_target(&target).clean_report(report);
+        let locator = Locator::new(&ctx.cwd, repository_root(&target));
+        match format {
+            Format::Github => print_out(&github::render(&report, &locator)),
+            Format::Sarif => print_json(sarif::to_value(&report, &locator)),
+            _ => print_out(&junit::render(&report, &locator)),
+        }
+        return Ok(code);
+    }
+    if format == Format::Json {
         print_json(json::to_value(&report));
     } else {
         print_out(&text::render(&report, text::Style { color: ctx.color }));
     }
-    Ok(report.verdict().exit_code())
+    Ok(code)
 }

@@ -75,6 +75,7 @@ fn check_bytes(doc: &Document, out: &mut Vec<Finding>) {
                     line_of(doc, at)
                 ),
             )
+            .line(doc.line_number(at))
             .hint("a NUL byte usually means a torn or binary write; restore the file from git (planseal gsd recover) or delete the NUL bytes"),
         );
     }
@@ -196,6 +197,7 @@ fn check_progress(doc: &Document, hook: &HookState, visible: &str, out: &mut Vec
                         if unread.contains(&"percent") { ", so the progress bar disappears" } else { "" }
                     ),
                 )
+                .line(doc.line_number(entry.span.start))
                 .hint("move the comment out of the frontmatter (into the body) and delete blank lines inside `progress:`"),
             );
         }
@@ -384,6 +386,7 @@ fn check_lifecycle(doc: &Document, out: &mut Vec<Finding>) {
                     line_of(doc, entry.span.start)
                 ),
             )
+            .line(doc.line_number(entry.span.start))
             .hint(format!(
                 "write it on one line: `next_phases: [{}]`",
                 doc.list("next_phases")
@@ -437,6 +440,7 @@ fn check_resume_file(doc: &Document, env: &CheckEnv<'_>, out: &mut Vec<Finding>)
                     line_of(doc, field.line.start)
                 ),
             )
+            .line(doc.line_number(field.line.start))
             .hint("point it at an existing .continue-here*.md file, or write `None`"),
         );
     } else {

@@ -6,7 +6,9 @@
 //!   .planning/
 //!     STATE.md                            the state file (frontmatter + body)
 //!     STATE.md.lock                       GSD's O_EXCL pid file, taken by every writer
-//!     STATE.md.journal.ndjson             planseal's journal, one line per write
+//!     STATE.md.journal.ndjson             planseal's journal outside git (docs/journal.md); in a
+//!                                         git work tree it is <git dir>/planseal/journals/
+//!                                         <path>/STATE.md.journal.ndjson
 //!     ROADMAP.md                          `## Phase N:` headings per milestone
 //!     config.json                         `statusline.state_format`
 //!     active-workstream                   the shared pointer to the active workstream
@@ -70,10 +72,10 @@ pub fn state_dir(state: &Path) -> PathBuf {
 }
 
 /// GSD's STATE.md as a write target: GSD's own O_EXCL pid file `STATE.md.lock` (waiting up to
-/// `wait` for a live writer, taking over a dead one's, as GSD's tools do), and the journal
-/// `STATE.md.journal.ndjson` beside it.
+/// `wait` for a live writer, taking over a dead one's, as GSD's tools do), and the journal in
+/// the work tree's git directory (`STATE.md.journal.ndjson` beside it outside git).
 pub fn state_target(path: &Path, wait: Duration) -> Target {
-    Target::journal_beside(path, LockStyle::PidFile { wait })
+    Target::journal_in_git_dir(path, LockStyle::PidFile { wait })
 }
 
 /// Which of GSD's two statusline renderings (its `statusline.state_format` setting).

@@ -2,6 +2,7 @@
 //! text and JSON output, the verdict and the exit code are all derived from the list.
 
 pub mod applied;
+pub mod ci;
 pub mod envelope;
 pub mod error;
 pub mod exit;
@@ -47,6 +48,10 @@ pub struct Finding {
     /// Path relative to the plan (or system) folder, when one file is concerned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// The 1-based line of that file (of the section's own file when no file is named), when
+    /// the check knows it: CI annotations point at it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// One sentence for the user: what was checked and what was found.
     pub message: String,
     /// What to do about it, where that is known.
@@ -67,6 +72,7 @@ impl Finding {
             plan: None,
             task: None,
             file: None,
+            line: None,
             message: message.into(),
             hint: None,
             group: None,
@@ -101,6 +107,11 @@ impl Finding {
     /// Names the file, relative to the plan (or system) folder.
     pub fn file(mut self, file: impl Into<String>) -> Self {
         self.file = Some(file.into());
+        self
+    }
+    /// Names the 1-based line the finding is about.
+    pub fn line(mut self, line: usize) -> Self {
+        self.line = Some(line);
         self
     }
     /// Adds what the user can do about it.

@@ -170,6 +170,31 @@ impl EnvRedactor {
         self
     }
 
+    /// The report with every finding cleaned, and every section's name, path and reason why it
+    /// could not be checked: for the formats that encode text (`%0A`, `&amp;`), where a value
+    /// would no longer be found in the printed bytes.
+    pub fn clean_report(&self, report: super::Report) -> super::Report {
+        if self.is_empty() {
+            return report;
+        }
+        let sections = report
+            .sections
+            .into_iter()
+            .map(|s| super::Section {
+                name: self.clean(&s.name),
+                path: self.clean(&s.path),
+                unverified: s.unverified.map(|u| self.clean(&u)),
+                findings: s
+                    .findings
+                    .into_iter()
+                    .map(|f| self.clean_finding(f))
+                    .collect(),
+                ..s
+            })
+            .collect();
+        super::Report { sections }
+    }
+
     /// The finding with its message and hint cleaned (ids, files and the rest are planseal's own
     /// text).
     pub fn clean_finding(&self, f: Finding) -> Finding {

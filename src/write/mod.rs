@@ -183,6 +183,7 @@ impl Writer {
 
     /// Appends a line to `target`'s journal with no file write around it (a removed lock).
     pub fn journal_only(&self, target: &Target, entry: &JournalEntry) -> Result<(), WriteError> {
+        target.placed().map_err(|e| refusal_of(e, target))?;
         target
             .journal()
             .append(entry, self.durability)

@@ -2,8 +2,20 @@
 
 use super::WriteError;
 use crate::recovery::paths;
-use crate::recovery::store::{Journal, LockStyle, StoreError};
+use crate::recovery::store::{Journal, JournalRead, LockStyle, StoreError};
 use std::path::{Path, PathBuf};
+
+/// The folder of the moved journals inside a work tree's git directory.
+const JOURNALS_DIR: &str = "planseal/journals";
+/// A journal's name: the file's name and this.
+const JOURNAL_SUFFIX: &str = ".journal.ndjson";
+
+/// `<file>.journal.ndjson`.
+fn beside(path: &Path) -> PathBuf {
+    let mut journal = path.as_os_str().to_owned();
+    journal.push(JOURNAL_SUFFIX);
+    PathBuf::from(journal)
+}
 
 /// One file a command may change. Built by each format's `layout` module, so the lock style and
 /// the journal's place are decided once per format.
@@ -12,6 +24,12 @@ pub struct Target {
     path: PathBuf,
     lock: LockStyle,
     journal: Journal,
+    /// Where the journal was kept before it moved into the git directory (beside the file):
+    /// still read, never written.
+    old_journal: Option<Journal>,
+    /// The `.git` above the file that could not be read, and why: the journal has no place, so
+    /// every write and journal read refuses (an I/O error, nothing applied).
+    unplaced: Option<(PathBuf, std::io::ErrorKind, String)>,
     /// The folder every file of a transaction must stay inside (the DWP plan folder).
     root: Option<PathBuf>,
     /// How the file is named in hints (`planseal unlock <this>`).
@@ -27,18 +45,46 @@ impl Target {
             path,
             lock,
             journal,
+            old_journal: None,
+            unplaced: None,
             root: None,
             shown,
         }
     }
 
-    /// `path` with its journal beside it as `<file>.journal.ndjson` (GSD, Reversa and checkpoint
-    /// files).
+    /// `path` with its journal beside it as `<file>.journal.ndjson` (Reversa files).
     pub fn journal_beside(path: impl Into<PathBuf>, lock: LockStyle) -> Self {
         let path = path.into();
-        let mut journal = path.as_os_str().to_owned();
-        journal.push(".journal.ndjson");
-        Self::new(path, lock, Journal::new(PathBuf::from(journal)))
+        let journal = beside(&path);
+        Self::new(path, lock, Journal::new(journal))
+    }
+
+    /// `path` with its journal in the git directory of its work tree, keyed by its path from the
+    /// work tree root: `<git dir>/planseal/journals/<path>.journal.ndjson` (GSD and checkpoint
+    /// files, which sit among tracked files: a journal beside them would show up as untracked).
+    /// Each linked work tree has its own git directory, so its journal is its own. Outside a work
+    /// tree the journal stays beside the file. The journal beside the file, where earlier
+    /// versions kept it, is still read ([`Target::read_journals`]).
+    pub fn journal_in_git_dir(path: impl Into<PathBuf>, lock: LockStyle) -> Self {
+        let path = path.into();
+        let place = match crate::recovery::git::work_tree_place(&path) {
+            Ok(Some(place)) => place,
+            Ok(None) => return Self::journal_beside(path, lock),
+            Err(e) => {
+                let unplaced = (e.dot_git, e.source.kind(), e.source.to_string());
+                let mut target = Self::journal_beside(path, lock);
+                target.unplaced = Some(unplaced);
+                return target;
+            }
+        };
+        let mut key = place.git_dir.join(JOURNALS_DIR);
+        key.extend(place.relative.split('/'));
+        let mut journal = key.into_os_string();
+        journal.push(JOURNAL_SUFFIX);
+        let old = beside(&path);
+        let mut target = Self::new(path, lock, Journal::inside(place.git_dir, journal));
+        target.old_journal = Some(Journal::new(old));
+        target
     }
 
     /// Every file a transaction on this target writes must resolve inside `root`.
@@ -64,6 +110,24 @@ impl Target {
     /// The journal every change of this file appends a line to.
     pub fn journal(&self) -> &Journal {
         &self.journal
+    }
+    /// Every line of the journal: the old place's (beside the file) first, then the current
+    /// one's, so the last entry is the newest write wherever it was journaled. A journal that is
+    /// missing reads as empty.
+    pub fn read_journals(&self) -> Result<JournalRead, StoreError> {
+        self.placed()?;
+        let mut all = JournalRead::default();
+        for journal in self
+            .old_journal
+            .iter()
+            .chain(std::iter::once(&self.journal))
+        {
+            let read = journal.read()?;
+            all.entries.extend(read.entries);
+            all.bad_lines.extend(read.bad_lines);
+            all.torn_tail |= read.torn_tail;
+        }
+        Ok(all)
     }
     /// Removes the leftovers of provably dead writers in the journal's folder when it is not the
     /// target's own (a DWP plan's `analysis_results/`: receipt and journal temps).
@@ -92,7 +156,20 @@ impl Target {
             .map_err(|e| super::refusal_of(e, self))
     }
 
+    /// An error when the journal has no place (the `.git` above the file could not be read).
+    pub(super) fn placed(&self) -> Result<(), StoreError> {
+        match &self.unplaced {
+            None => Ok(()),
+            Some((dot_git, kind, why)) => Err(StoreError::Io {
+                op: "find the journal's place: read",
+                path: dot_git.clone(),
+                source: std::io::Error::new(*kind, why.clone()),
+            }),
+        }
+    }
+
     fn check_paths(&self, files: &[&str]) -> Result<(), StoreError> {
+        self.placed()?;
         self.journal.check_target()?;
         let Some(root) = &self.root else {
             return Ok(());

@@ -36,6 +36,8 @@ impl<'t> Transaction<'t> {
         time: &str,
         durability: Durability,
     ) -> Result<Self, WriteError> {
+        // A journal with no place refuses before the lock is taken.
+        target.placed().map_err(|e| refusal_of(e, target))?;
         let guard = store::acquire_at(
             target.path(),
             target.lock_style(),

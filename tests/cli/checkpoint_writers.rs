@@ -35,11 +35,14 @@ fn checkpoint(dir: &Path) -> String {
 }
 
 fn journal(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("projects/cw/PROJECT-CHECKPOINT.md.journal.ndjson"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json"))
-        .collect()
+    std::fs::read_to_string(crate::support::fs::journal_of(
+        dir,
+        "projects/cw/PROJECT-CHECKPOINT.md",
+    ))
+    .unwrap_or_default()
+    .lines()
+    .map(|l| serde_json::from_str(l).expect("json"))
+    .collect()
 }
 
 fn run_at(dir: &Path, now: &str, args: &[&str]) -> (i32, String, String) {

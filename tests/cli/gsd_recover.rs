@@ -147,8 +147,11 @@ fn restores_picked_pieces_keeping_every_other_byte() {
         );
     assert_eq!(state(repo.path()), expected);
     assert!(!repo.path().join(".planning/STATE.md.lock").exists());
-    let journal =
-        std::fs::read_to_string(repo.path().join(".planning/STATE.md.journal.ndjson")).unwrap();
+    let journal = std::fs::read_to_string(crate::support::fs::journal_of(
+        repo.path(),
+        ".planning/STATE.md",
+    ))
+    .unwrap();
     let entry: Value = serde_json::from_str(journal.trim()).unwrap();
     assert_eq!(entry["operation"], "gsd recover");
     assert_eq!(entry["restored"][1], "decision:2-074618");

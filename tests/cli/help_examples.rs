@@ -46,6 +46,8 @@ fn every_command_help_has_examples() {
         &["checkpoint", "session", "add"],
         &["checkpoint", "context"],
         &["checkpoint", "restore"],
+        &["completions"],
+        &["man"],
     ];
     let dir = tempfile::tempdir().unwrap();
     for command in commands {

@@ -104,8 +104,11 @@ fn no_output_of_any_command_holds_a_secret_value() {
             );
         }
     }
-    let journal = std::fs::read_to_string(root.join("docs/PROJECT-CHECKPOINT.md.journal.ndjson"))
-        .expect("refresh --write journaled");
+    let journal = std::fs::read_to_string(crate::support::fs::journal_of(
+        &root,
+        "docs/PROJECT-CHECKPOINT.md",
+    ))
+    .expect("refresh --write journaled");
     assert_clean("the journal", &journal);
     assert!(
         journal.contains("Sessão 2026-01-01"),

@@ -137,6 +137,8 @@ macro_rules! help_snapshots {
 
 help_snapshots! {
     help_planseal => [],
+    help_completions => ["completions"],
+    help_man => ["man"],
     help_verify => ["verify"],
     help_update => ["update"],
     help_unlock => ["unlock"],

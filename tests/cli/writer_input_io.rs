@@ -270,7 +270,8 @@ fn gsd_sync_write_eio_on_its_journal_never_falls_back_to_the_git_baseline() {
             .expect("planseal")
     };
     assert_eq!(run(&["gsd", "sync", "--write"]).status.code(), Some(0));
-    let journal = ".planning/STATE.md.journal.ndjson";
+    // In a git work tree the journal is in the git directory (docs/journal.md).
+    let journal = ".git/planseal/journals/.planning/STATE.md.journal.ndjson";
     assert!(root.join(journal).is_file(), "the first sync journals");
     // The body moves on: the next sync has something to write, from the journal's baseline.
     let state = root.join(".planning/STATE.md");

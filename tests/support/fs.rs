@@ -1,7 +1,7 @@
 //! File helpers every kind of integration test shares; the other support modules re-export them.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Copies a folder tree: folders and regular files (the fixtures hold nothing else).
 pub fn copy_dir(from: &Path, to: &Path) {
@@ -49,4 +49,16 @@ pub fn tree(root: &Path) -> std::collections::BTreeMap<String, Option<Vec<u8>>> 
     let mut out = std::collections::BTreeMap::new();
     walk(root, root, &mut out);
     out
+}
+
+/// Where planseal journals the GSD or checkpoint file `rel` of the workspace `root`
+/// (`docs/journal.md`): in the git directory of the work tree when `root` is the root of a main
+/// work tree (`.git/planseal/journals/<rel>.journal.ndjson`), else beside the file.
+pub fn journal_of(root: &Path, rel: &str) -> PathBuf {
+    let journal = format!("{rel}.journal.ndjson");
+    if root.join(".git").is_dir() {
+        root.join(".git/planseal/journals").join(journal)
+    } else {
+        root.join(journal)
+    }
 }

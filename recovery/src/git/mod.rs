@@ -27,10 +27,12 @@
 //! - Replace objects and grafts are not honoured.
 
 mod file_history;
+mod place;
 mod status;
 mod walk;
 
 pub use file_history::{FileHistory, FileVersion, HistoryOptions};
+pub use place::{PlaceError, WorkTreePlace, work_tree_place};
 pub use status::{StatusEntry, StatusKind};
 pub use walk::{MessageScan, Scan};
 
@@ -502,21 +504,7 @@ impl Repo {
                 .join(path)
         };
         // Canonicalise the longest existing ancestor so that symlinked temp dirs still match.
-        let mut existing = absolute.clone();
-        let mut tail = Vec::new();
-        while !existing.exists() {
-            match (existing.file_name(), existing.parent()) {
-                (Some(name), Some(parent)) => {
-                    tail.push(name.to_os_string());
-                    existing = parent.to_path_buf();
-                }
-                _ => break,
-            }
-        }
-        let mut resolved = existing.canonicalize().unwrap_or(existing);
-        for name in tail.iter().rev() {
-            resolved.push(name);
-        }
+        let resolved = place::resolve_existing(&absolute);
         let rel = resolved
             .strip_prefix(root)
             .map_err(|_| GitError::OutsideWorkTree {

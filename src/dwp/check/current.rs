@@ -358,6 +358,7 @@ pub(super) fn check(
         )
         .task(*task)
         .file(layout::README_FILE)
+        .line(*line)
         .hint("only the Task List section is the index; reword or fix the stray checkbox");
     }
     let checked = index.iter().filter(|e| e.checked).count() as u64;

@@ -515,6 +515,7 @@ impl Out {
 pub(crate) trait FindingExt {
     fn task(&mut self, t: u64) -> &mut Self;
     fn file(&mut self, f: impl Into<String>) -> &mut Self;
+    fn line(&mut self, l: usize) -> &mut Self;
     fn hint(&mut self, h: impl Into<String>) -> &mut Self;
     fn group(&mut self, g: impl Into<String>) -> &mut Self;
 }
@@ -526,6 +527,10 @@ impl FindingExt for Finding {
     }
     fn file(&mut self, f: impl Into<String>) -> &mut Self {
         self.file = Some(f.into());
+        self
+    }
+    fn line(&mut self, l: usize) -> &mut Self {
+        self.line = Some(l);
         self
     }
     fn hint(&mut self, h: impl Into<String>) -> &mut Self {

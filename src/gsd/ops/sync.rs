@@ -162,9 +162,9 @@ pub(super) fn baseline(path: &Path, writing: bool) -> Result<Option<Baseline>, G
 /// the git baseline in its place would be a guess.
 fn journal_baseline(path: &Path, writing: bool) -> Result<Option<Baseline>, GsdError> {
     // The lock wait does not matter for reading the journal.
+    // The journal in the git directory first, then the one beside the file (its old place).
     let target = layout::state_target(path, Duration::ZERO);
-    let journal = target.journal();
-    let read = journal.read().map_err(|e| {
+    let read = target.read_journals().map_err(|e| {
         // The store's error names the journal.
         let message = format!("cannot read the journal {e}");
         if writing {
