@@ -128,6 +128,19 @@ pub fn print_json(value: serde_json::Value) {
     print_json_as(value, "ok");
 }
 
+/// A JSON document of another format (SARIF), printed as it is — not in planseal's envelope,
+/// which is for planseal's own documents — with `.env` values hidden like everything printed.
+pub fn print_foreign_json(value: serde_json::Value) {
+    let value = {
+        let slot = OUTPUT_REDACTOR.lock().unwrap_or_else(|e| e.into_inner());
+        match slot.as_ref() {
+            Some(r) => r.clean_json(value),
+            None => value,
+        }
+    };
+    write_stdout(&format!("{value:#}\n"));
+}
+
 /// [`print_json`] of a document whose `result`, when it has none, is `default`: every document
 /// goes out in the one envelope (`docs/json.md`), `result` first.
 pub fn print_json_as(value: serde_json::Value, default: &str) {

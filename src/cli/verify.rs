@@ -75,7 +75,7 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         let locator = Locator::new(&ctx.cwd, repository_root(&target));
         match format {
             Format::Github => print_out(&github::render(&report, &locator)),
-            Format::Sarif => print_json(sarif::to_value(&report, &locator)),
+            Format::Sarif => crate::print_foreign_json(sarif::to_value(&report, &locator)),
             _ => print_out(&junit::render(&report, &locator)),
         }
         return Ok(code);
