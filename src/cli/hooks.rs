@@ -5,6 +5,7 @@
 
 use super::Context;
 use planseal::clock::Clock;
+use planseal::hooks::git::GitHook;
 use planseal::hooks::ops::{Action, HooksError, HooksRequest, hooks};
 use planseal::report::ExitCode;
 
@@ -42,9 +43,33 @@ pub(super) struct Args {
     /// The merge driver for plan state files (git config + .gitattributes)
     #[arg(long, group = "kind")]
     pub merge: bool,
+    /// planseal's git hooks in the repository's hooks folder (core.hooksPath honoured)
+    #[arg(long, group = "kind")]
+    pub git: bool,
+    /// Which git hook (with --git; repeatable; default pre-commit)
+    #[arg(long, value_enum, value_name = "HOOK", requires = "git")]
+    pub git_hook: Vec<GitHookArg>,
     /// Print the change as a unified diff; write nothing
     #[arg(long)]
     pub dry_run: bool,
+}
+
+/// The git hooks `--git-hook` names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum GitHookArg {
+    PreCommit,
+    PrePush,
+    CommitMsg,
+}
+
+impl From<GitHookArg> for GitHook {
+    fn from(h: GitHookArg) -> Self {
+        match h {
+            GitHookArg::PreCommit => GitHook::PreCommit,
+            GitHookArg::PrePush => GitHook::PrePush,
+            GitHookArg::CommitMsg => GitHook::CommitMsg,
+        }
+    }
 }
 
 pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -57,6 +82,8 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     let req = HooksRequest {
         action,
         merge: args.merge,
+        git: args.git,
+        git_hooks: args.git_hook.iter().map(|h| GitHook::from(*h)).collect(),
         dir: ctx.cwd.clone(),
         program: program.display().to_string(),
         dry_run: args.dry_run,

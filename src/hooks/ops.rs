@@ -9,6 +9,7 @@
 //! Installing twice changes nothing; uninstalling after installing gives both files back byte
 //! for byte (a `.gitattributes` that install created and that holds nothing else is removed).
 
+use super::git::{self, GitHook};
 use super::merge;
 use crate::recovery::git::Repo;
 use crate::recovery::read::{Kind, read};
@@ -37,6 +38,10 @@ pub struct HooksRequest {
     pub action: Action,
     /// `--merge`: the merge driver's entries.
     pub merge: bool,
+    /// `--git`: planseal's git hooks ([`HooksRequest::git_hooks`]).
+    pub git: bool,
+    /// `--git-hook`: which git hooks (empty: pre-commit).
+    pub git_hooks: Vec<GitHook>,
     /// A folder inside the repository (the working folder).
     pub dir: PathBuf,
     /// The program git should run as the driver (this planseal's own path).
@@ -60,6 +65,9 @@ pub struct FileChange {
     before: Option<Vec<u8>>,
     #[serde(skip)]
     after: Option<Vec<u8>>,
+    /// The permission bits the file is written with (`None`: the file's own, as it is).
+    #[serde(skip)]
+    mode: Option<u32>,
 }
 
 /// What the command did (or, with `--dry-run`, would do).
@@ -69,8 +77,11 @@ pub struct HooksOutcome {
     pub result: &'static str,
     /// `install` or `uninstall`.
     pub action: Action,
-    /// The kinds of hook concerned (`merge`).
+    /// The kinds of hook concerned (`merge`, `git`).
     pub hooks: Vec<&'static str>,
+    /// `--git`: the git hooks concerned (`pre-commit`, `pre-push`, `commit-msg`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub git_hooks: Vec<GitHook>,
     /// The files concerned, in write order.
     pub files: Vec<FileChange>,
     /// The unified diff of every change (empty when nothing changes).
@@ -133,9 +144,9 @@ const CONFIG_LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Runs `hooks install|uninstall` (see the module comment).
 pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
-    if !req.merge {
-        return Err(HintedError::usage("say which hook: --merge")
-            .hint("planseal hooks install --merge")
+    if !req.merge && !req.git {
+        return Err(HintedError::usage("say which hook: --merge or --git")
+            .hint("planseal hooks install --merge, or planseal hooks install --git")
             .into());
     }
     let repo = Repo::discover(&req.dir)
@@ -145,7 +156,7 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
                 RefusalKind::NoGit,
                 format!("{}: not inside a git repository", req.dir.display()),
             )
-            .hint("run it inside the repository whose merges should use the driver")
+            .hint("run it inside the repository the hooks are for")
         })?;
     let work_tree = repo.work_tree().map(Path::to_path_buf).ok_or_else(|| {
         Refusal::new(
@@ -162,38 +173,30 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
         .canonicalize()
         .unwrap_or_else(|_| common.to_path_buf())
         .join("config");
-    let attributes = work_tree.join(".gitattributes");
     let shown = |p: &Path| {
         p.strip_prefix(&work_tree)
             .unwrap_or(p)
             .display()
             .to_string()
     };
-    let driver = merge::driver_command(&req.program);
     let mut files = Vec::new();
-    for path in [&config, &attributes] {
-        let before = read(path, Kind::Settings).map_err(WriteError::read)?;
-        let text = String::from_utf8_lossy(before.as_deref().unwrap_or_default()).into_owned();
-        let edited = match (req.action, path == &config) {
-            (Action::Install, true) => merge::config_install(&text, &driver),
-            (Action::Install, false) => merge::attributes_install(&text),
-            (Action::Uninstall, true) => merge::config_uninstall(&text),
-            (Action::Uninstall, false) => merge::attributes_uninstall(&text),
-        };
-        // A .gitattributes left with nothing of its own goes (install created it).
-        let after = (before.is_some() || !edited.is_empty())
-            .then(|| edited.into_bytes())
-            .filter(|a| !(a.is_empty() && path == &attributes && req.action == Action::Uninstall));
-        files.push(FileChange {
-            file: shown(path),
-            changed: before != after,
-            path: path.clone(),
-            before,
-            after,
-        });
+    let mut kinds = Vec::new();
+    if req.merge {
+        kinds.push("merge");
+        files.extend(merge_changes(req, &config, &work_tree, &shown)?);
     }
-    if req.action == Action::Uninstall {
-        files.reverse();
+    let mut git_hooks = Vec::new();
+    let mut hooks_dir = None;
+    if req.git {
+        kinds.push("git");
+        git_hooks = requested_git_hooks(req);
+        let dir = repo
+            .hooks_dir()
+            .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?;
+        for hook in &git_hooks {
+            files.extend(git_changes(req, &dir, *hook, &shown)?);
+        }
+        hooks_dir = Some(dir);
     }
     let diff: String = files
         .iter()
@@ -208,7 +211,8 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
     let mut outcome = HooksOutcome {
         result: "ok",
         action: req.action,
-        hooks: vec!["merge"],
+        hooks: kinds,
+        git_hooks,
         written: false,
         diff,
         files,
@@ -221,10 +225,13 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
     if req.dry_run {
         return Ok(outcome);
     }
+    if let Some(dir) = hooks_dir.filter(|_| req.action == Action::Install) {
+        crate::write::create_folder(&dir)?;
+    }
     let writer = Writer::from_env();
     let now = req.clock.clone().now_iso();
     for f in outcome.files.iter().filter(|f| f.changed) {
-        // git's own lock for its config; planseal's lock folder for .gitattributes.
+        // git's own lock for its config; planseal's lock folder for the other files.
         let lock = if f.path == config {
             LockStyle::PidFile {
                 wait: CONFIG_LOCK_WAIT,
@@ -235,9 +242,10 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
         let target = Target::journal_beside(&f.path, lock).shown_as(f.file.clone());
         let tx = writer.begin(&target, "hooks", &now)?;
         tx.expect_unchanged(&f.path, f.before.as_deref())?;
-        match &f.after {
-            Some(bytes) => tx.replace(&f.path, bytes)?,
-            None => tx.remove(&f.path)?,
+        match (&f.after, f.mode) {
+            (Some(bytes), Some(mode)) => tx.replace_with_mode(&f.path, bytes, mode)?,
+            (Some(bytes), None) => tx.replace(&f.path, bytes)?,
+            (None, _) => tx.remove(&f.path)?,
         }
         for u in tx.close().unconfirmed() {
             outcome.confirmation.push(u.clone());
@@ -246,4 +254,184 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
     outcome.written = true;
     outcome.result = "applied";
     Ok(outcome)
+}
+
+/// `--merge`: the repository's config and the work tree's `.gitattributes`, in write order.
+fn merge_changes(
+    req: &HooksRequest,
+    config: &Path,
+    work_tree: &Path,
+    shown: &dyn Fn(&Path) -> String,
+) -> Result<Vec<FileChange>, HooksError> {
+    let attributes = work_tree.join(".gitattributes");
+    let driver = merge::driver_command(&req.program);
+    let mut files = Vec::new();
+    for path in [config, attributes.as_path()] {
+        let before = read(path, Kind::Settings).map_err(WriteError::read)?;
+        let text = String::from_utf8_lossy(before.as_deref().unwrap_or_default()).into_owned();
+        let edited = match (req.action, path == config) {
+            (Action::Install, true) => merge::config_install(&text, &driver),
+            (Action::Install, false) => merge::attributes_install(&text),
+            (Action::Uninstall, true) => merge::config_uninstall(&text),
+            (Action::Uninstall, false) => merge::attributes_uninstall(&text),
+        };
+        // A .gitattributes left with nothing of its own goes (install created it).
+        let after = (before.is_some() || !edited.is_empty())
+            .then(|| edited.into_bytes())
+            .filter(|a| !(a.is_empty() && path == attributes && req.action == Action::Uninstall));
+        files.push(FileChange {
+            file: shown(path),
+            changed: before != after,
+            path: path.to_path_buf(),
+            before,
+            after,
+            mode: None,
+        });
+    }
+    if req.action == Action::Uninstall {
+        files.reverse();
+    }
+    Ok(files)
+}
+
+/// The git hooks asked for: `--git-hook` values in [`GitHook::ALL`]'s order, once each;
+/// pre-commit when none is named.
+fn requested_git_hooks(req: &HooksRequest) -> Vec<GitHook> {
+    if req.git_hooks.is_empty() {
+        return vec![GitHook::PreCommit];
+    }
+    GitHook::ALL
+        .into_iter()
+        .filter(|h| req.git_hooks.contains(h))
+        .collect()
+}
+
+/// A hook file as it is: `None` when absent; a refusal when something other than a regular file
+/// is there (a symlink is never followed or replaced).
+fn read_hook_file(path: &Path, shown: &str) -> Result<Option<git::Found>, HooksError> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(WriteError::reading(path, e).into()),
+    };
+    if !meta.file_type().is_file() {
+        let what = if meta.file_type().is_symlink() {
+            "a symbolic link"
+        } else if meta.is_dir() {
+            "a folder"
+        } else {
+            "not a regular file"
+        };
+        return Err(Refusal::new(
+            RefusalKind::GitHookNotAFile,
+            format!("{shown} is {what}: planseal neither follows nor replaces it"),
+        )
+        .hint(format!(
+            "chain it by hand (replace it with the file it points to), or remove it, then run the command again"
+        ))
+        .into());
+    }
+    let bytes = crate::recovery::read::read_no_follow(path, Kind::Document)
+        .map_err(WriteError::read)?
+        .unwrap_or_default();
+    Ok(Some(git::Found {
+        bytes,
+        mode: meta.permissions().mode() & 0o7777,
+    }))
+}
+
+/// `--git`: one hook's file and its chained copy, in write order.
+fn git_changes(
+    req: &HooksRequest,
+    dir: &Path,
+    hook: GitHook,
+    shown: &dyn Fn(&Path) -> String,
+) -> Result<Vec<FileChange>, HooksError> {
+    let hook_path = dir.join(hook.as_str());
+    let chained_path = dir.join(format!("{}{}", hook.as_str(), git::CHAINED_SUFFIX));
+    let (hook_shown, chained_shown) = (shown(&hook_path), shown(&chained_path));
+    let found = read_hook_file(&hook_path, &hook_shown)?;
+    let chained = read_hook_file(&chained_path, &chained_shown)?;
+    let planned = match req.action {
+        Action::Install => {
+            let ours = git::script(&req.program, hook);
+            git::plan_install(found.as_ref(), chained.as_ref(), ours.as_bytes())
+        }
+        Action::Uninstall => git::plan_uninstall(found.as_ref(), chained.as_ref()),
+    };
+    let steps = planned.map_err(|conflict| match conflict {
+        git::Conflict::ChainedExists => Refusal::new(
+            RefusalKind::GitHookChainedExists,
+            format!(
+                "{hook_shown} is not planseal's and {chained_shown} already holds another hook: chaining would lose one of them"
+            ),
+        )
+        .hint(format!(
+            "compare the two files; keep the one you want as {hook_shown}, remove or rename {chained_shown}, then run the command again"
+        )),
+        git::Conflict::Replaced => Refusal::new(
+            RefusalKind::GitHookReplaced,
+            format!(
+                "{hook_shown} is no longer planseal's, yet {chained_shown} (the hook planseal chained) is still there: putting it back would lose the current hook"
+            ),
+        )
+        .hint(format!(
+            "decide which hook to keep: remove {chained_shown}, or move it back to {hook_shown} by hand"
+        )),
+    })?;
+    let mut files = Vec::new();
+    if steps.is_empty() {
+        let bytes = found.as_ref().map(|f| f.bytes.clone());
+        files.push(FileChange {
+            file: hook_shown.clone(),
+            changed: false,
+            path: hook_path.clone(),
+            before: bytes.clone(),
+            after: bytes,
+            mode: None,
+        });
+    }
+    for step in steps {
+        let (path, file, before, after, mode) = match step {
+            git::Step::WriteChained(f) => (
+                &chained_path,
+                &chained_shown,
+                &chained,
+                Some(f.bytes),
+                Some(f.mode),
+            ),
+            git::Step::WriteHook(f) => {
+                (&hook_path, &hook_shown, &found, Some(f.bytes), Some(f.mode))
+            }
+            git::Step::RemoveChained => (&chained_path, &chained_shown, &chained, None, None),
+            git::Step::RemoveHook => (&hook_path, &hook_shown, &found, None, None),
+        };
+        // A step may write a file again after an earlier step of this run: its "before" is then
+        // what that step left.
+        let before = files
+            .iter()
+            .rev()
+            .find(|c: &&FileChange| c.path == *path)
+            .map(|c| c.after.clone())
+            .unwrap_or_else(|| before.as_ref().map(|f| f.bytes.clone()));
+        // Bits alone differ (a hook made non-executable): the bytes are the same, the write is
+        // still needed.
+        let mode_differs = match (&after, mode, before.is_some()) {
+            (Some(_), Some(m), true) => {
+                let now = if path == &hook_path { &found } else { &chained };
+                now.as_ref().is_some_and(|f| f.mode != m)
+            }
+            _ => false,
+        };
+        files.push(FileChange {
+            file: file.clone(),
+            changed: before != after || mode_differs,
+            path: path.clone(),
+            before,
+            after,
+            mode,
+        });
+    }
+    Ok(files)
 }
