@@ -14,6 +14,7 @@ mod errors;
 mod fast;
 mod finalize;
 mod gsd;
+mod hook;
 mod hooks;
 mod log;
 mod man;
@@ -144,6 +145,12 @@ enum Command {
         after_help = "Examples:\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
     )]
     Hooks(hooks::Command),
+    /// What an installed hook runs: git's pre-commit, pre-push and commit-msg
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal hook pre-commit\n  planseal hook commit-msg .git/COMMIT_EDITMSG\n\nInstalled by `planseal hooks install --git`; run `planseal hook <COMMAND> --help` for each hook's checks and exit codes."
+    )]
+    Hook(hook::Command),
     /// Print the shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(completions::Args),
     /// Print the manual page, or write one page per command with --out DIR
@@ -227,6 +234,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Demo(a) => demo::run(a, &ctx),
         Command::MergeDriver(a) => merge_driver::run(a, &ctx),
         Command::Hooks(c) => hooks::run(c, &ctx),
+        Command::Hook(c) => hook::run(c, &ctx),
         Command::Completions(a) => completions::run(a, &ctx),
         Command::Man(a) => man::run(a, &ctx),
     };

@@ -6,5 +6,6 @@
 //! as flags of the same two commands.
 
 pub mod git;
+pub mod git_check;
 pub mod merge;
 pub mod ops;
