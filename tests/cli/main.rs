@@ -32,6 +32,7 @@ mod gsd_sync;
 mod gsd_writers;
 mod gsd_writers_vectors;
 mod help_examples;
+mod hooks_git;
 mod journal_place;
 mod log_cli;
 mod promote_cli;
