@@ -1,5 +1,6 @@
-//! `planseal hooks install|uninstall --merge`: register (or remove) what planseal hooks into a
-//! repository — today the merge driver for plan state files (docs/merge.md). The arguments and
+//! `planseal hooks install|uninstall --merge|--git`: register (or remove) what planseal hooks
+//! into a repository — the merge driver for plan state files (docs/merge.md), planseal's git
+//! hooks (docs/git-hooks.md). The arguments and
 //! the printing; the command itself is `planseal::hooks::ops`. A kind of hook is a flag of both
 //! commands (`--merge`), so later kinds are added beside it.
 
@@ -20,8 +21,16 @@ pub(super) enum Command {
 and the lines that route the plan state files to it into the work tree's .gitattributes. \
 Running it again changes nothing; `hooks uninstall --merge` removes exactly these lines. No \
 journal line is written (neither file is plan state).\n\n\
+--git writes planseal's git hook (pre-commit unless --git-hook names others) into the folder \
+git runs hooks from (core.hooksPath when set, relative to the work tree; else the .git/hooks \
+every linked work tree shares), executable, running `<this planseal> hook <name>`. A hook that \
+is already there and is not planseal's is moved to <hook>.pre-planseal and run first \
+(docs/git-hooks.md); refused when that cannot be done safely (git-hook-chained-exists, \
+git-hook-not-a-file).\n\n\
 Examples:\n  planseal hooks install --merge\n  planseal hooks install --merge --dry-run      \
-show the diff, write nothing\n  planseal hooks install --merge --json\n\n\
+show the diff, write nothing\n  planseal hooks install --merge --json\n  \
+planseal hooks install --git                  the pre-commit hook\n  \
+planseal hooks install --git --git-hook pre-commit --git-hook commit-msg --git-hook pre-push\n\n\
 Exit codes: 0 applied (or already so), 1 refused (nothing written), 2 usage error, 3 I/O error \
 before the commit point, 4 applied but not confirmed.")]
     Install(Args),
@@ -30,7 +39,12 @@ before the commit point, 4 applied but not confirmed.")]
 --merge removes the merge driver's entries from the repository's git config and its lines \
 from .gitattributes, leaving every other byte of both files as it was (a .gitattributes that \
 holds nothing else is removed).\n\n\
-Examples:\n  planseal hooks uninstall --merge\n  planseal hooks uninstall --merge --dry-run\n\n\
+--git removes planseal's git hooks named by --git-hook (pre-commit by default) and puts back, \
+byte for byte and with its mode, the hook each one chained (<hook>.pre-planseal); a hook that \
+is not planseal's is left alone, and refused (git-hook-replaced) when putting the chained one \
+back would lose it.\n\n\
+Examples:\n  planseal hooks uninstall --merge\n  planseal hooks uninstall --merge --dry-run\n  \
+planseal hooks uninstall --git --git-hook pre-commit --git-hook commit-msg\n\n\
 Exit codes: 0 applied (or already so), 1 refused (nothing written), 2 usage error, 3 I/O error \
 before the commit point, 4 applied but not confirmed.")]
     Uninstall(Args),

@@ -139,10 +139,10 @@ enum Command {
     Demo(demo::Args),
     /// Git's merge driver for plan state files: merge by meaning, or a readable conflict
     MergeDriver(merge_driver::Args),
-    /// Register planseal's hooks in this repository (--merge: the merge driver)
+    /// Register planseal's hooks in this repository (--merge: the merge driver; --git: git hooks)
     #[command(
         subcommand,
-        after_help = "Examples:\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
+        after_help = "Examples:\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n  planseal hooks install --git --git-hook pre-commit --git-hook commit-msg\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
     )]
     Hooks(hooks::Command),
     /// What an installed hook runs: git's pre-commit, pre-push and commit-msg
