@@ -230,9 +230,7 @@ pub fn commit_msg(dir: &Path, message_file: &Path) -> Result<MessageChecked, Mes
                 "the commit subject names task {task} of {plan_name}, and this work tree has no plan {plan_name}"
             ),
         )
-        .hint(format!(
-            "end the subject with `- Task N of PLAN_x` naming a plan of .dwp/plans/ (planseal status lists them), or commit with --no-verify to skip the hook"
-        ))
+        .hint("end the subject with `- Task N of PLAN_x` naming a plan of .dwp/plans/ (planseal status lists them), or commit with --no-verify to skip the hook")
         .into());
     }
     // An orchestrator hub may hold the name in several children: one with the task in progress

@@ -327,9 +327,7 @@ fn read_hook_file(path: &Path, shown: &str) -> Result<Option<git::Found>, HooksE
             RefusalKind::GitHookNotAFile,
             format!("{shown} is {what}: planseal neither follows nor replaces it"),
         )
-        .hint(format!(
-            "chain it by hand (replace it with the file it points to), or remove it, then run the command again"
-        ))
+        .hint("chain it by hand (replace it with the file it points to), or remove it, then run the command again")
         .into());
     }
     let bytes = crate::recovery::read::read_no_follow(path, Kind::Document)
