@@ -115,9 +115,9 @@ pub fn pre_commit(dir: &Path) -> Result<PlansChecked, HintedError> {
     if plans.is_empty() {
         return Ok(checked(Scope::Commit, &root, Vec::new()));
     }
-    let staged = repo
-        .staged_paths()
-        .map_err(|e| HintedError::git_input(&root.display().to_string(), &e))?;
+    // The staged paths are read only when a plan's .dwp/ is not ignored (the status of the
+    // whole work tree is the costly part).
+    let mut staged: Option<Vec<String>> = None;
     let mut ignored: BTreeMap<String, bool> = BTreeMap::new();
     let mut chosen = Vec::new();
     for plan in plans {
@@ -140,8 +140,21 @@ pub fn pre_commit(dir: &Path) -> Result<PlansChecked, HintedError> {
         let prefix = format!("{}/", relative(&plan.dir, &root));
         if is_ignored {
             chosen.push((plan, "dwp-ignored"));
-        } else if staged.iter().any(|p| p.starts_with(&prefix)) {
-            chosen.push((plan, "staged"));
+        } else {
+            if staged.is_none() {
+                staged = Some(
+                    repo.staged_paths()
+                        .map_err(|e| HintedError::git_input(&root.display().to_string(), &e))?,
+                );
+            }
+            if staged
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .any(|p| p.starts_with(&prefix))
+            {
+                chosen.push((plan, "staged"));
+            }
         }
     }
     Ok(checked(Scope::Commit, &root, chosen))

@@ -162,7 +162,7 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
         Refusal::new(
             RefusalKind::NoWorkTree,
             format!(
-                "{} is a bare repository: there is no work tree for .gitattributes",
+                "{} is a bare repository: there is no work tree (for .gitattributes, or for git's commit hooks)",
                 repo.git_dir().display()
             ),
         )

@@ -443,3 +443,44 @@ fn commit_msg_accepts_the_task_in_progress_and_refuses_another_task_or_plan() {
         String::from_utf8_lossy(&ok.stderr)
     );
 }
+
+#[test]
+fn commit_all_and_commit_of_named_files_hand_the_hook_their_own_index() {
+    let (_tmp, root) = plan_repo();
+    // .dwp/ tracked
+    std::fs::write(root.join(".gitignore"), "__pycache__/\n").unwrap();
+    git(&root, &["add", "-A"]);
+    git_command(&root)
+        .args(["commit", "-q", "--no-verify", "-m", "chore: track the plan"])
+        .output()
+        .unwrap();
+    let state = root.join(".dwp/plans").join(PLAN_A).join("state.json");
+    let good = std::fs::read(&state).unwrap();
+    std::fs::write(&state, "{\n").unwrap();
+    // Nothing staged in .git/index: only the index git builds for the commit (GIT_INDEX_FILE)
+    // holds the broken file.
+    for args in [
+        vec!["commit", "-q", "-a", "-m", "chore: all"],
+        vec![
+            "commit",
+            "-q",
+            "-m",
+            "chore: one",
+            "--",
+            ".dwp/plans/PLAN_http_rate_limit/state.json",
+        ],
+    ] {
+        let out = git_command(&root).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(subject(&root), "chore: track the plan");
+    }
+    std::fs::write(&state, &good).unwrap();
+    std::fs::write(root.join("NOTES.md"), "n\n").unwrap();
+    git(&root, &["add", "NOTES.md"]);
+    let ok = commit(&root, "docs: notes");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
