@@ -111,8 +111,16 @@ impl HooksOutcome {
         if changed.is_empty() {
             return format!("{what} hook already {done}; nothing written\n");
         }
+        // A foreign git hook moved aside to be chained: say where it went.
+        let chained: String = self
+            .files
+            .iter()
+            .filter(|f| f.changed && f.after.is_some() && f.file.ends_with(git::CHAINED_SUFFIX))
+            .filter(|_| self.action == Action::Install)
+            .map(|f| format!("the hook that was there runs first, from {}\n", f.file))
+            .collect();
         if self.written {
-            return format!("{what} hook {done}: {}\n", changed.join(", "));
+            return format!("{what} hook {done}: {}\n{chained}", changed.join(", "));
         }
         format!(
             "{what} hook would be {done}: {}\n{}nothing written (--dry-run)\n",

@@ -95,7 +95,8 @@ fn a_foreign_hook_is_chained_run_first_and_put_back_with_its_bytes_and_mode() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stdout,
-        "git hook registered: .git/hooks/pre-commit.pre-planseal, .git/hooks/pre-commit\n"
+        "git hook registered: .git/hooks/pre-commit.pre-planseal, .git/hooks/pre-commit\n\
+         the hook that was there runs first, from .git/hooks/pre-commit.pre-planseal\n"
     );
     let chained = r.path().join(".git/hooks/pre-commit.pre-planseal");
     assert_eq!(std::fs::read_to_string(&chained).unwrap(), foreign);
