@@ -485,3 +485,107 @@ fn commit_all_and_commit_of_named_files_hand_the_hook_their_own_index() {
         String::from_utf8_lossy(&ok.stderr)
     );
 }
+
+/// Killed between its writes (`kill -9` at the store's crash points; needs the `failpoints`
+/// feature, as the crash tests do).
+#[cfg(feature = "failpoints")]
+mod killed {
+    use super::*;
+
+    /// Runs `hooks ARGS` again until it is done: a dead writer's lock is removed with the `planseal
+    /// unlock` its refusal names first.
+    fn finish(dir: &Path, args: &[&str]) {
+        for _ in 0..3 {
+            let mut with_json = args.to_vec();
+            with_json.push("--json");
+            let run = hooks(dir, &with_json);
+            if run.code == 0 {
+                return;
+            }
+            let doc = run.json();
+            assert_eq!(doc["kind"], "lock-present", "{}", run.stdout);
+            assert_eq!(doc["owner"], "dead", "{}", run.stdout);
+            let hint = doc["hint"].as_str().unwrap();
+            let file = hint
+                .split('`')
+                .nth(1)
+                .unwrap()
+                .trim_start_matches("planseal unlock ");
+            let unlock = Planseal::new().cwd(dir).args(["unlock", file]).output();
+            assert_eq!(unlock.code, 0, "{}", unlock.stderr);
+        }
+        panic!("hooks {args:?} did not finish");
+    }
+
+    /// The hook files (the hook and its chained copy) with their modes.
+    fn hook_files(dir: &Path) -> Vec<(String, Vec<u8>, u32)> {
+        let mut out: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                name == "pre-commit" || name == "pre-commit.pre-planseal"
+            })
+            .map(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read(&p).unwrap(), mode(&p))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn an_install_or_uninstall_killed_between_its_writes_is_finished_by_running_it_again() {
+        let foreign = "#!/bin/sh\necho foreign\n";
+        for action in ["install", "uninstall"] {
+            // killed holding the first file's lock, after its temp file, after its rename, and
+            // holding the second file's lock (the first write done)
+            for spec in [
+                "store.after_lock=return",
+                "store.after_temp_write=return",
+                "store.after_rename=return",
+                "store.after_lock=1*off->return",
+            ] {
+                let r = repo();
+                let dir = r.path().join(".git/hooks");
+                std::fs::write(dir.join("pre-commit"), foreign).unwrap();
+                std::fs::set_permissions(
+                    dir.join("pre-commit"),
+                    std::fs::Permissions::from_mode(0o750),
+                )
+                .unwrap();
+                let original = hook_files(&dir);
+                if action == "uninstall" {
+                    assert_eq!(hooks(r.path(), &["install", "--git"]).code, 0);
+                }
+                let installed_or_original = hook_files(&dir);
+                let crashed = Planseal::new()
+                    .cwd(r.path())
+                    .env("FAILPOINTS", spec)
+                    .args(["hooks", action, "--git"])
+                    .output();
+                assert_eq!(crashed.code, 137, "{action} {spec}: {}", crashed.stderr);
+                finish(r.path(), &[action, "--git"]);
+                let expected_after = if action == "install" {
+                    let run = hooks(r.path(), &["install", "--git"]);
+                    assert_eq!(run.stdout, "git hook already registered; nothing written\n");
+                    assert_eq!(
+                        hook_files(&dir)[1],
+                        (
+                            "pre-commit.pre-planseal".to_string(),
+                            foreign.as_bytes().to_vec(),
+                            0o750
+                        )
+                    );
+                    finish(r.path(), &["uninstall", "--git"]);
+                    original.clone()
+                } else {
+                    assert_ne!(installed_or_original, original);
+                    original.clone()
+                };
+                assert_eq!(hook_files(&dir), expected_after, "{action} {spec}");
+            }
+        }
+    }
+}
