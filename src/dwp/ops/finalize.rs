@@ -103,7 +103,7 @@ struct Document<'a> {
     advisories: &'a [Finding],
 }
 
-/// Serialised as its [`Document`], so described by it.
+/// Serialised as its `Document`, so described by it.
 impl schemars::JsonSchema for FinalizeOutcome {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "FinalizeOutcome".into()

@@ -182,7 +182,7 @@ struct DryRunDocument<'a> {
     would: &'a str,
 }
 
-/// Serialised as its [`DryRunDocument`], so described by it.
+/// Serialised as its `DryRunDocument`, so described by it.
 impl schemars::JsonSchema for DryRunOutcome {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "DryRunOutcome".into()
@@ -272,7 +272,7 @@ enum RecoveredDocument<'a> {
     },
 }
 
-/// Serialised as its [`RecoveredDocument`], so described by it.
+/// Serialised as its `RecoveredDocument`, so described by it.
 impl schemars::JsonSchema for RecoveredOutcome {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "RecoveredOutcome".into()
