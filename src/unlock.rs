@@ -29,7 +29,7 @@ pub struct UnlockRequest {
 
 /// What unlock found and did.
 #[allow(clippy::large_enum_variant)] // one per run, never stored
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "outcome", rename_all = "kebab-case")]
 pub enum UnlockOutcome {
     /// There was no lock to remove.

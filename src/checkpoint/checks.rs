@@ -11,7 +11,7 @@ use crate::report::Finding;
 use std::collections::HashMap;
 
 /// Where the story-id prefix came from.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "source", content = "prefix")]
 pub enum PrefixSource {
     /// `--prefix P` on the command line.

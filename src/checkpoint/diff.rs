@@ -11,7 +11,7 @@ fn norm(s: &str) -> String {
 }
 
 /// Items present in one version and not the other.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Delta {
     /// In the older version only, as written there.
     pub lost: Vec<String>,
@@ -50,7 +50,7 @@ impl Delta {
 }
 
 /// The whole comparison.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct CheckpointDiff {
     /// `##` sections, by heading (shown as written, compared normalised).
     pub sections: Delta,

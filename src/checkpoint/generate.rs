@@ -8,7 +8,7 @@ use super::doc::{
 use super::stories::{StoryFile, find_story_table};
 
 /// What `## Git Recente` shows, read from the repository by the caller.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct GitSummary {
     /// The last commits, newest first: (short hash, subject).
     pub commits: Vec<(String, String)>,
@@ -106,7 +106,7 @@ fn put_section(text: &str, key: &str, heading: &str, body: &str) -> String {
 }
 
 /// What a refresh changed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Changes {
     /// The ids of the stories that got a new row in the story table.
     pub rows_added: Vec<String>,

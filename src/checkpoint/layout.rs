@@ -36,7 +36,7 @@ pub const ENV_FILE: &str = ".env";
 pub const GIT_DIR: &str = ".git";
 
 /// The checkpoint a command works on and the folders around it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Target {
     /// The repository / workspace root (holds `.env`, `projects/` or `docs/`).
     pub root: PathBuf,

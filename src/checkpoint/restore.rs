@@ -9,7 +9,7 @@
 use super::doc::{self, Section, is_placeholder, normalize, sections};
 
 /// A section of the earlier version the file lost.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct LostSection {
     /// The heading as the earlier version wrote it.
     pub heading: String,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// One story file as far as the checkpoint cares.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct StoryFile {
     /// `id:` / `story:` front-matter value, else the file name without `.md` (and without a
     /// `.story` suffix: `1.2.story.md` is story `1.2`).

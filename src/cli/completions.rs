@@ -21,15 +21,26 @@ pub(super) struct Args {
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     let script = script(args.shell);
     if ctx.json {
-        print_json(serde_json::json!({
-            "result": "ok",
-            "shell": args.shell.to_string(),
-            "script": script,
-        }));
+        let doc = CompletionsDocument {
+            result: "ok",
+            shell: args.shell.to_string(),
+            script: &script,
+        };
+        print_json(serde_json::to_value(doc)?);
     } else {
         print_out(&script);
     }
     Ok(ExitCode::Ok)
+}
+
+/// `completions --json`: the shell and its script.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(super) struct CompletionsDocument<'a> {
+    result: &'static str,
+    /// The shell the script is for.
+    shell: String,
+    /// The completion script.
+    script: &'a str,
 }
 
 /// The completion script of `shell` for the whole command tree.

@@ -19,6 +19,26 @@ pub(super) struct Args {
     pub out: Option<PathBuf>,
 }
 
+/// `man --json`: the top page itself, or (with `--out`) the pages written.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub(super) enum ManDocument<'a> {
+    /// Without `--out`: the page of `planseal` itself.
+    Page {
+        result: &'static str,
+        /// Its file name (`planseal.1`).
+        page: &'a str,
+        /// Its roff text.
+        roff: &'a str,
+    },
+    /// With `--out DIR`: every page written, one per command.
+    Written {
+        result: &'static str,
+        /// The files written, as shown.
+        written: &'a [String],
+    },
+}
+
 /// One rendered page: its file name (`planseal-gsd-sync.1`) and its roff text.
 struct Page {
     file: String,
@@ -29,7 +49,11 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     let Some(out) = args.out else {
         let top = render(tree())?;
         if ctx.json {
-            print_json(serde_json::json!({ "result": "ok", "page": top.file, "roff": top.roff }));
+            print_json(serde_json::to_value(ManDocument::Page {
+                result: "ok",
+                page: &top.file,
+                roff: &top.roff,
+            })?);
         } else {
             print_out(&top.roff);
         }
@@ -53,7 +77,10 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         written.push(super::shown(&path, ctx));
     }
     if ctx.json {
-        print_json(serde_json::json!({ "result": "ok", "written": written }));
+        print_json(serde_json::to_value(ManDocument::Written {
+            result: "ok",
+            written: &written,
+        })?);
     } else {
         let mut text = format!(
             "{} manual pages written to {}\n",

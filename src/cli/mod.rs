@@ -27,6 +27,7 @@ mod recover;
 mod refine;
 mod report;
 mod reversa;
+mod schema;
 mod status;
 mod task;
 mod unlock;
@@ -155,6 +156,8 @@ enum Command {
     Completions(completions::Args),
     /// Print the manual page, or write one page per command with --out DIR
     Man(man::Args),
+    /// Print the JSON Schema of a command's --json output (every command's without one)
+    Schema(schema::Args),
 }
 
 /// What every command needs to know about how it was run.
@@ -237,6 +240,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Hook(c) => hook::run(c, &ctx),
         Command::Completions(a) => completions::run(a, &ctx),
         Command::Man(a) => man::run(a, &ctx),
+        Command::Schema(a) => schema::run(a, &ctx),
     };
     match result {
         Ok(code) => code,

@@ -61,7 +61,7 @@ pub struct DerivedValue {
 }
 
 /// The counts read from `.planning/phases/` and ROADMAP.md.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct PhaseCounts {
     /// Folders directly under `.planning/phases/`.
     pub phase_folders: u64,

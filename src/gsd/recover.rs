@@ -21,7 +21,7 @@ pub struct Version {
 }
 
 /// What kind of thing was lost.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PieceKind {
     /// A whole body section: its heading line through the line before the next heading of the
@@ -36,7 +36,7 @@ pub enum PieceKind {
 }
 
 /// Something an earlier version had and the current file does not.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct LostPiece {
     /// `section:<heading>`, `key:<name>`, `decision:<n>-<hash>`, `blocker:<n>-<hash>` (see
     /// [`bullet_id`]).

@@ -51,7 +51,7 @@ pub fn source_lines(derivation: &Derivation) -> BTreeMap<String, String> {
 }
 
 /// One frontmatter key the sync sets.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct KeyUpdate {
     /// The key, `progress.percent` for a child of `progress`.
     pub key: String,
@@ -62,7 +62,7 @@ pub struct KeyUpdate {
 }
 
 /// A key whose frontmatter value disagrees with what the body implies, and that the sync keeps.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Drift {
     /// The key, `progress.percent` for a child of `progress`.
     pub key: String,

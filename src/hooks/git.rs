@@ -17,7 +17,9 @@
 use serde::Serialize;
 
 /// A git hook planseal can be installed as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum GitHook {
     /// Before a commit is made: verify the plans the commit touches (or every plan when `.dwp/`

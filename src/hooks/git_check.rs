@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Which plans a hook verified, and why those.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scope {
     /// pre-commit: plans with a staged file, and plans whose `.dwp/` is ignored.
@@ -30,7 +30,7 @@ pub enum Scope {
 }
 
 /// What pre-commit or pre-push verified.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PlansChecked {
     /// How the plans were chosen.
     pub scope: Scope,
@@ -168,7 +168,7 @@ pub fn pre_push(dir: &Path) -> Result<PlansChecked, HintedError> {
 }
 
 /// What commit-msg found in the message.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MessageChecked {
     /// The subject: the message's first line that is neither blank nor a comment.
     pub subject: String,

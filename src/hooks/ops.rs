@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Which way the registration goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
     /// Add the entries.
@@ -53,7 +53,7 @@ pub struct HooksRequest {
 }
 
 /// One file the command changes (or would).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FileChange {
     /// The file, as shown (relative to the work tree when inside it).
     pub file: String,
@@ -71,7 +71,7 @@ pub struct FileChange {
 }
 
 /// What the command did (or, with `--dry-run`, would do).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct HooksOutcome {
     /// `applied`, `unchanged` (nothing to do) or `ok` (a dry run).
     pub result: &'static str,

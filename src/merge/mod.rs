@@ -92,7 +92,7 @@ impl Merged {
 }
 
 /// Which room merges a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// `.dwp/plans/PLAN_x/state.json`.

@@ -39,7 +39,7 @@ pub struct DriverRequest {
 }
 
 /// What the driver did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DriverOutcome {
     /// `applied`: `%A` holds the result (git's driver protocol: always written).
     pub result: &'static str,

@@ -29,7 +29,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 /// What the report is written as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// One HTML page with every plan.
@@ -101,7 +101,7 @@ impl ReportError {
 }
 
 /// One file the report wrote (or would write).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct WrittenFile {
     /// The file, relative to where the command runs when it lies below it.
     pub path: String,
@@ -119,7 +119,7 @@ pub struct WrittenFile {
 }
 
 /// One plan the report covers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Covered {
     /// `dwp`, `gsd`, `reversa` or `checkpoint`.
     pub system: System,
@@ -130,7 +130,7 @@ pub struct Covered {
 }
 
 /// What `planseal report` did (the `--json` document).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ReportOutcome {
     /// `applied` (the page is written), or `ok` for a dry run.
     pub result: &'static str,

@@ -81,6 +81,87 @@ pub fn error(kind: &str, message: &str, hint: Option<&str>, fields: Map<String, 
     Value::Object(map)
 }
 
+/// The `result` of a command that ran to its end: everything but `refused` and `error`.
+pub const SUCCESS_RESULTS: [&str; 4] = ["ok", "applied", "applied-unconfirmed", "unchanged"];
+
+/// The `kind` of an `error` document.
+pub const ERROR_KINDS: [&str; 3] = ["usage-error", "io-error", "error"];
+
+/// The JSON Schema (draft 2020-12) of every document one command prints with `--json`: one of
+/// its success documents (`successes`, schemas the generator made, each in the envelope with a
+/// success `result`), a refusal, or an error. `generator` holds the definitions the successes
+/// refer to; they go under `$defs`.
+pub fn schema(
+    title: &str,
+    successes: Vec<schemars::Schema>,
+    generator: &mut schemars::SchemaGenerator,
+) -> Value {
+    use serde_json::json;
+    let refusal = generator.subschema_for::<Refusal>();
+    let success = json!({
+        "title": "success",
+        "allOf": [
+            { "anyOf": successes },
+            {
+                "type": "object",
+                "required": ["result"],
+                "properties": {
+                    "result": { "enum": SUCCESS_RESULTS },
+                    // Only in `applied-unconfirmed`: the result the run would have had, and
+                    // what was not confirmed after the commit point.
+                    "applied": { "enum": ["applied", "unchanged", "ok"] },
+                    "unconfirmed": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["kind", "path", "reason", "message", "hint"],
+                            "properties": {
+                                "kind": { "type": "string" },
+                                "path": { "type": "string" },
+                                "reason": { "type": "string" },
+                                "message": { "type": "string" },
+                                "hint": { "type": "string" }
+                            },
+                            "additionalProperties": false
+                        }
+                    }
+                }
+            }
+        ]
+    });
+    let refused = json!({
+        "title": "refused",
+        "allOf": [
+            refusal,
+            {
+                "type": "object",
+                "required": ["result", "kind", "message"],
+                "properties": { "result": { "const": "refused" } }
+            }
+        ]
+    });
+    let error = json!({
+        "title": "error",
+        "type": "object",
+        "required": ["result", "kind", "message"],
+        "properties": {
+            "result": { "const": "error" },
+            "kind": { "enum": ERROR_KINDS },
+            "message": { "type": "string" },
+            "hint": { "type": "string" },
+            "arguments": { "type": "array", "items": { "type": "string" } }
+        },
+        "additionalProperties": false
+    });
+    let defs: Map<String, Value> = generator.take_definitions(true).into_iter().collect();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": title,
+        "oneOf": [success, refused, error],
+        "$defs": defs,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

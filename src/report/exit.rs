@@ -5,7 +5,7 @@
 //! in existing scripts. `docs/exit-codes.md` says the same for users.
 
 /// How a command ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
 #[repr(u8)]
 pub enum ExitCode {
     /// Success: CONFORMANT, or a writer applied its change.

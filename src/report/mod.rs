@@ -18,7 +18,9 @@ pub use refusal::{LockOwnerState, Refusal, RefusalKind, read_refusal};
 use serde::Serialize;
 
 /// How much a finding weighs in the verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// A check that held.
@@ -33,7 +35,7 @@ pub enum Severity {
 }
 
 /// One result of one check, or one refusal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// Stable kebab-case id (each system's docs/ page lists its ids); scripts branch on it.
     pub id: String,
@@ -127,7 +129,7 @@ impl Finding {
 }
 
 /// Which system a section of the report speaks about; it names the section header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum System {
     /// A Deep Work Plan (`.dwp/plans/PLAN_*`).
@@ -153,7 +155,7 @@ impl System {
 }
 
 /// The findings of one plan (or one file of another system).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Section {
     /// The format the section's file or folder belongs to.
     pub system: System,
@@ -224,7 +226,7 @@ impl Section {
 }
 
 /// How many findings of each severity, over a section or a whole report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Counts {
     /// Findings that held.
     pub passed: usize,
@@ -244,7 +246,7 @@ fn is_zero(n: &usize) -> bool {
 
 /// The overall answer of a check run. Precedence: any failure ⇒ NOT CONFORMANT; otherwise
 /// anything that could not be read ⇒ UNVERIFIED; otherwise CONFORMANT.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum Verdict {
     /// No finding failed and every section could be read (advisories allowed); exit 0.
     #[serde(rename = "CONFORMANT")]
@@ -278,7 +280,7 @@ impl Verdict {
 }
 
 /// Every section of one `verify` run.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// One section per plan or file checked, in the order they were found.
     pub sections: Vec<Section>,

@@ -262,6 +262,27 @@ impl Serialize for RefusalKind {
     }
 }
 
+/// A kind is a kebab-case id: one of the writer kinds ([`RefusalKind::ALL`], listed in
+/// `docs/refusals.md`) or the id of the check finding that forbade the change — an open set,
+/// so the schema gives the shape and names the writer kinds in its description.
+impl schemars::JsonSchema for RefusalKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RefusalKind".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let writer_kinds: Vec<&str> = RefusalKind::ALL.iter().map(RefusalKind::as_str).collect();
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$",
+            "description": format!(
+                "The stable refusal kind: a writer kind ({}) or the id of the check finding that forbade the change",
+                writer_kinds.join(", ")
+            ),
+        })
+    }
+}
+
 impl PartialEq<&str> for RefusalKind {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
@@ -292,7 +313,7 @@ pub fn read_refusal(e: &crate::recovery::read::ReadError) -> Option<Refusal> {
 }
 
 /// Whether the holder of a lock is still working (a field of a `lock-present` refusal).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LockOwnerState {
     /// The owner runs: wait for it.
@@ -304,7 +325,7 @@ pub enum LockOwnerState {
 }
 
 /// A refused operation: nothing was written. `kind` is the stable id that leads the message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error, schemars::JsonSchema)]
 #[error("{kind}: {message}")]
 pub struct Refusal {
     /// The stable id that leads the message; scripts branch on it.

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use std::collections::HashSet;
 
 /// Which part of the never-remove rule a change broke.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ViolationKind {
     /// A field (at any depth of nested objects) that the older version had is gone.
@@ -32,7 +32,7 @@ impl ViolationKind {
 }
 
 /// One break of the never-remove rule between two versions.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Violation {
     /// Which part of the rule was broken.
     pub kind: ViolationKind,
@@ -249,7 +249,7 @@ pub struct Version {
 }
 
 /// A violation introduced by one commit.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Flagged {
     /// The short id of the commit whose version broke the rule.
     pub commit: String,
@@ -261,7 +261,7 @@ pub struct Flagged {
 }
 
 /// What a walk over the file's history found.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Walk {
     /// How many versions were compared (the commits where the file exists).
     pub versions: usize,

@@ -43,7 +43,7 @@ pub const KNOWN_FIELDS: [&str; 15] = [
 ];
 
 /// Which language a file names its phases in; one file uses one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Vocabulary {
     /// The original's names ([`PHASES_PT`]: `reconhecimento` … `revisao`).
@@ -175,7 +175,7 @@ fn string_list(v: Option<&Value>) -> Vec<String> {
 }
 
 /// `phase`, `completed` and `pending` as read.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Phases {
     /// The current phase; `None` when `phase` is null, absent or not a string.
     pub phase: Option<String>,
@@ -187,7 +187,7 @@ pub struct Phases {
 
 /// Where a Reversa analysis stands. There is no terminal phase value: `phase: null` means not
 /// started when nothing is completed and finished when all five phases are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Progress {
     /// `phase: null` and nothing completed.

@@ -77,10 +77,11 @@ pub struct WriteGuard {
 }
 
 /// `reversa status`: the findings and where the analysis stands.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct StatusOutcome {
     /// The state file's findings, as one section (its JSON fields come first).
     #[serde(flatten, serialize_with = "json::serialize")]
+    #[schemars(with = "crate::report::json::ReportDocument<'static>")]
     pub report: Report,
     /// The state file, as the user sees it (relative to the current directory when inside it).
     pub file: String,
@@ -154,7 +155,7 @@ pub struct SetOptions {
 }
 
 /// Whether `advance` or `set` wrote the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum WriteResult {
     /// The change was computed and shown, not written (`--dry-run`).
@@ -166,7 +167,7 @@ pub enum WriteResult {
 }
 
 /// What `advance` or `set` changed (or would change, on a dry run).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct WriteOutcome {
     /// Whether the change was written.
     pub result: WriteResult,
@@ -369,10 +370,11 @@ fn finish(
 }
 
 /// `reversa history`: every commit that broke the never-remove rule.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct HistoryOutcome {
     /// The violations as findings, one section (its JSON fields come first).
     #[serde(flatten, serialize_with = "json::serialize")]
+    #[schemars(with = "crate::report::json::ReportDocument<'static>")]
     pub report: Report,
     /// The state file, as the user sees it (relative to the current directory when inside it).
     pub file: String,

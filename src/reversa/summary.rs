@@ -3,7 +3,7 @@
 use super::model::{self, Phases, Progress, StateFile, Vocabulary};
 
 /// The state file at a glance.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct Summary {
     /// The `project` field, when it is a string.
     pub project: Option<String>,

@@ -340,10 +340,12 @@ fn a_real_commit_goes_through_with_a_conformant_plan_and_is_stopped_by_a_broken_
     // pre-push verifies every plan too
     let run = Planseal::new()
         .cwd(&root)
-        .args(["hook", "pre-push", "origin", "x"])
+        .args(["hook", "pre-push", "origin", "x", "--json"])
         .stdin("")
         .output();
     assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json()["reasons"][PLAN_A], "all");
+    assert_eq!(run.json()["verify"]["verdict"], "NOT CONFORMANT");
 }
 
 #[test]

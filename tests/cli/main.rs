@@ -45,6 +45,7 @@ mod report_cli;
 mod reversa_array_style;
 mod reversa_checkpoint;
 mod reversa_cli;
+mod schema_cli;
 mod secrets_all_cli;
 mod secrets_cli;
 mod snapshots;

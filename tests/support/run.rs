@@ -199,6 +199,7 @@ impl Planseal {
 
     /// Starts the process; [`Spawned::wait`] collects it.
     pub fn spawn(self) -> Spawned {
+        let json_args = self.json_args();
         let mut child = self
             .command()
             .spawn()
@@ -210,7 +211,17 @@ impl Planseal {
                 let _ = pipe.write_all(&bytes);
             });
         }
-        Spawned { child }
+        Spawned { child, json_args }
+    }
+
+    /// The arguments of a `--json` run, whose document the suite keeps for the schema check.
+    fn json_args(&self) -> Option<Vec<String>> {
+        self.args.iter().any(|a| a == "--json").then(|| {
+            self.args
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        })
     }
 
     /// Runs to the end and returns what it printed.
@@ -233,6 +244,8 @@ impl Planseal {
 /// A started planseal process.
 pub struct Spawned {
     child: std::process::Child,
+    /// `Some` for a `--json` run: its arguments, kept with its document.
+    json_args: Option<Vec<String>>,
 }
 
 impl Spawned {
@@ -260,8 +273,28 @@ impl Spawned {
             .child
             .wait_with_output()
             .unwrap_or_else(|e| panic!("waiting for {BIN}: {e}"));
-        Run::from_output(out)
+        let run = Run::from_output(out);
+        if let Some(args) = &self.json_args {
+            keep_json_document(args, &run);
+        }
+        run
     }
+}
+
+/// Keeps what a `--json` run printed under `target/tmp/json-documents/`, one file per run
+/// (`{"args", "code", "stdout"}`): after the tests, `scripts/check-json-documents.py` validates
+/// every document against `planseal schema` of its command (`docs/json.md`), so a document the
+/// schema does not describe fails the suite.
+fn keep_json_document(args: &[String], run: &Run) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("json-documents");
+    let _ = std::fs::create_dir_all(&dir);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let record = serde_json::json!({ "args": args, "code": run.code, "stdout": run.stdout });
+    let path = dir.join(format!("{}-{n}.json", std::process::id()));
+    std::fs::write(&path, record.to_string())
+        .unwrap_or_else(|e| panic!("cannot keep the --json document in {}: {e}", path.display()));
 }
 
 /// `planseal ARGS` in `cwd` with every default.

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 /// Which part of an applied write could not be confirmed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum UnconfirmedStep {
     /// The rename is in place but syncing its folder failed: it may not survive a power loss.
@@ -24,7 +24,7 @@ pub enum UnconfirmedStep {
 }
 
 /// One thing an applied write could not confirm.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Unconfirmed {
     /// What was not confirmed.
     #[serde(rename = "kind")]

@@ -127,7 +127,7 @@ pub fn released_path(lock_path: &Path, tag: &NameTag, token: &str) -> PathBuf {
 }
 
 /// A leftover that was not removed, and why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct KeptDebris {
     /// The leftover.
     pub path: PathBuf,
@@ -136,7 +136,7 @@ pub struct KeptDebris {
 }
 
 /// What [`sweep`] did in one folder.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Sweep {
     /// The leftovers removed: their owners were provably dead.
     pub removed: Vec<PathBuf>,

@@ -67,7 +67,7 @@ impl LockStyle {
 }
 
 /// The owner record planseal writes into a lock directory.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LockOwner {
     /// The owner's process id, meaningful only on `host`.
     pub pid: u32,
@@ -106,7 +106,7 @@ impl LockOwner {
 }
 
 /// Who holds a lock, as far as the lock itself tells.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum LockHolder {
     /// A planseal owner record.
@@ -586,7 +586,7 @@ pub fn inspect(target: &Path, style: &LockStyle) -> Result<Option<LockHolder>, S
 }
 
 /// What [`unlock`] removed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct UnlockOutcome {
     /// The lock that was removed: `<target>.lock`, a folder or a file.
     pub lock_path: PathBuf,

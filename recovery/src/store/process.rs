@@ -8,7 +8,7 @@ use std::fmt;
 use std::io::Read;
 
 /// Whether a lock's (or a leftover file's) owner is still working.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "status", content = "reason", rename_all = "kebab-case")]
 pub enum OwnerStatus {
     /// The owner process runs on this machine.

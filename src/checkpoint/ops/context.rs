@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// One project of the workspace, for the list shown when none is chosen.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProjectLine {
     /// The project's folder name under `projects/`.
     pub id: String,
@@ -27,7 +27,7 @@ pub struct ProjectLine {
 }
 
 /// A file that changed after the checkpoint did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NewerFile {
     /// `story`, `prd`, `architecture`, `adr` or `memory`.
     pub kind: &'static str,
@@ -36,7 +36,7 @@ pub struct NewerFile {
 }
 
 /// The session-start summary.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ContextOutcome {
     /// `project`, `legacy`, or `choose` (several projects, none chosen).
     pub mode: &'static str,

@@ -80,10 +80,11 @@ pub struct Written {
 }
 
 /// `checkpoint status`: the findings and the shape of the file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct StatusOutcome {
     /// The checkpoint's findings, as one section (its JSON fields come first).
     #[serde(flatten, serialize_with = "json::serialize")]
+    #[schemars(with = "crate::report::json::ReportDocument<'static>")]
     pub report: Report,
     /// The checkpoint, as the user sees it (relative to the current directory when inside it).
     pub file: String,
@@ -146,7 +147,7 @@ pub fn status(place: &Place, prefix: Option<&str>) -> Result<StatusOutcome, Chec
 }
 
 /// What `checkpoint init` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum InitResult {
     /// The skeleton was only shown (`--dry-run`).
@@ -158,7 +159,7 @@ pub enum InitResult {
 }
 
 /// `checkpoint init`: the skeleton, shown (dry run) or written.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct InitOutcome {
     /// Whether the skeleton was written or only shown.
     pub result: InitResult,
@@ -284,7 +285,7 @@ pub struct RefreshOptions {
 }
 
 /// What `checkpoint refresh` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RefreshResult {
     /// Nothing would change: the file is already up to date (nothing written).
@@ -298,7 +299,7 @@ pub enum RefreshResult {
 }
 
 /// What a refresh changed, counted.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RefreshChanges {
     /// The ids of the stories that got a new row in the story table.
     pub rows_added: Vec<String>,
@@ -313,7 +314,7 @@ pub struct RefreshChanges {
 }
 
 /// `checkpoint refresh`: the diff, and whether it was written.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RefreshOutcome {
     /// Whether the refresh changed the file, and whether it wrote it.
     pub result: RefreshResult,
@@ -457,7 +458,7 @@ fn refresh_entry(
 }
 
 /// `checkpoint diff --against REV`: what the checkpoint lost or gained since a revision.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DiffOutcome {
     /// The checkpoint, as the user sees it (relative to the current directory when inside it).
     pub file: String,

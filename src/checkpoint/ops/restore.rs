@@ -27,7 +27,7 @@ pub struct RestoreOptions {
 }
 
 /// What `checkpoint restore` found and did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RestoreOutcome {
     /// `listed` (no `--section`), `dry-run` or `applied`.
     pub result: &'static str,

@@ -36,7 +36,7 @@ pub struct SessionOptions {
 }
 
 /// What `checkpoint session add` did (or would do).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SessionOutcome {
     /// `applied`, or `ok` for a dry run.
     pub result: &'static str,

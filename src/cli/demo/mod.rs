@@ -57,16 +57,28 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     if ctx.json {
         // The narration as one string, and where to look afterwards.
         transcript.push_str(&ending);
-        print_json(serde_json::json!({
-            "result": "ok",
-            "scratch": args.keep.then(|| scratch.display().to_string()),
-            "report": format!("{}-report.html", scratch.display()),
-            "transcript": transcript,
-        }));
+        print_json(serde_json::to_value(DemoDocument {
+            result: "ok",
+            scratch: args.keep.then(|| scratch.display().to_string()),
+            report: format!("{}-report.html", scratch.display()),
+            transcript: &transcript,
+        })?);
     } else {
         print_out(&ending);
     }
     Ok(ExitCode::Ok)
+}
+
+/// `demo --json`: where to look afterwards, and the narration.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(super) struct DemoDocument<'a> {
+    result: &'static str,
+    /// The kept scratch repository (`null` unless `--keep`).
+    scratch: Option<String>,
+    /// The report page the demo wrote.
+    report: String,
+    /// The narration, as one string.
+    transcript: &'a str,
 }
 
 fn walk(s: &mut Session) -> anyhow::Result<()> {

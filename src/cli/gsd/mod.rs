@@ -237,6 +237,14 @@ pub(super) fn run(command: Command, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// `gsd statusline --json`: the line the statusline prints.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(in crate::cli) struct StatuslineDocument<'a> {
+    result: &'static str,
+    /// The line, as printed without `--json`.
+    line: &'a str,
+}
+
 pub(super) fn statusline(
     args: &StatuslineArgs,
     ctx: &Context,
@@ -254,7 +262,10 @@ pub(super) fn statusline(
     let outcome = ops::statusline(opts).map_err(error)?;
     crate::redact_output_with(outcome.redactor);
     if ctx.json {
-        print_json(serde_json::json!({ "result": "ok", "line": outcome.text }));
+        print_json(serde_json::to_value(StatuslineDocument {
+            result: "ok",
+            line: &outcome.text,
+        })?);
     } else if !outcome.text.is_empty() {
         print_out(&outcome.text);
     }

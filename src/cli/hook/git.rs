@@ -4,8 +4,10 @@
 
 use super::super::Context;
 use crate::{print_json, print_out};
+use planseal::hooks::git_check::MessageChecked;
 use planseal::hooks::git_check::{self, MessageError, PlansChecked};
-use planseal::report::{ExitCode, Verdict, json, text};
+use planseal::report::json::ReportDocument;
+use planseal::report::{ExitCode, Verdict, text};
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
@@ -55,20 +57,45 @@ pub(in crate::cli) struct CommitMsgArgs {
     pub file: PathBuf,
 }
 
+/// `hook pre-commit|pre-push --json`: the plans verified, why each, the verdict, and verify's
+/// own document of them (left out when none was verified).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(in crate::cli) struct PlansDocument<'a> {
+    result: &'static str,
+    /// `pre-commit` or `pre-push`.
+    hook: &'static str,
+    /// CONFORMANT when no plan was verified.
+    verdict: Verdict,
+    #[serde(flatten)]
+    checked: &'a PlansChecked,
+    /// `planseal verify --json`'s document of the plans verified (without its `result`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verify: Option<ReportDocument<'a>>,
+}
+
+/// `hook commit-msg --json`: the subject and, when it names a task, the task's plan, number and
+/// status.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(in crate::cli) struct MessageDocument<'a> {
+    result: &'static str,
+    /// `commit-msg`.
+    hook: &'static str,
+    #[serde(flatten)]
+    checked: &'a MessageChecked,
+}
+
 /// Prints what pre-commit or pre-push verified; the exit code is the verdict's.
-fn deliver(ctx: &Context, hook: &str, checked: &PlansChecked) -> anyhow::Result<ExitCode> {
+fn deliver(ctx: &Context, hook: &'static str, checked: &PlansChecked) -> anyhow::Result<ExitCode> {
     crate::redact_output_for(&ctx.cwd);
     let verdict = checked.verdict();
     if ctx.json {
-        let mut doc = serde_json::to_value(checked)?;
-        if let Some(map) = doc.as_object_mut() {
-            map.insert("hook".into(), hook.into());
-            map.insert("verdict".into(), verdict.as_str().into());
-            if !checked.plans.is_empty() {
-                map.insert("verify".into(), json::to_value(&checked.report));
-            }
-        }
-        print_json(doc);
+        print_json(serde_json::to_value(PlansDocument {
+            result: "ok",
+            hook,
+            verdict,
+            checked,
+            verify: (!checked.plans.is_empty()).then(|| ReportDocument::of(&checked.report)),
+        })?);
         return Ok(verdict.exit_code());
     }
     if checked.plans.is_empty() {
@@ -112,11 +139,11 @@ pub(super) fn commit_msg(args: CommitMsgArgs, ctx: &Context) -> anyhow::Result<E
         Err(MessageError::Error(e)) => return Err(e.into()),
     };
     if ctx.json {
-        let mut doc = serde_json::to_value(&checked)?;
-        if let Some(map) = doc.as_object_mut() {
-            map.insert("hook".into(), "commit-msg".into());
-        }
-        print_json(doc);
+        print_json(serde_json::to_value(MessageDocument {
+            result: "ok",
+            hook: "commit-msg",
+            checked: &checked,
+        })?);
     } else if let (Some(plan), Some(task)) = (&checked.plan, checked.task) {
         match &checked.note {
             Some(note) => print_out(&format!("planseal commit-msg: {note}\n")),

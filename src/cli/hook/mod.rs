@@ -4,6 +4,8 @@
 
 mod git;
 
+pub(super) use git::{MessageDocument, PlansDocument};
+
 use super::Context;
 use planseal::report::ExitCode;
 

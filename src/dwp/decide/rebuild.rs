@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 /// Where a rebuilt value came from. In JSON: `{"kind": "readme"}`, `{"kind": "commit",
 /// "detail": "<short id>"}`, … (kebab-case kinds).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "detail")]
 pub enum Source {
     /// README.md: its task index (tick, title, task file link), `Plan Format:` or `Approval:`
@@ -91,7 +91,7 @@ impl std::fmt::Display for Source {
 }
 
 /// One field the rebuild changed, could not recover, or kept against a conflicting source.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Change {
     /// The task whose field it is; `None` for a field of the plan itself.
     pub task: Option<u64>,

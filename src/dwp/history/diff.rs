@@ -19,7 +19,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 /// One disagreement between state.json and the markdown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Disagreement {
     /// `None` for plan-level fields.
     pub task: Option<u64>,
@@ -211,7 +211,7 @@ pub fn state_vs_markdown(
 }
 
 /// One semantic change between two states.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StateChange {
     /// `status-moved`, `status-moved-backwards`, `task-added`, `task-removed`, `gate-added`,
     /// `gate-removed`, `field-removed`, `field-added`, `field-changed`, `count-changed`.
@@ -442,7 +442,7 @@ fn task_changes(n: u64, b: &Value, a: &Value, out: &mut Vec<StateChange>) {
 }
 
 /// A text file that differs between two versions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileDiff {
     /// The file's plan-relative name (`README.md`, `analysis_results/…`).
     pub path: String,
@@ -490,7 +490,7 @@ pub fn file_diff(path: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> Opt
 /// One disagreement between git and the plan, as `diff` lists it: a finding of the history
 /// checks (`verify`'s drift advisories and `finalize`'s git cross-checks), under the id those
 /// checks report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct GitDisagreement {
     /// The finding id (`commit-missing`, `commit-names-incomplete-task`, …).
     pub id: String,
@@ -554,7 +554,7 @@ pub fn git_disagreements(findings: &[Finding]) -> (Vec<GitDisagreement>, Vec<Git
 }
 
 /// One file of a published plan compared with the hash the receipt recorded for it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PublishedFile {
     /// The plan-relative name.
     pub path: String,

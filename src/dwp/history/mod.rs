@@ -995,7 +995,7 @@ fn dwp_root_of(plan_rel: &str) -> String {
 }
 
 /// What `planseal log` shows: the plan's timeline from git.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct PlanLog {
     /// The plan folder's name (`PLAN_x`).
     pub plan: String,
@@ -1014,7 +1014,7 @@ pub struct PlanLog {
 }
 
 /// The repository the plan lives in, as `planseal log` describes it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct RepositorySummary {
     /// The full id of the commit `HEAD` resolves to; `None` on an unborn branch.
     pub head: Option<String>,
@@ -1025,7 +1025,7 @@ pub struct RepositorySummary {
 }
 
 /// A commit as the log prints it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct LoggedCommit {
     /// The full hexadecimal id (40 digits).
     pub id: String,
@@ -1049,7 +1049,7 @@ impl From<&CommitInfo> for LoggedCommit {
 }
 
 /// One task of the timeline: what the README, state.json and git each say about it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct TaskTimeline {
     /// The task number.
     pub task: u64,
@@ -1068,7 +1068,7 @@ pub struct TaskTimeline {
 }
 
 /// One disagreement between git and the plan.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct LogDifference {
     /// `completed-without-commit`, `commit-names-incomplete-task`, `commit-names-unknown-task`.
     pub kind: &'static str,

@@ -30,7 +30,7 @@ pub const ABSENT: &str = "<absent>";
 pub const RECEIPT_VERSION: u64 = 1;
 
 /// What a receipt says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Receipt {
     /// SHA-256 of the published state.json bytes (empty when a receipt read lacks it).
     pub state_sha256: String,
@@ -44,7 +44,7 @@ pub struct Receipt {
 }
 
 /// What planseal checked in addition to the helper.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReceiptExtension {
     /// The extension's version, [`RECEIPT_VERSION`] when planseal writes it (0 when a receipt
     /// read lacks it); a receipt with a newer one is refused.
@@ -58,12 +58,14 @@ pub struct ReceiptExtension {
         serialize_with = "write_hashes",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<std::collections::BTreeMap<String, String>>")]
     pub files: Option<FileHashes>,
     /// The other covered files: gate logs cited by `log=` and `PLAN_ANALYSIS.md` (present ones).
     #[serde(
         serialize_with = "write_hashes",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<std::collections::BTreeMap<String, String>>")]
     pub evidence_files: Option<FileHashes>,
     /// The repository the plan lives in; `null` when there is none (git checks not applicable).
     pub git: Option<GitSeal>,
@@ -86,7 +88,7 @@ fn write_hashes<S: Serializer>(map: &Option<FileHashes>, s: S) -> Result<S::Ok, 
 }
 
 /// The repository state at publication. Only recorded; `verify` never compares it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GitSeal {
     /// The full id of the commit HEAD pointed at; empty on an unborn branch.
     pub head: String,
@@ -98,7 +100,7 @@ pub struct GitSeal {
 }
 
 /// One exception accepted by the user, with the reason they gave.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AcceptedException {
     /// The finding id that was accepted (e.g. `worktree-dirty`).
     pub kind: String,

@@ -69,7 +69,7 @@ pub struct AmendRequest {
 }
 
 /// What `amend` did (or would do).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct AmendOutcome {
     /// `applied`, `unchanged` (recorded and applied already), or `ok` for a dry run.
     pub result: &'static str,

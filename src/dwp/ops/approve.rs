@@ -42,7 +42,7 @@ pub struct ApproveRequest {
 }
 
 /// What `approve` did (or, with `--dry-run`, would do).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ApproveOutcome {
     /// `applied` (written), `unchanged` (already so) or `ok` (a dry run).
     pub result: &'static str,

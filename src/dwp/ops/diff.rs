@@ -54,7 +54,7 @@ pub enum DiffMode {
 }
 
 /// What one diff found (the `--json` document).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DiffOutcome {
     /// The plan folder's name (`PLAN_x`).
     pub plan: String,

@@ -87,7 +87,7 @@ pub(crate) fn read_candidate(full: &Path, shown: &Path) -> Result<Vec<u8>, OpErr
 }
 
 /// The `--json` document.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct Document<'a> {
     result: &'static str,
     /// What the run did: `published`, `resealed`, or on a dry run what it would do.
@@ -101,6 +101,17 @@ struct Document<'a> {
     state_written: bool,
     receipt: &'a Receipt,
     advisories: &'a [Finding],
+}
+
+/// Serialised as its `Document`, so described by it.
+impl schemars::JsonSchema for FinalizeOutcome {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FinalizeOutcome".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Document<'static> as schemars::JsonSchema>::json_schema(generator)
+    }
 }
 
 impl Serialize for FinalizeOutcome {

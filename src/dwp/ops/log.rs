@@ -23,7 +23,7 @@ pub struct LogOptions {
 }
 
 /// The timeline (the `--json` document is the [`PlanLog`] itself).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct LogOutcome {
     /// The plan's tasks, their commits and the disagreements between git and the plan.
@@ -159,7 +159,7 @@ pub struct FileHistoryOptions {
 }
 
 /// The commits that changed a file, newest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileHistoryOutcome {
     /// The file relative to the work tree.
     pub path: String,
@@ -172,7 +172,7 @@ pub struct FileHistoryOutcome {
 }
 
 /// One version of the file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileVersionRow {
     /// The commit's full hexadecimal id.
     pub commit: String,

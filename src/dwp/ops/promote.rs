@@ -51,7 +51,7 @@ pub struct PromoteRequest {
 }
 
 /// The sections a promoted task file got as placeholders.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct AddedSections {
     /// The task.
     pub task: u64,
@@ -62,7 +62,7 @@ pub struct AddedSections {
 }
 
 /// What `promote` did (or would do).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PromoteOutcome {
     /// `applied`, `unchanged` (already Full: nothing written) or `ok` (a dry run).
     pub result: &'static str,

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 /// What stands between the plan and its publication.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PublishCheck {
     /// `ok`.
     pub result: &'static str,

@@ -38,7 +38,7 @@ pub struct RebuildOptions {
 }
 
 /// How the rebuilt state was (or would be) published.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Publication {
     /// Not completed: state.json is written by the rebuild's own transaction.
@@ -48,7 +48,7 @@ pub enum Publication {
 }
 
 /// What the rebuild found and did (the `--json` document).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RebuildOutcome {
     /// The plan folder's name (`PLAN_x`).
     pub plan: String,

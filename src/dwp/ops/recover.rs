@@ -170,7 +170,7 @@ fn planned_action(d: &Diagnosis, req: &RecoverRequest) -> String {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct DryRunDocument<'a> {
     result: &'static str,
     dry_run: bool,
@@ -180,6 +180,17 @@ struct DryRunDocument<'a> {
     candidate_sha256: Option<&'a str>,
     lock_present: bool,
     would: &'a str,
+}
+
+/// Serialised as its `DryRunDocument`, so described by it.
+impl schemars::JsonSchema for DryRunOutcome {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DryRunOutcome".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <DryRunDocument<'static> as schemars::JsonSchema>::json_schema(generator)
+    }
 }
 
 impl Serialize for DryRunOutcome {
@@ -236,7 +247,7 @@ pub fn recover(prepared: PreparedRecovery) -> Result<RecoveredOutcome, OpError> 
 }
 
 /// The `--json` document: its fields depend on what was done.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(tag = "outcome", rename_all = "kebab-case")]
 enum RecoveredDocument<'a> {
     NothingToRecover {
@@ -259,6 +270,17 @@ enum RecoveredDocument<'a> {
         plan: &'a str,
         lock_removed: bool,
     },
+}
+
+/// Serialised as its `RecoveredDocument`, so described by it.
+impl schemars::JsonSchema for RecoveredOutcome {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RecoveredOutcome".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <RecoveredDocument<'static> as schemars::JsonSchema>::json_schema(generator)
+    }
 }
 
 impl Serialize for RecoveredOutcome {

@@ -53,7 +53,7 @@ impl StatusError {
 }
 
 /// The resume view of a workspace: one entry per system found (the `--json` document).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StatusView {
     /// The DWP plans, in the order `verify` lists them.
     pub plans: Vec<PlanView>,
@@ -62,7 +62,7 @@ pub struct StatusView {
 }
 
 /// One DWP plan's resume view.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PlanView {
     /// The plan folder's name (`PLAN_x`, or `repo:PLAN_x` for an orchestrator-hub child).
     pub plan: String,
@@ -104,7 +104,7 @@ pub struct PlanView {
 }
 
 /// How many tasks have each status.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Counts {
     /// Every task of state.json.
     pub total: u64,
@@ -121,7 +121,7 @@ pub struct Counts {
 }
 
 /// A task as the view shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TaskView {
     /// The task's id.
     pub id: u64,
@@ -132,7 +132,7 @@ pub struct TaskView {
 }
 
 /// The checkpoint: where to resume.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CheckpointView {
     /// The task to resume at.
     pub task: Option<u64>,
@@ -145,7 +145,7 @@ pub struct CheckpointView {
 }
 
 /// The blocker record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BlockerView {
     /// The blocked task.
     pub task: Option<u64>,
@@ -158,7 +158,7 @@ pub struct BlockerView {
 }
 
 /// A lock beside a state file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LockView {
     /// The lock (`state.json.lock/`, a pid file), as shown.
     pub path: String,
@@ -176,7 +176,7 @@ pub struct LockView {
 }
 
 /// Another system's file, at a glance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct OtherView {
     /// `gsd`, `reversa` or `checkpoint`.
     pub system: &'static str,

@@ -72,7 +72,7 @@ pub struct TaskDoneRequest {
 }
 
 /// What `task done` did (or would do).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TaskDoneOutcome {
     /// `applied`, `unchanged` (already closed) or `ok` (a dry run).
     pub result: &'static str,

@@ -53,7 +53,7 @@ pub struct PlannedUpdate {
 }
 
 /// What an applied update did (the `--json` document of `planseal update`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct UpdateOutcome {
     /// Always `applied` (a refused update is an error, not an outcome); the binary prints
     /// `applied-unconfirmed` when [`confirmation`](Self::confirmation) is not confirmed.

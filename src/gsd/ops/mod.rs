@@ -47,6 +47,19 @@ pub struct CheckOutcome {
 }
 
 /// The report's own JSON form (the one `verify --json` prints).
+/// Serialised as `verify --json` serialises its report, so described by the same document.
+impl schemars::JsonSchema for CheckOutcome {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CheckOutcome".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <crate::report::json::ReportDocument<'static> as schemars::JsonSchema>::json_schema(
+            generator,
+        )
+    }
+}
+
 impl Serialize for CheckOutcome {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         crate::report::json::to_value(&self.report).serialize(s)

@@ -106,7 +106,7 @@ pub struct RecordOptions {
 
 /// What a record command did (or, with `--dry-run`, would do); its JSON form is the `--json`
 /// document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RecordOutcome {
     /// `applied`, or `ok` for a dry run.
     pub result: &'static str,

@@ -48,7 +48,7 @@ pub enum Picks {
 }
 
 /// What `gsd recover` found and restored; its JSON form is the `--json` document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RecoverOutcome {
     /// The STATE.md, as the user sees it.
     pub file: String,

@@ -22,7 +22,7 @@ pub struct StatusOptions {
 }
 
 /// What `gsd status` reports; its JSON form is the `--json` document.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StatusOutcome {
     /// The STATE.md, as the user sees it.
     pub file: String,
@@ -48,7 +48,7 @@ pub struct StatusOutcome {
 }
 
 /// One body field (`Status: Executing`, `**Phase:** 2`, a table row).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BodyFieldRow {
     /// The field's name, as written.
     pub name: String,
@@ -62,7 +62,7 @@ pub struct BodyFieldRow {
 }
 
 /// The status, as stated in the frontmatter and in the body, and what GSD makes of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StatusReport {
     /// The frontmatter's `status:`; `None` when absent or null.
     pub frontmatter: Option<String>,
@@ -73,7 +73,7 @@ pub struct StatusReport {
 }
 
 /// The progress percent, as written and as computed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PercentReport {
     /// `progress.percent` as written.
     pub frontmatter: Option<String>,
@@ -85,7 +85,7 @@ pub struct PercentReport {
 }
 
 /// A frontmatter value that is not what the body or the phase folders give.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Disagreement {
     /// The key, `progress.percent` for a child of `progress`.
     pub key: String,
@@ -98,7 +98,7 @@ pub struct Disagreement {
 }
 
 /// The statusline segment in both of GSD's forms.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StatuslinePair {
     /// The segment in GSD's default form (`formatGsdState`).
     pub full: String,

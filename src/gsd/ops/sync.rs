@@ -28,7 +28,7 @@ pub struct SyncOptions {
 }
 
 /// What `gsd sync` found and did; its JSON form is the `--json` document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SyncOutcome {
     /// The STATE.md, as the user sees it.
     pub file: String,

@@ -62,7 +62,7 @@ pub struct RefineRequest {
 }
 
 /// The Final Review's renumbering.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Renumbered {
     /// Its number before.
     pub from: u64,
@@ -71,7 +71,7 @@ pub struct Renumbered {
 }
 
 /// What `refine` did (or would do).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RefineOutcome {
     /// `applied`, `unchanged` (already so: nothing written) or `ok` (a dry run).
     pub result: &'static str,
