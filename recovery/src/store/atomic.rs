@@ -223,6 +223,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_mode_given_is_the_new_files_whether_it_existed_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("pre-commit");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        replace_atomic_with_mode(&p, b"#!/bin/sh\n", Some(0o755), Durability::Full).unwrap();
+        assert_eq!(mode(&p), 0o755);
+        replace_atomic_with_mode(&p, b"x", Some(0o700), Durability::Full).unwrap();
+        assert_eq!(mode(&p), 0o700);
+        assert_eq!(std::fs::read(&p).unwrap(), b"x");
+        replace_atomic_with_mode(&p, b"y", None, Durability::Full).unwrap();
+        assert_eq!(mode(&p), 0o700, "None keeps the bits");
+    }
+
+    #[test]
     fn replaces_bytes_and_keeps_mode() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("state.json");
