@@ -227,12 +227,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("pre-commit");
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
-        replace_atomic_with_mode(&p, b"#!/bin/sh\n", Some(0o755), Durability::Full).unwrap();
+        let _confirmed =
+            replace_atomic_with_mode(&p, b"#!/bin/sh\n", Some(0o755), Durability::Full).unwrap();
         assert_eq!(mode(&p), 0o755);
-        replace_atomic_with_mode(&p, b"x", Some(0o700), Durability::Full).unwrap();
+        let _confirmed = replace_atomic_with_mode(&p, b"x", Some(0o700), Durability::Full).unwrap();
         assert_eq!(mode(&p), 0o700);
         assert_eq!(std::fs::read(&p).unwrap(), b"x");
-        replace_atomic_with_mode(&p, b"y", None, Durability::Full).unwrap();
+        let _confirmed = replace_atomic_with_mode(&p, b"y", None, Durability::Full).unwrap();
         assert_eq!(mode(&p), 0o700, "None keeps the bits");
     }
 
