@@ -46,7 +46,11 @@ fn plans_only_print_what_status_prints() {
 #[test]
 fn a_checkpoint_adds_checkpoint_context() {
     let tmp = fixture("fixtures/checkpoint/legacy-good");
-    let hook = run_in(tmp.path(), &["hook", "session-start"], &start_input(tmp.path()));
+    let hook = run_in(
+        tmp.path(),
+        &["hook", "session-start"],
+        &start_input(tmp.path()),
+    );
     assert_eq!(hook.code, 0, "{}", hook.stderr);
     let status = run_in(tmp.path(), &["status"], "");
     let context = run_in(tmp.path(), &["checkpoint", "context"], "");
@@ -67,8 +71,15 @@ fn a_checkpoint_adds_checkpoint_context() {
 fn nothing_to_show_prints_nothing_and_bad_input_is_exit_1() {
     let empty = tempfile::tempdir().unwrap();
     let run = run_in(empty.path(), &["hook", "session-start"], "");
-    assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (0, "", ""));
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
     let run = run_in(empty.path(), &["hook", "session-start"], "{\"cwd\": 7}");
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.starts_with("hook-input-malformed: "), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("hook-input-malformed: "),
+        "{}",
+        run.stderr
+    );
 }

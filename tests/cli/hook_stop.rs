@@ -42,12 +42,21 @@ fn good() -> tempfile::TempDir {
 fn assert_blocks(run: &Run, plan: &str, fix: &str) {
     assert_eq!(run.code, 2, "stdout {}\nstderr {}", run.stdout, run.stderr);
     assert!(
-        run.stderr.starts_with("planseal: the plan state is not ready to stop on:\n"),
+        run.stderr
+            .starts_with("planseal: the plan state is not ready to stop on:\n"),
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains(&format!("- {plan}: ")), "{}", run.stderr);
-    assert!(run.stderr.contains(&format!("  fix: {fix}\n")), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("- {plan}: ")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!("  fix: {fix}\n")),
+        "{}",
+        run.stderr
+    );
     assert_eq!(run.stdout, "");
 }
 
@@ -73,7 +82,11 @@ fn a_lock_whose_owner_is_gone_blocks_with_unlock() {
         "PLAN_log_rotation",
         "planseal unlock .dwp/plans/PLAN_log_rotation",
     );
-    assert!(run.stderr.contains("held by a writer that is gone"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("held by a writer that is gone"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -152,11 +165,21 @@ fn malformed_input_and_unreadable_plans_are_errors_not_blocks() {
         "x".repeat(2 << 20),
     ] {
         let run = stop(tmp.path(), stdin.clone());
-        assert_eq!(run.code, 1, "{}: {}", &stdin[..stdin.len().min(40)], run.stderr);
+        assert_eq!(
+            run.code,
+            1,
+            "{}: {}",
+            &stdin[..stdin.len().min(40)],
+            run.stderr
+        );
         assert!(!run.stderr.is_empty());
     }
     let run = stop(tmp.path(), "not json");
-    assert!(run.stderr.starts_with("hook-input-malformed: "), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("hook-input-malformed: "),
+        "{}",
+        run.stderr
+    );
     // An unreadable state.json (a folder where the file should be): reported, exit 1.
     let tmp = good();
     let state = tmp.path().join(".dwp/plans/PLAN_log_rotation/state.json");

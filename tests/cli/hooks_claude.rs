@@ -74,7 +74,10 @@ fn assert_registered(v: &serde_json::Value) {
         v["statusLine"]["command"],
         format!("{p} gsd statusline --stdin")
     );
-    for (event, args) in [("SessionStart", "hook session-start"), ("Stop", "hook stop")] {
+    for (event, args) in [
+        ("SessionStart", "hook session-start"),
+        ("Stop", "hook stop"),
+    ] {
         let hooks: Vec<&serde_json::Value> = v["hooks"][event]
             .as_array()
             .unwrap_or_else(|| panic!("hooks.{event} in {v}"))
@@ -98,13 +101,24 @@ fn each_scope_installs_once_and_uninstalls_to_nothing() {
             &["install", "--claude", "--scope", scope],
         );
         assert_eq!(run.code, 0, "{scope}: {}", run.stderr);
-        assert!(run.stdout.starts_with("claude hook registered: "), "{}", run.stdout);
+        assert!(
+            run.stdout.starts_with("claude hook registered: "),
+            "{}",
+            run.stdout
+        );
         assert_registered(&json(&settings));
         let installed = read(&settings);
         let again = s.hooks(&["install", "--claude", "--scope", scope]);
         assert_eq!(again.code, 0, "{}", again.stderr);
-        assert_eq!(again.stdout, "claude hook already registered; nothing written\n");
-        assert_eq!(read(&settings), installed, "{scope}: install twice changes nothing");
+        assert_eq!(
+            again.stdout,
+            "claude hook already registered; nothing written\n"
+        );
+        assert_eq!(
+            read(&settings),
+            installed,
+            "{scope}: install twice changes nothing"
+        );
         let un = s.hooks(&["uninstall", "--claude", "--scope", scope]);
         assert_eq!(un.code, 0, "{}", un.stderr);
         assert!(!settings.exists(), "{scope}: the file install made is gone");
@@ -114,7 +128,10 @@ fn each_scope_installs_once_and_uninstalls_to_nothing() {
         );
         let un_again = s.hooks(&["uninstall", "--claude", "--scope", scope]);
         assert_eq!(un_again.code, 0, "{}", un_again.stderr);
-        assert_eq!(un_again.stdout, "claude hook already removed; nothing written\n");
+        assert_eq!(
+            un_again.stdout,
+            "claude hook already removed; nothing written\n"
+        );
     }
 }
 
@@ -144,8 +161,14 @@ fn existing_settings_keep_every_key_and_hook_and_come_back_byte_for_byte() {
         );
         // The text before the inserted entries is the user's, unchanged.
         let text = String::from_utf8(read(&settings).unwrap()).unwrap();
-        assert!(text.starts_with("{\n    \"permissions\": {\n        \"allow\""), "{text}");
-        assert!(text.contains("\n    \"statusLine\": {\n        \"type\": \"command\""), "{text}");
+        assert!(
+            text.starts_with("{\n    \"permissions\": {\n        \"allow\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n    \"statusLine\": {\n        \"type\": \"command\""),
+            "{text}"
+        );
         let installed = read(&settings);
         assert_eq!(s.hooks(&["install", "--claude", "--scope", scope]).code, 0);
         assert_eq!(read(&settings), installed, "idempotent");
@@ -164,7 +187,11 @@ fn dry_run_shows_the_diff_and_json_is_the_envelope() {
     let s = Scratch::new();
     let run = s.hooks(&["install", "--claude", "--dry-run"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("+++ b/.claude/settings.local.json"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("+++ b/.claude/settings.local.json"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("hook stop\"\n"), "{}", run.stdout);
     assert!(run.stdout.ends_with("nothing written (--dry-run)\n"));
     assert!(!s.project.join(".claude").exists(), "nothing written");
@@ -188,10 +215,18 @@ fn an_unparseable_file_and_a_foreign_status_line_are_refused_and_left_as_they_we
     // (content, the refusal, whether uninstall refuses too: it has nothing to remove from a
     // file that parses but holds nothing of planseal's)
     for (content, kind, uninstall_refuses) in [
-        ("{\"permissions\": {\"allow\": [}\n", "claude-settings-unparseable", true),
+        (
+            "{\"permissions\": {\"allow\": [}\n",
+            "claude-settings-unparseable",
+            true,
+        ),
         ("// comment\n{}\n", "claude-settings-unparseable", true),
         ("[]\n", "claude-settings-unparseable", true),
-        ("{\"hooks\": [\"x\"]}\n", "claude-settings-unparseable", false),
+        (
+            "{\"hooks\": [\"x\"]}\n",
+            "claude-settings-unparseable",
+            false,
+        ),
         (
             "{\"statusLine\": {\"type\": \"command\", \"command\": \"node ~/.claude/hooks/gsd-statusline.js\"}}\n",
             "claude-statusline-taken",
@@ -205,13 +240,21 @@ fn an_unparseable_file_and_a_foreign_status_line_are_refused_and_left_as_they_we
                 assert_eq!(run.code, 0, "{}", run.stderr);
             } else {
                 assert_eq!(run.code, 1, "{content}: {}", run.stderr);
-                assert!(run.stderr.starts_with(&format!("{kind}: ")), "{}", run.stderr);
+                assert!(
+                    run.stderr.starts_with(&format!("{kind}: ")),
+                    "{}",
+                    run.stderr
+                );
                 assert!(run.stderr.contains("hint: "), "{}", run.stderr);
                 let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
                 assert_eq!(v["result"], "refused");
                 assert_eq!(v["kind"], kind);
             }
-            assert_eq!(read(&settings).unwrap(), content.as_bytes(), "file unchanged");
+            assert_eq!(
+                read(&settings).unwrap(),
+                content.as_bytes(),
+                "file unchanged"
+            );
         }
     }
 }
@@ -221,7 +264,12 @@ fn claude_and_merge_install_together_and_scope_needs_claude() {
     let s = Scratch::new();
     let run = s.hooks(&["install", "--claude", "--merge"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.starts_with("claude, merge hook registered: .claude/settings.local.json, "), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .starts_with("claude, merge hook registered: .claude/settings.local.json, "),
+        "{}",
+        run.stdout
+    );
     let run = s.hooks(&["install", "--merge", "--scope", "user"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     let run = s.hooks(&["uninstall", "--claude", "--merge"]);

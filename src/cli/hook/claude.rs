@@ -30,7 +30,7 @@ the project in its `cwd`, what `planseal status` prints and, when PROJECT-CHECKP
 what `planseal checkpoint context` prints. Claude Code adds that plain stdout to the session's \
 context. A folder with no plan prints nothing.\n\n\
 Examples:\n  planseal hook session-start < /dev/null\n  \
-echo '{\"session_id\":\"s1\",\"cwd\":\"/work/app\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}' | planseal hook session-start\n  \
+echo '{\"cwd\": \"/work/app\"}' | planseal hook session-start\n  \
 planseal hook session-start --json < /dev/null      {\"result\":\"ok\",\"additional_context\":…}\n\n\
 Exit codes: 0 printed (or nothing to print); 1 planseal could not read the input or the plans \
 (the error on stderr; Claude Code shows it and goes on).";
@@ -47,7 +47,8 @@ It never blocks when stop_hook_active is true (Claude is already continuing beca
 hook). Only plans that claim completion are verified; the rest costs what `planseal status` \
 costs.\n\n\
 Examples:\n  \
-echo '{\"session_id\":\"s1\",\"transcript_path\":\"/tmp/t.jsonl\",\"cwd\":\"/work/app\",\"hook_event_name\":\"Stop\",\"stop_hook_active\":false}' | planseal hook stop\n  \
+planseal hook stop < input.json      the JSON Claude Code sends (docs/claude-code.md)\n  \
+echo '{\"cwd\": \"/work/app\", \"stop_hook_active\": false}' | planseal hook stop\n  \
 planseal hook stop --json < /dev/null      {\"result\":\"ok\",\"decision\":\"pass\",…}\n\n\
 Exit codes: 0 the stop may go on; 2 the stop is blocked (reasons on stderr); 1 planseal could \
 not decide — malformed stdin (hook-input-malformed), an unreadable state.json — reported on \
