@@ -656,81 +656,114 @@ impl StopDecision {
 
 /// Decides the Stop hook (see the module comment) for the workspace at `cwd`. Nothing found
 /// there is no error: nothing blocks.
+///
+/// Per plan it reads only what the decision needs — whether the marker is there, the lock's
+/// owner record, and state.json's `status` — (not the receipt's hashing that `status` also
+/// does), and runs the checks of `verify` on a plan only when its state.json says `completed`.
 pub fn stop_decision(cwd: &Path) -> Result<StopDecision, crate::report::HintedError> {
-    use crate::dwp::ops::status::{StatusError, StatusOptions, status};
+    use crate::dwp::layout;
+    use crate::dwp::locate::{DiscoverOptions, discover};
+    use crate::recovery::store;
     use crate::report::{HintedError, LockOwnerState};
-    let opts = StatusOptions {
+    let plans = discover(&DiscoverOptions {
         cwd: cwd.to_path_buf(),
         path: None,
         plan: None,
         dwp_dir: None,
-    };
-    let view = match status(&opts) {
-        Ok(v) => v,
-        Err(StatusError::NothingFound(_)) => return Ok(StopDecision::default()),
-        Err(e) => return Err(HintedError::usage(e.to_string()).hint(e.hint())),
-    };
+    })
+    .map_err(|e| HintedError::usage(e.to_string()).hint(e.hint()))?;
     let mut decision = StopDecision::default();
-    for p in &view.plans {
-        if let Some(why) = &p.unreadable {
-            decision.errors.push(format!("{}: {why}", p.path));
-        }
-        if p.marker {
+    for loc in &plans {
+        let path = loc
+            .dir
+            .strip_prefix(cwd)
+            .unwrap_or(&loc.dir)
+            .display()
+            .to_string();
+        let plan = match &loc.hub_repository {
+            Some(repo) => format!("{}:{}", repo.trim_start_matches("repositories/"), loc.name),
+            None => loc.name.clone(),
+        };
+        let marker = loc.dir.join(layout::MARKER_FILE).exists();
+        if marker {
             decision.block.push(StopReason {
-                plan: p.plan.clone(),
+                plan: plan.clone(),
                 kind: "marker",
                 reason: "a publication was interrupted (.finalizing.json is there)".into(),
-                fix: format!("planseal recover {}", p.path),
+                fix: format!("planseal recover {path}"),
             });
         }
-        if let Some(lock) = p.lock.as_ref().filter(|l| l.owner == LockOwnerState::Dead) {
-            decision.block.push(StopReason {
-                plan: p.plan.clone(),
-                kind: "stale-lock",
-                reason: format!(
-                    "{} is held by a writer that is gone ({})",
-                    lock.path, lock.detail
-                ),
-                fix: format!("planseal unlock {}", p.path),
-            });
-        }
-        if p.status.as_deref() == Some("completed") && !p.marker {
-            let report = crate::verify::verify(&crate::verify::VerifyOptions {
-                cwd: cwd.to_path_buf(),
-                path: Some(cwd.join(&p.path)),
-                ..Default::default()
-            })
-            .map_err(|e| HintedError::usage(e.to_string()).hint(e.hint()))?;
-            decision.verified.push(p.plan.clone());
-            let failed: Vec<String> = report
-                .sections
-                .iter()
-                .flat_map(|s| &s.findings)
-                .filter(|f| f.severity == crate::report::Severity::Fail)
-                .map(|f| match &f.hint {
-                    Some(h) => format!("{}: {} ({h})", f.id, f.message),
-                    None => format!("{}: {}", f.id, f.message),
-                })
-                .collect();
-            if !failed.is_empty() {
-                let mut reason = format!(
-                    "state.json says completed, but verify finds it NOT CONFORMANT ({} failed):",
-                    failed.len()
-                );
-                for f in failed.iter().take(5) {
-                    reason.push_str(&format!("\n    {f}"));
+        let target = layout::state_target(&loc.dir);
+        match store::inspect(target.path(), target.lock_style()) {
+            Ok(Some(holder)) => {
+                let status = store::owner_status(&holder);
+                if crate::write::lock_owner_state(&status) == LockOwnerState::Dead {
+                    let lock = target.lock_path();
+                    let lock = lock
+                        .strip_prefix(cwd)
+                        .unwrap_or(&lock)
+                        .display()
+                        .to_string();
+                    decision.block.push(StopReason {
+                        plan: plan.clone(),
+                        kind: "stale-lock",
+                        reason: format!(
+                            "{lock} is held by a writer that is gone ({holder} ({status}))"
+                        ),
+                        fix: format!("planseal unlock {path}"),
+                    });
                 }
-                if failed.len() > 5 {
-                    reason.push_str(&format!("\n    … and {} more", failed.len() - 5));
-                }
-                decision.block.push(StopReason {
-                    plan: p.plan.clone(),
-                    kind: "not-conformant",
-                    reason,
-                    fix: format!("planseal verify {}", p.path),
-                });
             }
+            Ok(None) => {}
+            Err(e) => decision
+                .errors
+                .push(format!("{path}: the lock cannot be read: {e}")),
         }
+        let claims_completion = match crate::dwp::read::read_plan_file(&loc.dir, layout::STATE_FILE)
+        {
+            Ok(Some(bytes)) => serde_json::from_slice::<serde_json::Value>(&bytes)
+                .is_ok_and(|v| v.get("status").and_then(|s| s.as_str()) == Some("completed")),
+            Ok(None) => false,
+            Err(e) => {
+                decision
+                    .errors
+                    .push(format!("{path}: state.json cannot be read: {}", e.reason()));
+                false
+            }
+        };
+        if !claims_completion || marker {
+            continue;
+        }
+        let section = crate::verify::check_location(loc, cwd);
+        decision.verified.push(plan.clone());
+        let failed: Vec<String> = section
+            .findings
+            .iter()
+            .filter(|f| f.severity == crate::report::Severity::Fail)
+            .map(|f| match &f.hint {
+                Some(h) => format!("{}: {} ({h})", f.id, f.message),
+                None => format!("{}: {}", f.id, f.message),
+            })
+            .collect();
+        if failed.is_empty() {
+            continue;
+        }
+        let mut reason = format!(
+            "state.json says completed, but verify finds it NOT CONFORMANT ({} failed):",
+            failed.len()
+        );
+        for f in failed.iter().take(5) {
+            reason.push_str(&format!("\n    {f}"));
+        }
+        if failed.len() > 5 {
+            reason.push_str(&format!("\n    … and {} more", failed.len() - 5));
+        }
+        decision.block.push(StopReason {
+            plan,
+            kind: "not-conformant",
+            reason,
+            fix: format!("planseal verify {path}"),
+        });
     }
     Ok(decision)
 }

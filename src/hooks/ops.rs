@@ -333,10 +333,11 @@ fn write_files(
         } else {
             LockStyle::Directory
         };
-        // Claude Code's `.claude` folder is made when missing (the lock lives in it).
+        // Claude Code's `.claude` folder is made when missing (the lock lives in it), and
+        // removed again when the write does not happen.
         let made = match (&f.folder, &f.after) {
             (Some(dir), Some(_)) if !dir.exists() => {
-                std::fs::create_dir_all(dir).map_err(|e| {
+                std::fs::create_dir(dir).map_err(|e| {
                     HintedError::input_io(format!("cannot create {}: {e}", dir.display()))
                 })?;
                 Some(dir.clone())
@@ -344,8 +345,16 @@ fn write_files(
             _ => None,
         };
         let target = Target::journal_beside(&f.path, lock).shown_as(f.file.clone());
-        let tx = match writer.begin(&target, "hooks", &now) {
-            Ok(tx) => tx,
+        let written = writer.begin(&target, "hooks", &now).and_then(|tx| {
+            tx.expect_unchanged(&f.path, f.before.as_deref())?;
+            match &f.after {
+                Some(bytes) => tx.replace(&f.path, bytes)?,
+                None => tx.remove(&f.path)?,
+            }
+            Ok(tx.close())
+        });
+        let confirmation = match written {
+            Ok(c) => c,
             Err(e) => {
                 if let Some(dir) = &made {
                     let _ = std::fs::remove_dir(dir);
@@ -353,12 +362,7 @@ fn write_files(
                 return Err(e.into());
             }
         };
-        tx.expect_unchanged(&f.path, f.before.as_deref())?;
-        match &f.after {
-            Some(bytes) => tx.replace(&f.path, bytes)?,
-            None => tx.remove(&f.path)?,
-        }
-        for u in tx.close().unconfirmed() {
+        for u in confirmation.unconfirmed() {
             outcome.confirmation.push(u.clone());
         }
         // A `.claude` folder the removal leaves empty goes too (best effort: one that still

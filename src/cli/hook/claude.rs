@@ -44,8 +44,8 @@ stderr, which Claude Code hands back to Claude — when a plan of the project in
 - has a lock whose owner is provably gone: planseal unlock PLAN\n  \
 - says completed in state.json while verify finds it NOT CONFORMANT: planseal verify PLAN\n\
 It never blocks when stop_hook_active is true (Claude is already continuing because of a Stop \
-hook). Only plans that claim completion are verified; the rest costs what `planseal status` \
-costs.\n\n\
+hook). Only plans that claim completion are verified; for the others it reads the marker, the lock \
+and state.json's status, less than `planseal status` reads.\n\n\
 Examples:\n  \
 planseal hook stop < input.json      the JSON Claude Code sends (docs/claude-code.md)\n  \
 echo '{\"cwd\": \"/work/app\", \"stop_hook_active\": false}' | planseal hook stop\n  \
