@@ -14,6 +14,7 @@ mod errors;
 mod fast;
 mod finalize;
 mod gsd;
+mod hook;
 mod hooks;
 mod log;
 mod man;
@@ -139,10 +140,16 @@ enum Command {
     Demo(demo::Args),
     /// Git's merge driver for plan state files: merge by meaning, or a readable conflict
     MergeDriver(merge_driver::Args),
-    /// Register planseal's hooks in this repository (--merge: the merge driver)
+    /// The commands hooks run: Claude Code's session-start and stop
     #[command(
         subcommand,
-        after_help = "Examples:\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
+        after_help = "Examples:\n  planseal hook session-start < /dev/null\n  echo '{\"cwd\":\".\",\"stop_hook_active\":false}' | planseal hook stop\n\nRun `planseal hook <COMMAND> --help` for each hook's input, output and exit codes."
+    )]
+    Hook(hook::Command),
+    /// Register planseal's hooks (--claude: Claude Code's settings; --merge: the merge driver)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal hooks install --claude\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
     )]
     Hooks(hooks::Command),
     /// Print the shell completion script (bash, zsh, fish, powershell, elvish)
@@ -229,6 +236,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Checkpoint(c) => checkpoint::run(c, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
         Command::MergeDriver(a) => merge_driver::run(a, &ctx),
+        Command::Hook(c) => hook::run(c, &ctx),
         Command::Hooks(c) => hooks::run(c, &ctx),
         Command::Completions(a) => completions::run(a, &ctx),
         Command::Man(a) => man::run(a, &ctx),

@@ -9,6 +9,7 @@
 //! Installing twice changes nothing; uninstalling after installing gives both files back byte
 //! for byte (a `.gitattributes` that install created and that holds nothing else is removed).
 
+use super::claude::{self, Commands, Scope};
 use super::merge;
 use crate::recovery::git::Repo;
 use crate::recovery::read::{Kind, read};
@@ -37,6 +38,12 @@ pub struct HooksRequest {
     pub action: Action,
     /// `--merge`: the merge driver's entries.
     pub merge: bool,
+    /// `--claude`: Claude Code's status line and hooks, in the settings file of `scope`.
+    pub claude: bool,
+    /// `--scope`: which Claude Code settings file.
+    pub scope: Scope,
+    /// The user's home folder (`HOME`), for `--scope user`.
+    pub home: Option<PathBuf>,
     /// A folder inside the repository (the working folder).
     pub dir: PathBuf,
     /// The program git should run as the driver (this planseal's own path).
@@ -60,6 +67,10 @@ pub struct FileChange {
     before: Option<Vec<u8>>,
     #[serde(skip)]
     after: Option<Vec<u8>>,
+    /// A folder to create before writing the file (install) or to remove when the removal of
+    /// the file leaves it empty (uninstall): Claude Code's `.claude`.
+    #[serde(skip)]
+    folder: Option<PathBuf>,
 }
 
 /// What the command did (or, with `--dry-run`, would do).
@@ -69,7 +80,7 @@ pub struct HooksOutcome {
     pub result: &'static str,
     /// `install` or `uninstall`.
     pub action: Action,
-    /// The kinds of hook concerned (`merge`).
+    /// The kinds of hook concerned (`claude`, `merge`).
     pub hooks: Vec<&'static str>,
     /// The files concerned, in write order.
     pub files: Vec<FileChange>,
@@ -133,11 +144,89 @@ const CONFIG_LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Runs `hooks install|uninstall` (see the module comment).
 pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
-    if !req.merge {
-        return Err(HintedError::usage("say which hook: --merge")
-            .hint("planseal hooks install --merge")
+    if !req.merge && !req.claude {
+        return Err(HintedError::usage("say which hook: --claude or --merge")
+            .hint("planseal hooks install --claude")
             .into());
     }
+    let mut files = Vec::new();
+    let mut kinds = Vec::new();
+    let mut config = None;
+    if req.claude {
+        files.push(claude_file(req)?);
+        kinds.push("claude");
+    }
+    if req.merge {
+        let (merge_files, merge_config) = merge_files(req)?;
+        files.extend(merge_files);
+        config = Some(merge_config);
+        kinds.push("merge");
+    }
+    write_files(req, kinds, files, config.as_deref())
+}
+
+/// The Claude Code settings file of `req.scope`, edited by [`claude::install`] or
+/// [`claude::uninstall`]. The project's folder is the root of the git work tree `req.dir` is in
+/// (where Claude Code is started), else `req.dir` itself.
+fn claude_file(req: &HooksRequest) -> Result<FileChange, HooksError> {
+    let (folder_of, shown_root) = match req.scope {
+        Scope::User => {
+            let home = req.home.clone().ok_or_else(|| {
+                HintedError::usage("--scope user: HOME is not set, so ~/.claude cannot be found")
+                    .hint("set HOME, or use --scope local or --scope project")
+            })?;
+            (home, None)
+        }
+        Scope::Local | Scope::Project => {
+            let root = Repo::discover(&req.dir)
+                .ok()
+                .flatten()
+                .and_then(|r| r.work_tree().map(Path::to_path_buf))
+                .unwrap_or_else(|| req.dir.clone());
+            (root.clone(), Some(root))
+        }
+    };
+    let path = req.scope.settings_file(&folder_of, &folder_of);
+    let file = match &shown_root {
+        Some(root) => path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .display()
+            .to_string(),
+        None => path.display().to_string(),
+    };
+    let before = read(&path, Kind::Settings).map_err(WriteError::read)?;
+    let text = match before.as_deref().map(std::str::from_utf8) {
+        None => None,
+        Some(Ok(t)) => Some(t),
+        Some(Err(_)) => {
+            return Err(Refusal::new(
+                RefusalKind::ClaudeSettingsUnparseable,
+                format!("{file}: not UTF-8 text; nothing written"),
+            )
+            .hint(format!("fix {file} (Claude Code reads it as UTF-8 JSON)"))
+            .into());
+        }
+    };
+    let after = match (req.action, text) {
+        (Action::Install, t) => {
+            Some(claude::install(t, &Commands::for_program(&req.program), &file)?.into_bytes())
+        }
+        (Action::Uninstall, None) => None,
+        (Action::Uninstall, Some(t)) => claude::uninstall(t, &file)?.map(String::into_bytes),
+    };
+    Ok(FileChange {
+        file,
+        changed: before != after,
+        folder: path.parent().map(Path::to_path_buf),
+        path,
+        before,
+        after,
+    })
+}
+
+/// The merge driver's two files (the git config, then `.gitattributes`) and the config's path.
+fn merge_files(req: &HooksRequest) -> Result<(Vec<FileChange>, PathBuf), HooksError> {
     let repo = Repo::discover(&req.dir)
         .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?
         .ok_or_else(|| {
@@ -190,11 +279,23 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
             path: path.clone(),
             before,
             after,
+            folder: None,
         });
     }
     if req.action == Action::Uninstall {
         files.reverse();
     }
+    Ok((files, config))
+}
+
+/// Shows (`--dry-run`) or writes the files' changes, each under its lock: git's for its config
+/// (`config`), planseal's lock folder for the others.
+fn write_files(
+    req: &HooksRequest,
+    kinds: Vec<&'static str>,
+    files: Vec<FileChange>,
+    config: Option<&Path>,
+) -> Result<HooksOutcome, HooksError> {
     let diff: String = files
         .iter()
         .filter(|f| f.changed)
@@ -208,7 +309,7 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
     let mut outcome = HooksOutcome {
         result: "ok",
         action: req.action,
-        hooks: vec!["merge"],
+        hooks: kinds,
         written: false,
         diff,
         files,
@@ -225,22 +326,49 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
     let now = req.clock.clone().now_iso();
     for f in outcome.files.iter().filter(|f| f.changed) {
         // git's own lock for its config; planseal's lock folder for .gitattributes.
-        let lock = if f.path == config {
+        let lock = if Some(f.path.as_path()) == config {
             LockStyle::PidFile {
                 wait: CONFIG_LOCK_WAIT,
             }
         } else {
             LockStyle::Directory
         };
+        // Claude Code's `.claude` folder is made when missing (the lock lives in it), and
+        // removed again when the write does not happen.
+        let made = match (&f.folder, &f.after) {
+            (Some(dir), Some(_)) if !dir.exists() => {
+                std::fs::create_dir(dir).map_err(|e| {
+                    HintedError::input_io(format!("cannot create {}: {e}", dir.display()))
+                })?;
+                Some(dir.clone())
+            }
+            _ => None,
+        };
         let target = Target::journal_beside(&f.path, lock).shown_as(f.file.clone());
-        let tx = writer.begin(&target, "hooks", &now)?;
-        tx.expect_unchanged(&f.path, f.before.as_deref())?;
-        match &f.after {
-            Some(bytes) => tx.replace(&f.path, bytes)?,
-            None => tx.remove(&f.path)?,
-        }
-        for u in tx.close().unconfirmed() {
+        let written = writer.begin(&target, "hooks", &now).and_then(|tx| {
+            tx.expect_unchanged(&f.path, f.before.as_deref())?;
+            match &f.after {
+                Some(bytes) => tx.replace(&f.path, bytes)?,
+                None => tx.remove(&f.path)?,
+            }
+            Ok(tx.close())
+        });
+        let confirmation = match written {
+            Ok(c) => c,
+            Err(e) => {
+                if let Some(dir) = &made {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                return Err(e.into());
+            }
+        };
+        for u in confirmation.unconfirmed() {
             outcome.confirmation.push(u.clone());
+        }
+        // A `.claude` folder the removal leaves empty goes too (best effort: one that still
+        // holds anything stays).
+        if let (Some(dir), None) = (&f.folder, &f.after) {
+            let _ = std::fs::remove_dir(dir);
         }
     }
     outcome.written = true;
