@@ -140,16 +140,16 @@ enum Command {
     Demo(demo::Args),
     /// Git's merge driver for plan state files: merge by meaning, or a readable conflict
     MergeDriver(merge_driver::Args),
-    /// The commands hooks run: Claude Code's session-start and stop
+    /// What an installed hook runs: Claude Code's session-start and stop; git's pre-commit, pre-push, commit-msg
     #[command(
         subcommand,
-        after_help = "Examples:\n  planseal hook session-start < /dev/null\n  echo '{\"cwd\":\".\",\"stop_hook_active\":false}' | planseal hook stop\n\nRun `planseal hook <COMMAND> --help` for each hook's input, output and exit codes."
+        after_help = "Examples:\n  planseal hook session-start < /dev/null\n  echo '{\"cwd\":\".\",\"stop_hook_active\":false}' | planseal hook stop\n  planseal hook pre-commit\n  planseal hook commit-msg .git/COMMIT_EDITMSG\n\nInstalled by `planseal hooks install --claude` and `--git`; run `planseal hook <COMMAND> --help` for each hook's input, checks and exit codes."
     )]
     Hook(hook::Command),
-    /// Register planseal's hooks (--claude: Claude Code's settings; --merge: the merge driver)
+    /// Register planseal's hooks (--claude: Claude Code's settings; --git: git hooks; --merge: the merge driver)
     #[command(
         subcommand,
-        after_help = "Examples:\n  planseal hooks install --claude\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
+        after_help = "Examples:\n  planseal hooks install --claude\n  planseal hooks install --git --git-hook pre-commit --git-hook commit-msg\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
     )]
     Hooks(hooks::Command),
     /// Print the shell completion script (bash, zsh, fish, powershell, elvish)

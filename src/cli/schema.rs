@@ -150,6 +150,8 @@ fn successes(command: &str, g: &mut SchemaGenerator) -> Option<Vec<Schema>> {
         "hook session-start" => vec![one::<super::hook::claude::SessionStartDocument<'static>>(g)],
         "hook stop" => vec![one::<super::hook::claude::StopDocument<'static>>(g)],
         "hooks install" | "hooks uninstall" => vec![one::<hooks::ops::HooksOutcome>(g)],
+        "hook pre-commit" | "hook pre-push" => vec![one::<super::hook::PlansDocument<'static>>(g)],
+        "hook commit-msg" => vec![one::<super::hook::MessageDocument<'static>>(g)],
         "completions" => vec![one::<super::completions::CompletionsDocument<'static>>(g)],
         "man" => vec![one::<super::man::ManDocument<'static>>(g)],
         _ => return None,

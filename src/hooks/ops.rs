@@ -10,6 +10,7 @@
 //! for byte (a `.gitattributes` that install created and that holds nothing else is removed).
 
 use super::claude::{self, Commands, Scope};
+use super::git::{self, GitHook};
 use super::merge;
 use crate::recovery::git::Repo;
 use crate::recovery::read::{Kind, read};
@@ -44,6 +45,10 @@ pub struct HooksRequest {
     pub scope: Scope,
     /// The user's home folder (`HOME`), for `--scope user`.
     pub home: Option<PathBuf>,
+    /// `--git`: planseal's git hooks ([`HooksRequest::git_hooks`]).
+    pub git: bool,
+    /// `--git-hook`: which git hooks (empty: pre-commit).
+    pub git_hooks: Vec<GitHook>,
     /// A folder inside the repository (the working folder).
     pub dir: PathBuf,
     /// The program git should run as the driver (this planseal's own path).
@@ -71,6 +76,9 @@ pub struct FileChange {
     /// the file leaves it empty (uninstall): Claude Code's `.claude`.
     #[serde(skip)]
     folder: Option<PathBuf>,
+    /// The permission bits the file is written with (`None`: the file's own, as it is).
+    #[serde(skip)]
+    mode: Option<u32>,
 }
 
 /// What the command did (or, with `--dry-run`, would do).
@@ -80,8 +88,11 @@ pub struct HooksOutcome {
     pub result: &'static str,
     /// `install` or `uninstall`.
     pub action: Action,
-    /// The kinds of hook concerned (`claude`, `merge`).
+    /// The kinds of hook concerned (`claude`, `merge`, `git`).
     pub hooks: Vec<&'static str>,
+    /// `--git`: the git hooks concerned (`pre-commit`, `pre-push`, `commit-msg`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub git_hooks: Vec<GitHook>,
     /// The files concerned, in write order.
     pub files: Vec<FileChange>,
     /// The unified diff of every change (empty when nothing changes).
@@ -111,8 +122,16 @@ impl HooksOutcome {
         if changed.is_empty() {
             return format!("{what} hook already {done}; nothing written\n");
         }
+        // A foreign git hook moved aside to be chained: say where it went.
+        let chained: String = self
+            .files
+            .iter()
+            .filter(|f| f.changed && f.after.is_some() && f.file.ends_with(git::CHAINED_SUFFIX))
+            .filter(|_| self.action == Action::Install)
+            .map(|f| format!("the hook that was there runs first, from {}\n", f.file))
+            .collect();
         if self.written {
-            return format!("{what} hook {done}: {}\n", changed.join(", "));
+            return format!("{what} hook {done}: {}\n{chained}", changed.join(", "));
         }
         format!(
             "{what} hook would be {done}: {}\n{}nothing written (--dry-run)\n",
@@ -144,9 +163,9 @@ const CONFIG_LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Runs `hooks install|uninstall` (see the module comment).
 pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
-    if !req.merge && !req.claude {
-        return Err(HintedError::usage("say which hook: --claude or --merge")
-            .hint("planseal hooks install --claude")
+    if !req.merge && !req.claude && !req.git {
+        return Err(HintedError::usage("say which hook: --claude, --git or --merge")
+            .hint("planseal hooks install --claude, planseal hooks install --git, or planseal hooks install --merge")
             .into());
     }
     let mut files = Vec::new();
@@ -162,7 +181,65 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
         config = Some(merge_config);
         kinds.push("merge");
     }
-    write_files(req, kinds, files, config.as_deref())
+    let mut git = GitPart::default();
+    if req.git {
+        git = git_files(req)?;
+        files.extend(std::mem::take(&mut git.files));
+        kinds.push("git");
+    }
+    write_files(req, kinds, files, config.as_deref(), git)
+}
+
+/// What `--git` changes: each hook's files, the hooks asked for, and the hooks folder (made on
+/// install when missing).
+#[derive(Default)]
+struct GitPart {
+    files: Vec<FileChange>,
+    hooks: Vec<GitHook>,
+    dir: Option<PathBuf>,
+}
+
+/// `--git`: the hooks folder git runs hooks from (`core.hooksPath` honoured, found through
+/// gix), and per hook asked for its file and its chained copy, in write order.
+fn git_files(req: &HooksRequest) -> Result<GitPart, HooksError> {
+    let repo = Repo::discover(&req.dir)
+        .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?
+        .ok_or_else(|| {
+            Refusal::new(
+                RefusalKind::NoGit,
+                format!("{}: not inside a git repository", req.dir.display()),
+            )
+            .hint("run it inside the repository the hooks are for")
+        })?;
+    let work_tree = repo.work_tree().map(Path::to_path_buf).ok_or_else(|| {
+        Refusal::new(
+            RefusalKind::NoWorkTree,
+            format!(
+                "{} is a bare repository: there is no work tree for git's commit hooks",
+                repo.git_dir().display()
+            ),
+        )
+        .hint("run it in a clone or a linked work tree of the repository")
+    })?;
+    let shown = |p: &Path| {
+        p.strip_prefix(&work_tree)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    let hooks = requested_git_hooks(req);
+    let dir = repo
+        .hooks_dir()
+        .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?;
+    let mut files = Vec::new();
+    for hook in &hooks {
+        files.extend(git_changes(req, &dir, *hook, &shown)?);
+    }
+    Ok(GitPart {
+        files,
+        hooks,
+        dir: Some(dir),
+    })
 }
 
 /// The Claude Code settings file of `req.scope`, edited by [`claude::install`] or
@@ -219,6 +296,7 @@ fn claude_file(req: &HooksRequest) -> Result<FileChange, HooksError> {
         file,
         changed: before != after,
         folder: path.parent().map(Path::to_path_buf),
+        mode: None,
         path,
         before,
         after,
@@ -234,7 +312,7 @@ fn merge_files(req: &HooksRequest) -> Result<(Vec<FileChange>, PathBuf), HooksEr
                 RefusalKind::NoGit,
                 format!("{}: not inside a git repository", req.dir.display()),
             )
-            .hint("run it inside the repository whose merges should use the driver")
+            .hint("run it inside the repository the hooks are for")
         })?;
     let work_tree = repo.work_tree().map(Path::to_path_buf).ok_or_else(|| {
         Refusal::new(
@@ -251,13 +329,13 @@ fn merge_files(req: &HooksRequest) -> Result<(Vec<FileChange>, PathBuf), HooksEr
         .canonicalize()
         .unwrap_or_else(|_| common.to_path_buf())
         .join("config");
-    let attributes = work_tree.join(".gitattributes");
     let shown = |p: &Path| {
         p.strip_prefix(&work_tree)
             .unwrap_or(p)
             .display()
             .to_string()
     };
+    let attributes = work_tree.join(".gitattributes");
     let driver = merge::driver_command(&req.program);
     let mut files = Vec::new();
     for path in [&config, &attributes] {
@@ -280,6 +358,7 @@ fn merge_files(req: &HooksRequest) -> Result<(Vec<FileChange>, PathBuf), HooksEr
             before,
             after,
             folder: None,
+            mode: None,
         });
     }
     if req.action == Action::Uninstall {
@@ -295,6 +374,7 @@ fn write_files(
     kinds: Vec<&'static str>,
     files: Vec<FileChange>,
     config: Option<&Path>,
+    git: GitPart,
 ) -> Result<HooksOutcome, HooksError> {
     let diff: String = files
         .iter()
@@ -310,6 +390,7 @@ fn write_files(
         result: "ok",
         action: req.action,
         hooks: kinds,
+        git_hooks: git.hooks,
         written: false,
         diff,
         files,
@@ -322,10 +403,13 @@ fn write_files(
     if req.dry_run {
         return Ok(outcome);
     }
+    if let Some(dir) = git.dir.filter(|_| req.action == Action::Install) {
+        crate::write::create_folder(&dir)?;
+    }
     let writer = Writer::from_env();
     let now = req.clock.clone().now_iso();
     for f in outcome.files.iter().filter(|f| f.changed) {
-        // git's own lock for its config; planseal's lock folder for .gitattributes.
+        // git's own lock for its config; planseal's lock folder for the other files.
         let lock = if Some(f.path.as_path()) == config {
             LockStyle::PidFile {
                 wait: CONFIG_LOCK_WAIT,
@@ -347,9 +431,10 @@ fn write_files(
         let target = Target::journal_beside(&f.path, lock).shown_as(f.file.clone());
         let written = writer.begin(&target, "hooks", &now).and_then(|tx| {
             tx.expect_unchanged(&f.path, f.before.as_deref())?;
-            match &f.after {
-                Some(bytes) => tx.replace(&f.path, bytes)?,
-                None => tx.remove(&f.path)?,
+            match (&f.after, f.mode) {
+                (Some(bytes), Some(mode)) => tx.replace_with_mode(&f.path, bytes, mode)?,
+                (Some(bytes), None) => tx.replace(&f.path, bytes)?,
+                (None, _) => tx.remove(&f.path)?,
             }
             Ok(tx.close())
         });
@@ -374,4 +459,146 @@ fn write_files(
     outcome.written = true;
     outcome.result = "applied";
     Ok(outcome)
+}
+
+/// The git hooks asked for: `--git-hook` values in [`GitHook::ALL`]'s order, once each;
+/// pre-commit when none is named.
+fn requested_git_hooks(req: &HooksRequest) -> Vec<GitHook> {
+    if req.git_hooks.is_empty() {
+        return vec![GitHook::PreCommit];
+    }
+    GitHook::ALL
+        .into_iter()
+        .filter(|h| req.git_hooks.contains(h))
+        .collect()
+}
+
+/// A hook file as it is: `None` when absent; a refusal when something other than a regular file
+/// is there (a symlink is never followed or replaced).
+fn read_hook_file(path: &Path, shown: &str) -> Result<Option<git::Found>, HooksError> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(WriteError::reading(path, e).into()),
+    };
+    if !meta.file_type().is_file() {
+        let what = if meta.file_type().is_symlink() {
+            "a symbolic link"
+        } else if meta.is_dir() {
+            "a folder"
+        } else {
+            "not a regular file"
+        };
+        return Err(Refusal::new(
+            RefusalKind::GitHookNotAFile,
+            format!("{shown} is {what}: planseal neither follows nor replaces it"),
+        )
+        .hint("chain it by hand (replace it with the file it points to), or remove it, then run the command again")
+        .into());
+    }
+    let bytes = crate::recovery::read::read_no_follow(path, Kind::Document)
+        .map_err(WriteError::read)?
+        .unwrap_or_default();
+    Ok(Some(git::Found {
+        bytes,
+        mode: meta.permissions().mode() & 0o7777,
+    }))
+}
+
+/// `--git`: one hook's file and its chained copy, in write order.
+fn git_changes(
+    req: &HooksRequest,
+    dir: &Path,
+    hook: GitHook,
+    shown: &dyn Fn(&Path) -> String,
+) -> Result<Vec<FileChange>, HooksError> {
+    let hook_path = dir.join(hook.as_str());
+    let chained_path = dir.join(format!("{}{}", hook.as_str(), git::CHAINED_SUFFIX));
+    let (hook_shown, chained_shown) = (shown(&hook_path), shown(&chained_path));
+    let found = read_hook_file(&hook_path, &hook_shown)?;
+    let chained = read_hook_file(&chained_path, &chained_shown)?;
+    let planned = match req.action {
+        Action::Install => {
+            let ours = git::script(&req.program, hook);
+            git::plan_install(found.as_ref(), chained.as_ref(), ours.as_bytes())
+        }
+        Action::Uninstall => git::plan_uninstall(found.as_ref(), chained.as_ref()),
+    };
+    let steps = planned.map_err(|conflict| match conflict {
+        git::Conflict::ChainedExists => Refusal::new(
+            RefusalKind::GitHookChainedExists,
+            format!(
+                "{hook_shown} is not planseal's and {chained_shown} already holds another hook: chaining would lose one of them"
+            ),
+        )
+        .hint(format!(
+            "compare the two files; keep the one you want as {hook_shown}, remove or rename {chained_shown}, then run the command again"
+        )),
+        git::Conflict::Replaced => Refusal::new(
+            RefusalKind::GitHookReplaced,
+            format!(
+                "{hook_shown} is no longer planseal's, yet {chained_shown} (the hook planseal chained) is still there: putting it back would lose the current hook"
+            ),
+        )
+        .hint(format!(
+            "decide which hook to keep: remove {chained_shown}, or move it back to {hook_shown} by hand"
+        )),
+    })?;
+    let mut files = Vec::new();
+    if steps.is_empty() {
+        let bytes = found.as_ref().map(|f| f.bytes.clone());
+        files.push(FileChange {
+            file: hook_shown.clone(),
+            changed: false,
+            path: hook_path.clone(),
+            before: bytes.clone(),
+            after: bytes,
+            mode: None,
+            folder: None,
+        });
+    }
+    for step in steps {
+        let (path, file, before, after, mode) = match step {
+            git::Step::WriteChained(f) => (
+                &chained_path,
+                &chained_shown,
+                &chained,
+                Some(f.bytes),
+                Some(f.mode),
+            ),
+            git::Step::WriteHook(f) => {
+                (&hook_path, &hook_shown, &found, Some(f.bytes), Some(f.mode))
+            }
+            git::Step::RemoveChained => (&chained_path, &chained_shown, &chained, None, None),
+            git::Step::RemoveHook => (&hook_path, &hook_shown, &found, None, None),
+        };
+        // A step may write a file again after an earlier step of this run: its "before" is then
+        // what that step left.
+        let before = files
+            .iter()
+            .rev()
+            .find(|c: &&FileChange| c.path == *path)
+            .map(|c| c.after.clone())
+            .unwrap_or_else(|| before.as_ref().map(|f| f.bytes.clone()));
+        // Bits alone differ (a hook made non-executable): the bytes are the same, the write is
+        // still needed.
+        let mode_differs = match (&after, mode, before.is_some()) {
+            (Some(_), Some(m), true) => {
+                let now = if path == &hook_path { &found } else { &chained };
+                now.as_ref().is_some_and(|f| f.mode != m)
+            }
+            _ => false,
+        };
+        files.push(FileChange {
+            file: file.clone(),
+            changed: before != after || mode_differs,
+            path: path.clone(),
+            before,
+            after,
+            mode,
+            folder: None,
+        });
+    }
+    Ok(files)
 }

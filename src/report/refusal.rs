@@ -203,6 +203,16 @@ refusal_kinds! {
     /// `hook session-start|stop`: what Claude Code sent on stdin is not its hook input (not a
     /// JSON object, too long, a field of the wrong type).
     HookInputMalformed = "hook-input-malformed",
+    // --- git hooks (`hooks install|uninstall --git`, `planseal hook`)
+    /// Something other than a regular file (a symbolic link, a folder) is where a git hook or
+    /// its chained copy goes: planseal neither follows nor replaces it.
+    GitHookNotAFile = "git-hook-not-a-file",
+    /// Install: the hook is someone else's and `<hook>.pre-planseal` already holds another one.
+    GitHookChainedExists = "git-hook-chained-exists",
+    /// Uninstall: the hook is no longer planseal's, yet the hook it chained is still there.
+    GitHookReplaced = "git-hook-replaced",
+    /// commit-msg: the subject names a task that is not in progress.
+    TaskNotInProgress = "task-not-in-progress",
 
     // --- GSD
     /// The STATE.md names no active workstream to work on.

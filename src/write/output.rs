@@ -22,6 +22,36 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<Confirmation, WriteErro
     })
 }
 
+/// Creates the folder `path` with its parents when it is missing (git's hooks folder before a
+/// hook is written into it), and syncs the folder above the first one created. Returns whether
+/// anything was created; an error means nothing usable was.
+pub fn create_folder(path: &Path) -> Result<bool, WriteError> {
+    if path.is_dir() {
+        return Ok(false);
+    }
+    let first_missing = path
+        .ancestors()
+        .take_while(|p| !p.exists())
+        .last()
+        .unwrap_or(path)
+        .to_path_buf();
+    std::fs::create_dir_all(path).map_err(|source| WriteError::Io {
+        op: "create folder",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if Writer::from_env().durability() == store::Durability::Full
+        && let Some(parent) = first_missing.parent()
+    {
+        store::fsync_dir(parent).map_err(|e| WriteError::Io {
+            op: "fsync folder",
+            path: parent.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    }
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

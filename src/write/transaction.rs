@@ -91,6 +91,21 @@ impl<'t> Transaction<'t> {
         Ok(())
     }
 
+    /// [`replace`](Self::replace) giving the new file the permission bits `mode` (an executable
+    /// git hook: `0o755`; a file moved back: its own bits).
+    pub fn replace_with_mode(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        mode: u32,
+    ) -> Result<(), WriteError> {
+        let confirmation =
+            store::replace_atomic_with_mode(path, bytes, Some(mode), self.durability)
+                .map_err(|e| self.map(e))?;
+        self.collect(confirmation);
+        Ok(())
+    }
+
     /// Removes `path` and makes the removal durable. An error means `path` is still there; a
     /// folder that cannot be synced after the removal is collected as not confirmed.
     pub fn remove(&self, path: &Path) -> Result<(), WriteError> {

@@ -35,6 +35,7 @@ mod help_examples;
 mod hook_session_start;
 mod hook_stop;
 mod hooks_claude;
+mod hooks_git;
 mod journal_place;
 mod log_cli;
 mod promote_cli;

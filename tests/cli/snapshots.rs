@@ -192,6 +192,9 @@ help_snapshots! {
     help_hooks => ["hooks"],
     help_hooks_install => ["hooks", "install"],
     help_hooks_uninstall => ["hooks", "uninstall"],
+    help_hook_pre_commit => ["hook", "pre-commit"],
+    help_hook_pre_push => ["hook", "pre-push"],
+    help_hook_commit_msg => ["hook", "commit-msg"],
 }
 
 // ---------------------------------------------------------------------------------- verify

@@ -8,7 +8,9 @@
 //!   read — [`Repo::file_versions`], [`Repo::file_at`];
 //! - ancestry and existence — [`Repo::is_ancestor`], [`Repo::find_commit`], [`Repo::resolve`];
 //! - the work tree's status for a set of paths — [`Repo::status`], [`Repo::is_tracked`];
-//! - the last commits for the checkpoint protocol — [`Repo::last_commits`].
+//! - the last commits for the checkpoint protocol — [`Repo::last_commits`];
+//! - what git hooks need: the hooks folder, ignored paths, staged paths — [`Repo::hooks_dir`],
+//!   [`Repo::is_ignored`], [`Repo::staged_paths`].
 //!
 //! In a shallow clone a walk that reaches the boundary reports `truncated: true` instead of
 //! failing: the caller decides what a partial answer means.
@@ -27,6 +29,7 @@
 //! - Replace objects and grafts are not honoured.
 
 mod file_history;
+mod hooks;
 mod place;
 mod status;
 mod walk;

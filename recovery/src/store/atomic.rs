@@ -59,6 +59,18 @@ pub fn replace_atomic(
     bytes: &[u8],
     durability: Durability,
 ) -> Result<Confirmation, StoreError> {
+    replace_atomic_with_mode(path, bytes, None, durability)
+}
+
+/// [`replace_atomic`] with the permission bits given: `Some(mode)` sets them on the new file
+/// (an executable git hook, a file moved back with its own bits), `None` keeps the existing
+/// file's bits as [`replace_atomic`] does.
+pub fn replace_atomic_with_mode(
+    path: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+    durability: Durability,
+) -> Result<Confirmation, StoreError> {
     let dir = parent_dir(path);
     let name = path
         .file_name()
@@ -70,6 +82,7 @@ pub fn replace_atomic(
         .ok()
         .filter(|m| m.file_type().is_file())
         .map(|m| m.permissions().mode() & 0o7777);
+    let keep_mode = mode.map(|m| m & 0o7777).or(keep_mode);
     let temp = temp_path(&dir, &name);
 
     let result = write_temp(&temp, bytes, keep_mode, durability).and_then(|()| {

@@ -67,7 +67,8 @@ pub mod lock;
 pub mod process;
 
 pub use atomic::{
-    Durability, fsync_dir, remove_atomic, remove_durable, replace_atomic, write_atomic,
+    Durability, fsync_dir, remove_atomic, remove_durable, replace_atomic, replace_atomic_with_mode,
+    write_atomic,
 };
 pub use commit::{CommitRequest, Committed, KnownHashes, commit};
 pub use confirm::{Confirmation, Unconfirmed, UnconfirmedStep};
