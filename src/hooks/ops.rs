@@ -1,4 +1,9 @@
-//! `planseal hooks install|uninstall --merge` (`docs/merge.md`): the files git reads the merge
+//! `planseal hooks install|uninstall --claude|--merge`. `--claude` (`docs/claude-code.md`): the
+//! Claude Code settings file of `--scope`, edited by [`super::claude`] and written through
+//! [`crate::write`] under planseal's lock folder (its `.claude` folder made when missing and
+//! removed when an uninstall leaves it empty).
+//!
+//! `--merge` (`docs/merge.md`): the files git reads the merge
 //! driver from — the repository's config (the common git directory's `config`, shared by every
 //! linked work tree) and the work tree's `.gitattributes` — found through gix, edited by
 //! [`super::merge`], written through [`crate::write`] (atomic, durable; every other byte kept).

@@ -277,3 +277,48 @@ fn claude_and_merge_install_together_and_scope_needs_claude() {
     assert!(!s.project.join(".claude").exists());
     assert!(!s.project.join(".gitattributes").exists());
 }
+
+#[test]
+fn outside_git_the_working_folder_is_the_project() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let dir = tmp.path().join("notes");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = Planseal::new()
+        .cwd(&dir)
+        .env("HOME", &home)
+        .args(["hooks", "install", "--claude", "--scope", "project"])
+        .output();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_registered(&json(&dir.join(".claude/settings.json")));
+    let run = Planseal::new()
+        .cwd(&dir)
+        .env("HOME", &home)
+        .args(["hooks", "uninstall", "--claude", "--scope", "project"])
+        .output();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing left");
+}
+
+#[test]
+fn a_settings_file_with_crlf_and_tabs_keeps_its_style() {
+    let s = Scratch::new();
+    let settings = s.settings("local");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = "{\r\n\t\"model\": \"opus\"\r\n}\r\n";
+    std::fs::write(&settings, original).unwrap();
+    assert_eq!(s.hooks(&["install", "--claude"]).code, 0);
+    let text = String::from_utf8(read(&settings).unwrap()).unwrap();
+    assert!(
+        !text.replace("\r\n", "").contains('\n'),
+        "CRLF throughout: {text:?}"
+    );
+    assert!(
+        text.contains("\r\n\t\"statusLine\": {\r\n\t\t\"type\""),
+        "{text:?}"
+    );
+    assert_registered(&json(&settings));
+    assert_eq!(s.hooks(&["uninstall", "--claude"]).code, 0);
+    assert_eq!(read(&settings).unwrap(), original.as_bytes());
+}
