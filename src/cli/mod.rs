@@ -140,18 +140,18 @@ enum Command {
     Demo(demo::Args),
     /// Git's merge driver for plan state files: merge by meaning, or a readable conflict
     MergeDriver(merge_driver::Args),
-    /// Register planseal's hooks in this repository (--merge: the merge driver; --git: git hooks)
+    /// What an installed hook runs: Claude Code's session-start and stop; git's pre-commit, pre-push, commit-msg
     #[command(
         subcommand,
-        after_help = "Examples:\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n  planseal hooks install --git --git-hook pre-commit --git-hook commit-msg\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
-    )]
-    Hooks(hooks::Command),
-    /// What an installed hook runs: git's pre-commit, pre-push and commit-msg
-    #[command(
-        subcommand,
-        after_help = "Examples:\n  planseal hook pre-commit\n  planseal hook commit-msg .git/COMMIT_EDITMSG\n\nInstalled by `planseal hooks install --git`; run `planseal hook <COMMAND> --help` for each hook's checks and exit codes."
+        after_help = "Examples:\n  planseal hook session-start < /dev/null\n  echo '{\"cwd\":\".\",\"stop_hook_active\":false}' | planseal hook stop\n  planseal hook pre-commit\n  planseal hook commit-msg .git/COMMIT_EDITMSG\n\nInstalled by `planseal hooks install --claude` and `--git`; run `planseal hook <COMMAND> --help` for each hook's input, checks and exit codes."
     )]
     Hook(hook::Command),
+    /// Register planseal's hooks (--claude: Claude Code's settings; --git: git hooks; --merge: the merge driver)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  planseal hooks install --claude\n  planseal hooks install --git --git-hook pre-commit --git-hook commit-msg\n  planseal hooks install --merge\n  planseal hooks uninstall --merge --dry-run\n\nRun `planseal hooks <COMMAND> --help` for each command's examples."
+    )]
+    Hooks(hooks::Command),
     /// Print the shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(completions::Args),
     /// Print the manual page, or write one page per command with --out DIR
@@ -236,8 +236,8 @@ pub(crate) fn main() -> ExitCode {
         Command::Checkpoint(c) => checkpoint::run(c, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
         Command::MergeDriver(a) => merge_driver::run(a, &ctx),
-        Command::Hooks(c) => hooks::run(c, &ctx),
         Command::Hook(c) => hook::run(c, &ctx),
+        Command::Hooks(c) => hooks::run(c, &ctx),
         Command::Completions(a) => completions::run(a, &ctx),
         Command::Man(a) => man::run(a, &ctx),
         Command::Schema(a) => schema::run(a, &ctx),

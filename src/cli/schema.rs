@@ -147,6 +147,8 @@ fn successes(command: &str, g: &mut SchemaGenerator) -> Option<Vec<Schema>> {
         "checkpoint restore" => vec![one::<checkpoint::ops::RestoreOutcome>(g)],
         "demo" => vec![one::<super::demo::DemoDocument<'static>>(g)],
         "merge-driver" => vec![one::<merge::ops::DriverOutcome>(g)],
+        "hook session-start" => vec![one::<super::hook::claude::SessionStartDocument<'static>>(g)],
+        "hook stop" => vec![one::<super::hook::claude::StopDocument<'static>>(g)],
         "hooks install" | "hooks uninstall" => vec![one::<hooks::ops::HooksOutcome>(g)],
         "hook pre-commit" | "hook pre-push" => vec![one::<super::hook::PlansDocument<'static>>(g)],
         "hook commit-msg" => vec![one::<super::hook::MessageDocument<'static>>(g)],

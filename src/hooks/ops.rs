@@ -1,4 +1,9 @@
-//! `planseal hooks install|uninstall --merge` (`docs/merge.md`): the files git reads the merge
+//! `planseal hooks install|uninstall --claude|--merge`. `--claude` (`docs/claude-code.md`): the
+//! Claude Code settings file of `--scope`, edited by [`super::claude`] and written through
+//! [`crate::write`] under planseal's lock folder (its `.claude` folder made when missing and
+//! removed when an uninstall leaves it empty).
+//!
+//! `--merge` (`docs/merge.md`): the files git reads the merge
 //! driver from — the repository's config (the common git directory's `config`, shared by every
 //! linked work tree) and the work tree's `.gitattributes` — found through gix, edited by
 //! [`super::merge`], written through [`crate::write`] (atomic, durable; every other byte kept).
@@ -9,6 +14,7 @@
 //! Installing twice changes nothing; uninstalling after installing gives both files back byte
 //! for byte (a `.gitattributes` that install created and that holds nothing else is removed).
 
+use super::claude::{self, Commands, Scope};
 use super::git::{self, GitHook};
 use super::merge;
 use crate::recovery::git::Repo;
@@ -38,6 +44,12 @@ pub struct HooksRequest {
     pub action: Action,
     /// `--merge`: the merge driver's entries.
     pub merge: bool,
+    /// `--claude`: Claude Code's status line and hooks, in the settings file of `scope`.
+    pub claude: bool,
+    /// `--scope`: which Claude Code settings file.
+    pub scope: Scope,
+    /// The user's home folder (`HOME`), for `--scope user`.
+    pub home: Option<PathBuf>,
     /// `--git`: planseal's git hooks ([`HooksRequest::git_hooks`]).
     pub git: bool,
     /// `--git-hook`: which git hooks (empty: pre-commit).
@@ -65,6 +77,10 @@ pub struct FileChange {
     before: Option<Vec<u8>>,
     #[serde(skip)]
     after: Option<Vec<u8>>,
+    /// A folder to create before writing the file (install) or to remove when the removal of
+    /// the file leaves it empty (uninstall): Claude Code's `.claude`.
+    #[serde(skip)]
+    folder: Option<PathBuf>,
     /// The permission bits the file is written with (`None`: the file's own, as it is).
     #[serde(skip)]
     mode: Option<u32>,
@@ -77,7 +93,7 @@ pub struct HooksOutcome {
     pub result: &'static str,
     /// `install` or `uninstall`.
     pub action: Action,
-    /// The kinds of hook concerned (`merge`, `git`).
+    /// The kinds of hook concerned (`claude`, `merge`, `git`).
     pub hooks: Vec<&'static str>,
     /// `--git`: the git hooks concerned (`pre-commit`, `pre-push`, `commit-msg`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -152,11 +168,45 @@ const CONFIG_LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Runs `hooks install|uninstall` (see the module comment).
 pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
-    if !req.merge && !req.git {
-        return Err(HintedError::usage("say which hook: --merge or --git")
-            .hint("planseal hooks install --merge, or planseal hooks install --git")
+    if !req.merge && !req.claude && !req.git {
+        return Err(HintedError::usage("say which hook: --claude, --git or --merge")
+            .hint("planseal hooks install --claude, planseal hooks install --git, or planseal hooks install --merge")
             .into());
     }
+    let mut files = Vec::new();
+    let mut kinds = Vec::new();
+    let mut config = None;
+    if req.claude {
+        files.push(claude_file(req)?);
+        kinds.push("claude");
+    }
+    if req.merge {
+        let (merge_files, merge_config) = merge_files(req)?;
+        files.extend(merge_files);
+        config = Some(merge_config);
+        kinds.push("merge");
+    }
+    let mut git = GitPart::default();
+    if req.git {
+        git = git_files(req)?;
+        files.extend(std::mem::take(&mut git.files));
+        kinds.push("git");
+    }
+    write_files(req, kinds, files, config.as_deref(), git)
+}
+
+/// What `--git` changes: each hook's files, the hooks asked for, and the hooks folder (made on
+/// install when missing).
+#[derive(Default)]
+struct GitPart {
+    files: Vec<FileChange>,
+    hooks: Vec<GitHook>,
+    dir: Option<PathBuf>,
+}
+
+/// `--git`: the hooks folder git runs hooks from (`core.hooksPath` honoured, found through
+/// gix), and per hook asked for its file and its chained copy, in write order.
+fn git_files(req: &HooksRequest) -> Result<GitPart, HooksError> {
     let repo = Repo::discover(&req.dir)
         .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?
         .ok_or_else(|| {
@@ -170,7 +220,110 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
         Refusal::new(
             RefusalKind::NoWorkTree,
             format!(
-                "{} is a bare repository: there is no work tree (for .gitattributes, or for git's commit hooks)",
+                "{} is a bare repository: there is no work tree for git's commit hooks",
+                repo.git_dir().display()
+            ),
+        )
+        .hint("run it in a clone or a linked work tree of the repository")
+    })?;
+    let shown = |p: &Path| {
+        p.strip_prefix(&work_tree)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    let hooks = requested_git_hooks(req);
+    let dir = repo
+        .hooks_dir()
+        .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?;
+    let mut files = Vec::new();
+    for hook in &hooks {
+        files.extend(git_changes(req, &dir, *hook, &shown)?);
+    }
+    Ok(GitPart {
+        files,
+        hooks,
+        dir: Some(dir),
+    })
+}
+
+/// The Claude Code settings file of `req.scope`, edited by [`claude::install`] or
+/// [`claude::uninstall`]. The project's folder is the root of the git work tree `req.dir` is in
+/// (where Claude Code is started), else `req.dir` itself.
+fn claude_file(req: &HooksRequest) -> Result<FileChange, HooksError> {
+    let (folder_of, shown_root) = match req.scope {
+        Scope::User => {
+            let home = req.home.clone().ok_or_else(|| {
+                HintedError::usage("--scope user: HOME is not set, so ~/.claude cannot be found")
+                    .hint("set HOME, or use --scope local or --scope project")
+            })?;
+            (home, None)
+        }
+        Scope::Local | Scope::Project => {
+            let root = Repo::discover(&req.dir)
+                .ok()
+                .flatten()
+                .and_then(|r| r.work_tree().map(Path::to_path_buf))
+                .unwrap_or_else(|| req.dir.clone());
+            (root.clone(), Some(root))
+        }
+    };
+    let path = req.scope.settings_file(&folder_of, &folder_of);
+    let file = match &shown_root {
+        Some(root) => path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .display()
+            .to_string(),
+        None => path.display().to_string(),
+    };
+    let before = read(&path, Kind::Settings).map_err(WriteError::read)?;
+    let text = match before.as_deref().map(std::str::from_utf8) {
+        None => None,
+        Some(Ok(t)) => Some(t),
+        Some(Err(_)) => {
+            return Err(Refusal::new(
+                RefusalKind::ClaudeSettingsUnparseable,
+                format!("{file}: not UTF-8 text; nothing written"),
+            )
+            .hint(format!("fix {file} (Claude Code reads it as UTF-8 JSON)"))
+            .into());
+        }
+    };
+    let after = match (req.action, text) {
+        (Action::Install, t) => {
+            Some(claude::install(t, &Commands::for_program(&req.program), &file)?.into_bytes())
+        }
+        (Action::Uninstall, None) => None,
+        (Action::Uninstall, Some(t)) => claude::uninstall(t, &file)?.map(String::into_bytes),
+    };
+    Ok(FileChange {
+        file,
+        changed: before != after,
+        folder: path.parent().map(Path::to_path_buf),
+        mode: None,
+        path,
+        before,
+        after,
+    })
+}
+
+/// The merge driver's two files (the git config, then `.gitattributes`) and the config's path.
+fn merge_files(req: &HooksRequest) -> Result<(Vec<FileChange>, PathBuf), HooksError> {
+    let repo = Repo::discover(&req.dir)
+        .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?
+        .ok_or_else(|| {
+            Refusal::new(
+                RefusalKind::NoGit,
+                format!("{}: not inside a git repository", req.dir.display()),
+            )
+            .hint("run it inside the repository the hooks are for")
+        })?;
+    let work_tree = repo.work_tree().map(Path::to_path_buf).ok_or_else(|| {
+        Refusal::new(
+            RefusalKind::NoWorkTree,
+            format!(
+                "{} is a bare repository: there is no work tree for .gitattributes",
                 repo.git_dir().display()
             ),
         )
@@ -187,25 +340,47 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
             .display()
             .to_string()
     };
+    let attributes = work_tree.join(".gitattributes");
+    let driver = merge::driver_command(&req.program);
     let mut files = Vec::new();
-    let mut kinds = Vec::new();
-    if req.merge {
-        kinds.push("merge");
-        files.extend(merge_changes(req, &config, &work_tree, &shown)?);
+    for path in [&config, &attributes] {
+        let before = read(path, Kind::Settings).map_err(WriteError::read)?;
+        let text = String::from_utf8_lossy(before.as_deref().unwrap_or_default()).into_owned();
+        let edited = match (req.action, path == &config) {
+            (Action::Install, true) => merge::config_install(&text, &driver),
+            (Action::Install, false) => merge::attributes_install(&text),
+            (Action::Uninstall, true) => merge::config_uninstall(&text),
+            (Action::Uninstall, false) => merge::attributes_uninstall(&text),
+        };
+        // A .gitattributes left with nothing of its own goes (install created it).
+        let after = (before.is_some() || !edited.is_empty())
+            .then(|| edited.into_bytes())
+            .filter(|a| !(a.is_empty() && path == &attributes && req.action == Action::Uninstall));
+        files.push(FileChange {
+            file: shown(path),
+            changed: before != after,
+            path: path.clone(),
+            before,
+            after,
+            folder: None,
+            mode: None,
+        });
     }
-    let mut git_hooks = Vec::new();
-    let mut hooks_dir = None;
-    if req.git {
-        kinds.push("git");
-        git_hooks = requested_git_hooks(req);
-        let dir = repo
-            .hooks_dir()
-            .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?;
-        for hook in &git_hooks {
-            files.extend(git_changes(req, &dir, *hook, &shown)?);
-        }
-        hooks_dir = Some(dir);
+    if req.action == Action::Uninstall {
+        files.reverse();
     }
+    Ok((files, config))
+}
+
+/// Shows (`--dry-run`) or writes the files' changes, each under its lock: git's for its config
+/// (`config`), planseal's lock folder for the others.
+fn write_files(
+    req: &HooksRequest,
+    kinds: Vec<&'static str>,
+    files: Vec<FileChange>,
+    config: Option<&Path>,
+    git: GitPart,
+) -> Result<HooksOutcome, HooksError> {
     let diff: String = files
         .iter()
         .filter(|f| f.changed)
@@ -220,7 +395,7 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
         result: "ok",
         action: req.action,
         hooks: kinds,
-        git_hooks,
+        git_hooks: git.hooks,
         written: false,
         diff,
         files,
@@ -233,73 +408,62 @@ pub fn hooks(req: &HooksRequest) -> Result<HooksOutcome, HooksError> {
     if req.dry_run {
         return Ok(outcome);
     }
-    if let Some(dir) = hooks_dir.filter(|_| req.action == Action::Install) {
+    if let Some(dir) = git.dir.filter(|_| req.action == Action::Install) {
         crate::write::create_folder(&dir)?;
     }
     let writer = Writer::from_env();
     let now = req.clock.clone().now_iso();
     for f in outcome.files.iter().filter(|f| f.changed) {
         // git's own lock for its config; planseal's lock folder for the other files.
-        let lock = if f.path == config {
+        let lock = if Some(f.path.as_path()) == config {
             LockStyle::PidFile {
                 wait: CONFIG_LOCK_WAIT,
             }
         } else {
             LockStyle::Directory
         };
+        // Claude Code's `.claude` folder is made when missing (the lock lives in it), and
+        // removed again when the write does not happen.
+        let made = match (&f.folder, &f.after) {
+            (Some(dir), Some(_)) if !dir.exists() => {
+                std::fs::create_dir(dir).map_err(|e| {
+                    HintedError::input_io(format!("cannot create {}: {e}", dir.display()))
+                })?;
+                Some(dir.clone())
+            }
+            _ => None,
+        };
         let target = Target::journal_beside(&f.path, lock).shown_as(f.file.clone());
-        let tx = writer.begin(&target, "hooks", &now)?;
-        tx.expect_unchanged(&f.path, f.before.as_deref())?;
-        match (&f.after, f.mode) {
-            (Some(bytes), Some(mode)) => tx.replace_with_mode(&f.path, bytes, mode)?,
-            (Some(bytes), None) => tx.replace(&f.path, bytes)?,
-            (None, _) => tx.remove(&f.path)?,
-        }
-        for u in tx.close().unconfirmed() {
+        let written = writer.begin(&target, "hooks", &now).and_then(|tx| {
+            tx.expect_unchanged(&f.path, f.before.as_deref())?;
+            match (&f.after, f.mode) {
+                (Some(bytes), Some(mode)) => tx.replace_with_mode(&f.path, bytes, mode)?,
+                (Some(bytes), None) => tx.replace(&f.path, bytes)?,
+                (None, _) => tx.remove(&f.path)?,
+            }
+            Ok(tx.close())
+        });
+        let confirmation = match written {
+            Ok(c) => c,
+            Err(e) => {
+                if let Some(dir) = &made {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                return Err(e.into());
+            }
+        };
+        for u in confirmation.unconfirmed() {
             outcome.confirmation.push(u.clone());
+        }
+        // A `.claude` folder the removal leaves empty goes too (best effort: one that still
+        // holds anything stays).
+        if let (Some(dir), None) = (&f.folder, &f.after) {
+            let _ = std::fs::remove_dir(dir);
         }
     }
     outcome.written = true;
     outcome.result = "applied";
     Ok(outcome)
-}
-
-/// `--merge`: the repository's config and the work tree's `.gitattributes`, in write order.
-fn merge_changes(
-    req: &HooksRequest,
-    config: &Path,
-    work_tree: &Path,
-    shown: &dyn Fn(&Path) -> String,
-) -> Result<Vec<FileChange>, HooksError> {
-    let attributes = work_tree.join(".gitattributes");
-    let driver = merge::driver_command(&req.program);
-    let mut files = Vec::new();
-    for path in [config, attributes.as_path()] {
-        let before = read(path, Kind::Settings).map_err(WriteError::read)?;
-        let text = String::from_utf8_lossy(before.as_deref().unwrap_or_default()).into_owned();
-        let edited = match (req.action, path == config) {
-            (Action::Install, true) => merge::config_install(&text, &driver),
-            (Action::Install, false) => merge::attributes_install(&text),
-            (Action::Uninstall, true) => merge::config_uninstall(&text),
-            (Action::Uninstall, false) => merge::attributes_uninstall(&text),
-        };
-        // A .gitattributes left with nothing of its own goes (install created it).
-        let after = (before.is_some() || !edited.is_empty())
-            .then(|| edited.into_bytes())
-            .filter(|a| !(a.is_empty() && path == attributes && req.action == Action::Uninstall));
-        files.push(FileChange {
-            file: shown(path),
-            changed: before != after,
-            path: path.to_path_buf(),
-            before,
-            after,
-            mode: None,
-        });
-    }
-    if req.action == Action::Uninstall {
-        files.reverse();
-    }
-    Ok(files)
 }
 
 /// The git hooks asked for: `--git-hook` values in [`GitHook::ALL`]'s order, once each;
@@ -396,6 +560,7 @@ fn git_changes(
             before: bytes.clone(),
             after: bytes,
             mode: None,
+            folder: None,
         });
     }
     for step in steps {
@@ -437,6 +602,7 @@ fn git_changes(
             before,
             after,
             mode,
+            folder: None,
         });
     }
     Ok(files)

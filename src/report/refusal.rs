@@ -194,6 +194,15 @@ refusal_kinds! {
     /// The repository is bare: there is no work tree (for its `.gitattributes`).
     NoWorkTree = "no-work-tree",
 
+    // --- Claude Code
+    /// `hooks install|uninstall --claude`: the settings file is not one JSON object, or an
+    /// entry planseal edits (`hooks`, an event's list) has another type.
+    ClaudeSettingsUnparseable = "claude-settings-unparseable",
+    /// `hooks install --claude`: the settings file's `statusLine` runs another command.
+    ClaudeStatuslineTaken = "claude-statusline-taken",
+    /// `hook session-start|stop`: what Claude Code sent on stdin is not its hook input (not a
+    /// JSON object, too long, a field of the wrong type).
+    HookInputMalformed = "hook-input-malformed",
     // --- git hooks (`hooks install|uninstall --git`, `planseal hook`)
     /// Something other than a regular file (a symbolic link, a folder) is where a git hook or
     /// its chained copy goes: planseal neither follows nor replaces it.

@@ -189,7 +189,7 @@ fn print<T: Serialize>(
 }
 
 /// The error as the one error mapping knows it (a refusal, a hinted error, a write error).
-fn lift(e: CheckpointError) -> anyhow::Error {
+pub(super) fn lift(e: CheckpointError) -> anyhow::Error {
     match e {
         CheckpointError::Refused(r) => r.into(),
         CheckpointError::Gather(planseal::checkpoint::GatherError::Refused(r)) => r.into(),
