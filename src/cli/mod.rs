@@ -17,6 +17,7 @@ mod gsd;
 mod hooks;
 mod log;
 mod man;
+mod mcp;
 mod merge_driver;
 mod outcome;
 mod promote;
@@ -148,6 +149,8 @@ enum Command {
     Completions(completions::Args),
     /// Print the manual page, or write one page per command with --out DIR
     Man(man::Args),
+    /// Serve the Model Context Protocol on stdio: verify, status, diff, log and the guarded writers as tools
+    Mcp(mcp::Args),
 }
 
 /// What every command needs to know about how it was run.
@@ -229,6 +232,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Hooks(c) => hooks::run(c, &ctx),
         Command::Completions(a) => completions::run(a, &ctx),
         Command::Man(a) => man::run(a, &ctx),
+        Command::Mcp(a) => mcp::run(a, &ctx),
     };
     match result {
         Ok(code) => code,

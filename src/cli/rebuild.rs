@@ -32,6 +32,9 @@ pub(super) struct Args {
     /// the state)
     #[arg(long)]
     pub manifest: bool,
+    /// SHA-256 of state.json as you last read it; refused (stale-snapshot) if it changed since
+    #[arg(long = "expected-sha256", value_name = "HEX")]
+    pub expected_sha256: Option<String>,
     #[command(flatten)]
     pub wait: super::wait::WaitArg,
 }
@@ -58,6 +61,7 @@ pub(super) fn outcome(args: Args, ctx: &Context) -> anyhow::Result<rebuild::Rebu
         write: args.write,
         from: args.from,
         manifest: args.manifest,
+        expected_sha256: args.expected_sha256,
     };
     let write = opts.write;
     args.wait

@@ -32,6 +32,9 @@ pub(super) struct Args {
     /// Remove the marker and keep the state as it was before the publication
     #[arg(long)]
     pub rollback: bool,
+    /// SHA-256 of state.json as you last read it; refused (stale-snapshot) if it changed since
+    #[arg(long = "expected-sha256", value_name = "HEX")]
+    pub expected_sha256: Option<String>,
     /// Show what the interruption left and what recover would do; change nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -82,6 +85,7 @@ pub(super) fn outcome(args: Args, ctx: &Context) -> anyhow::Result<Outcome> {
         candidate: args.candidate,
         rollback: args.rollback,
         clock: Clock::from_env()?,
+        expected_sha256: args.expected_sha256,
     };
     if args.dry_run {
         let prepared = recover::prepare(opts).map_err(error)?;
