@@ -37,7 +37,8 @@ workspace; default: the folder the server runs in) and returns the document `pla
 prints. Resources: planseal://plan/<PLAN_x>/state, each plan's state.json.\n\
 Not offered: approve (an agent must not approve its own plan) and unlock --force (nor break a \
 lock whose owner may be alive).\n\n\
-Examples:\n  claude mcp add planseal -- planseal mcp          register it with Claude Code (this project)\n  \
+Examples:\n  planseal mcp                                      serve this folder's plans (an MCP client starts it)\n  \
+claude mcp add --scope project planseal -- planseal mcp   register it with Claude Code\n  \
 planseal -C ~/work/app mcp                        serve the plans of another folder\n  \
 {\"mcpServers\": {\"planseal\": {\"command\": \"planseal\", \"args\": [\"mcp\"]}}}   Claude Desktop's config\n\n\
 It reads JSON-RPC on stdin and writes it on stdout until stdin closes; diagnostics go to stderr. \

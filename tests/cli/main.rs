@@ -34,6 +34,7 @@ mod gsd_writers_vectors;
 mod help_examples;
 mod journal_place;
 mod log_cli;
+mod mcp_cli;
 mod promote_cli;
 mod rebuild_cli;
 mod rebuild_history;

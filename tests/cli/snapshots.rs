@@ -139,6 +139,7 @@ help_snapshots! {
     help_planseal => [],
     help_completions => ["completions"],
     help_man => ["man"],
+    help_mcp => ["mcp"],
     help_verify => ["verify"],
     help_update => ["update"],
     help_unlock => ["unlock"],
