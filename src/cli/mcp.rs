@@ -56,10 +56,12 @@ pub(super) fn run(_args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         cwd: ctx.cwd.clone(),
     };
     runtime.block_on(async move {
-        let running = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
+        let running = match server.serve(rmcp::transport::stdio()).await {
+            Ok(running) => running,
+            // The client went away before it said anything: a normal end.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => anyhow::bail!("the MCP session did not start: {e}"),
+        };
         running
             .waiting()
             .await
@@ -382,8 +384,8 @@ fn usage(message: String) -> anyhow::Error {
 }
 
 impl Server {
-    /// The command's `--json` document for `name` called with `arguments`, and the path whose
-    /// `.env` values are hidden from it.
+    /// The document `planseal <name> --json` prints for `arguments`, its `.env` values hidden
+    /// as the CLI hides them; a protocol error only for a tool that does not exist.
     fn call(&self, name: &str, arguments: JsonObject) -> Result<Value, ErrorData> {
         let Some(spec) = TOOLS.iter().find(|t| t.name == name) else {
             return Err(ErrorData::invalid_params(
@@ -406,14 +408,12 @@ impl Server {
             .and_then(Value::as_str)
             .map(PathBuf::from);
         let target = ctx.cwd.join(path.as_deref().unwrap_or(Path::new(".")));
-        let result = (|| {
-            if let Some(other) = arguments.keys().find(|k| !allowed.contains(&k.as_str())) {
-                return Err(usage(format!("{name} takes no parameter {other:?}")));
-            }
-            let p: Params = serde_json::from_value(Value::Object(arguments.clone()))
-                .map_err(|e| usage(format!("{name}: {e}")))?;
-            self.document(name, p, &ctx)
-        })();
+        let result = match arguments.keys().find(|k| !allowed.contains(&k.as_str())) {
+            Some(other) => Err(usage(format!("{name} takes no parameter {other:?}"))),
+            None => serde_json::from_value::<Params>(Value::Object(arguments))
+                .map_err(|e| usage(format!("{name}: {e}")))
+                .and_then(|p| self.document(name, p, &ctx)),
+        };
         let doc = match result {
             Ok(doc) => doc,
             Err(err) => super::errors::error_document(&err),
