@@ -37,7 +37,7 @@ workspace; default: the folder the server runs in) and returns the document `pla
 prints. Resources: planseal://plan/<PLAN_x>/state, each plan's state.json.\n\
 Not offered: approve (an agent must not approve its own plan) and unlock --force (nor break a \
 lock whose owner may be alive).\n\n\
-Examples:\n  planseal mcp                                      serve this folder's plans (an MCP client starts it)\n  \
+Examples:\n  planseal mcp                                      serve this folder's plans to an MCP client\n  \
 claude mcp add --scope project planseal -- planseal mcp   register it with Claude Code\n  \
 planseal -C ~/work/app mcp                        serve the plans of another folder\n  \
 {\"mcpServers\": {\"planseal\": {\"command\": \"planseal\", \"args\": [\"mcp\"]}}}   Claude Desktop's config\n\n\
