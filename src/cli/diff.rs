@@ -46,6 +46,20 @@ pub(super) struct Args {
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
+    let (format, exit_code) = (args.format, args.exit_code);
+    let outcome = outcome(args, ctx)?;
+    if ctx.json {
+        print_json(super::outcome::read_document(&outcome)?);
+    } else if format == Format::Markdown {
+        print_out(&outcome.to_markdown());
+    } else {
+        print_out(&outcome.to_text(ctx.color));
+    }
+    Ok(ExitCode::failed_if(exit_code && outcome.differs()))
+}
+
+/// What the comparison found, or the error that kept it from running.
+pub(super) fn outcome(args: Args, ctx: &Context) -> anyhow::Result<diff::DiffOutcome> {
     let mode = match (args.against, args.candidate) {
         (Some(rev), _) => DiffMode::Against(rev),
         (None, Some(file)) => DiffMode::Candidate(file),
@@ -57,13 +71,5 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         plan_dir: args.plan_dir,
         mode,
     };
-    let outcome = diff::diff(&opts, git_progress()).map_err(error)?;
-    if ctx.json {
-        print_json(serde_json::to_value(&outcome)?);
-    } else if args.format == Format::Markdown {
-        print_out(&outcome.to_markdown());
-    } else {
-        print_out(&outcome.to_text(ctx.color));
-    }
-    Ok(ExitCode::failed_if(args.exit_code && outcome.differs()))
+    diff::diff(&opts, git_progress()).map_err(error)
 }

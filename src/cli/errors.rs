@@ -31,7 +31,7 @@ pub(super) fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
     if let Some(refusal) = refusal_ref(err) {
         print_err(&render_refusal(refusal));
         if json {
-            print_json(envelope::refused(refusal));
+            print_json(error_document(err));
         }
         return ExitCode::Failed;
     }
@@ -45,19 +45,30 @@ pub(super) fn report_error(err: &anyhow::Error, json: bool) -> ExitCode {
     }
     print_err(&text);
     if json {
-        let kind = match code {
-            ExitCode::Io => "io-error",
-            _ if err.downcast_ref::<HintedError>().is_some() => "usage-error",
-            _ => "error",
-        };
-        print_json(envelope::error(
-            kind,
-            &format!("{err:#}"),
-            hint.as_deref(),
-            serde_json::Map::new(),
-        ));
+        print_json(error_document(err));
     }
     code
+}
+
+/// The `--json` document of an error a command could not get past: a refusal's document, or
+/// `result: error` with its kind (`usage-error`, `io-error`, `error`), message and hint. What
+/// `planseal <cmd> --json` prints for it, and what the MCP tools return.
+pub(crate) fn error_document(err: &anyhow::Error) -> serde_json::Value {
+    if let Some(refusal) = refusal_ref(err) {
+        return envelope::refused(refusal);
+    }
+    let (hint, code) = super::outcome::error_code(err);
+    let kind = match code {
+        ExitCode::Io => "io-error",
+        _ if err.downcast_ref::<HintedError>().is_some() => "usage-error",
+        _ => "error",
+    };
+    envelope::error(
+        kind,
+        &format!("{err:#}"),
+        hint.as_deref(),
+        serde_json::Map::new(),
+    )
 }
 
 /// A usage error is exit 2 with the stable kind `usage-error` leading stderr (`docs/exit-codes.md`)

@@ -54,6 +54,20 @@ pub(super) struct Args {
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
+    let outcome = outcome(args, ctx)?;
+    let p = &outcome.published;
+    let applied = (!p.dry_run).then_some(&p.confirmation);
+    let code = super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)?;
+    if !ctx.json {
+        // Advisories are diagnostics: stderr, so stdout stays the one result line. Per-task
+        // advisories of one id are summed up as verify's report does.
+        print_err(&text::advisory_lines(&p.advisories));
+    }
+    Ok(code)
+}
+
+/// The publication (or its dry run), or the refusal or error that stopped it.
+pub(super) fn outcome(args: Args, ctx: &Context) -> anyhow::Result<finalize::FinalizeOutcome> {
     let opts = FinalizeOptions {
         cwd: ctx.cwd.clone(),
         plan_dir: args.plan_dir,
@@ -65,17 +79,14 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         allow_unverified_git_reason: args.reason.filter(|_| args.allow_unverified_git),
         clock: Clock::from_env()?,
     };
-    let outcome = args
-        .wait
+    args.wait
         .run(|| finalize::finalize(opts.clone()).map_err(error))
-        .map_err(super::outcome::unreadable_input_is_io)?;
+        .map_err(super::outcome::unreadable_input_is_io)
+}
+
+/// The `--json` document of a publication (what `finalize --json` prints and the MCP tool
+/// returns): `applied`, or `ok` for a dry run.
+pub(super) fn document(outcome: &finalize::FinalizeOutcome) -> anyhow::Result<serde_json::Value> {
     let p = &outcome.published;
-    let applied = (!p.dry_run).then_some(&p.confirmation);
-    let code = super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)?;
-    if !ctx.json {
-        // Advisories are diagnostics: stderr, so stdout stays the one result line. Per-task
-        // advisories of one id are summed up as verify's report does.
-        print_err(&text::advisory_lines(&p.advisories));
-    }
-    Ok(code)
+    super::outcome::writer_document(outcome, (!p.dry_run).then_some(&p.confirmation))
 }

@@ -32,6 +32,45 @@ pub(super) struct Args {
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
+    let exit_code = args.exit_code;
+    let outcome = outcome(args, ctx)?;
+    if ctx.json {
+        print_json(outcome.document()?);
+    }
+    match outcome {
+        Outcome::FileHistory(history) => {
+            if !ctx.json {
+                print_out(&history.to_text());
+            }
+            Ok(ExitCode::Ok)
+        }
+        Outcome::Timeline(outcome) => {
+            if !ctx.json {
+                print_out(&outcome.to_text(ctx.color));
+            }
+            Ok(ExitCode::failed_if(exit_code && outcome.differs()))
+        }
+    }
+}
+
+/// The plan's timeline, or with `--file` the versions of that file.
+pub(super) enum Outcome {
+    Timeline(log::LogOutcome),
+    FileHistory(log::FileHistoryOutcome),
+}
+
+impl Outcome {
+    /// The `--json` document (what `log --json` prints and the MCP tool returns).
+    pub(super) fn document(&self) -> anyhow::Result<serde_json::Value> {
+        match self {
+            Outcome::Timeline(o) => super::outcome::read_document(o),
+            Outcome::FileHistory(h) => super::outcome::read_document(h),
+        }
+    }
+}
+
+/// What the walk of git found, or the error that kept it from running.
+pub(super) fn outcome(args: Args, ctx: &Context) -> anyhow::Result<Outcome> {
     let plan = LogOptions {
         cwd: ctx.cwd.clone(),
         plan_dir: args.plan_dir,
@@ -43,18 +82,9 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
             max_count: args.max_count,
         };
         let history = log::file_history(&opts, git_progress()).map_err(error)?;
-        if ctx.json {
-            print_json(serde_json::to_value(&history)?);
-        } else {
-            print_out(&history.to_text());
-        }
-        return Ok(ExitCode::Ok);
+        return Ok(Outcome::FileHistory(history));
     }
-    let outcome = log::timeline(&plan, git_progress()).map_err(error)?;
-    if ctx.json {
-        print_json(serde_json::to_value(&outcome)?);
-    } else {
-        print_out(&outcome.to_text(ctx.color));
-    }
-    Ok(ExitCode::failed_if(args.exit_code && outcome.differs()))
+    Ok(Outcome::Timeline(
+        log::timeline(&plan, git_progress()).map_err(error)?,
+    ))
 }

@@ -18,6 +18,7 @@ mod hook;
 mod hooks;
 mod log;
 mod man;
+mod mcp;
 mod merge_driver;
 mod outcome;
 mod promote;
@@ -158,6 +159,8 @@ enum Command {
     Man(man::Args),
     /// Print the JSON Schema of a command's --json output (every command's without one)
     Schema(schema::Args),
+    /// Serve the Model Context Protocol on stdio: verify, status, diff, log and the guarded writers as tools
+    Mcp(mcp::Args),
 }
 
 /// What every command needs to know about how it was run.
@@ -241,6 +244,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Completions(a) => completions::run(a, &ctx),
         Command::Man(a) => man::run(a, &ctx),
         Command::Schema(a) => schema::run(a, &ctx),
+        Command::Mcp(a) => mcp::run(a, &ctx),
     };
     match result {
         Ok(code) => code,

@@ -28,15 +28,41 @@ pub(super) fn deliver<T: serde::Serialize>(
     }
     let confirmation = confirmation.unwrap_or(&confirmed);
     if ctx.json {
-        // A writer that wrote says `applied` unless its outcome says otherwise.
-        let written = if confirmation_given { "applied" } else { "ok" };
-        let doc = planseal::report::envelope::seal(serde_json::to_value(outcome)?, written);
-        print_json(applied::document(doc, confirmation));
+        print_json(writer_document(
+            outcome,
+            confirmation_given.then_some(confirmation),
+        )?);
     } else {
         print_out(text);
     }
     print_err(&applied::text(confirmation));
     Ok(applied::exit_code(confirmation))
+}
+
+/// The `--json` document of a writer's outcome (what `planseal <cmd> --json` prints and what the
+/// MCP tools return): `applied` when it wrote (`confirmation` given) unless the outcome says
+/// otherwise, `ok` when it did not (a dry run); `applied-unconfirmed` with what was not confirmed.
+pub(crate) fn writer_document<T: serde::Serialize>(
+    outcome: &T,
+    confirmation: Option<&Confirmation>,
+) -> anyhow::Result<serde_json::Value> {
+    let confirmed = Confirmation::Confirmed;
+    let written = if confirmation.is_some() {
+        "applied"
+    } else {
+        "ok"
+    };
+    let doc = planseal::report::envelope::seal(serde_json::to_value(outcome)?, written);
+    Ok(applied::document(doc, confirmation.unwrap_or(&confirmed)))
+}
+
+/// The `--json` document of a read-only command's outcome: `result` `ok` unless the outcome
+/// says otherwise (what `print_json` seals).
+pub(crate) fn read_document<T: serde::Serialize>(outcome: &T) -> anyhow::Result<serde_json::Value> {
+    Ok(planseal::report::envelope::seal(
+        serde_json::to_value(outcome)?,
+        "ok",
+    ))
 }
 
 /// The hint and exit code of an error that is not a refusal: a [`HintedError`] carries its own;

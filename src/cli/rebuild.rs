@@ -32,6 +32,9 @@ pub(super) struct Args {
     /// the state)
     #[arg(long)]
     pub manifest: bool,
+    /// SHA-256 of state.json as you last read it; refused (stale-snapshot) if it changed since
+    #[arg(long = "expected-sha256", value_name = "HEX")]
+    pub expected_sha256: Option<String>,
     #[command(flatten)]
     pub wait: super::wait::WaitArg,
 }
@@ -39,6 +42,18 @@ pub(super) struct Args {
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
+    let exit_code = args.exit_code;
+    let outcome = outcome(args, ctx)?;
+    let applied = outcome.written.then_some(&outcome.confirmation);
+    let code = super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)?;
+    if code != ExitCode::Ok {
+        return Ok(code);
+    }
+    Ok(ExitCode::failed_if(exit_code && outcome.changed))
+}
+
+/// The rebuilt state (written with `--write`), or the refusal or error that stopped it.
+pub(super) fn outcome(args: Args, ctx: &Context) -> anyhow::Result<rebuild::RebuildOutcome> {
     let mut clock = Clock::from_env()?;
     let opts = RebuildOptions {
         cwd: ctx.cwd.clone(),
@@ -46,10 +61,10 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         write: args.write,
         from: args.from,
         manifest: args.manifest,
+        expected_sha256: args.expected_sha256,
     };
     let write = opts.write;
-    let outcome = args
-        .wait
+    args.wait
         .run(|| rebuild::rebuild(&opts, &mut clock, git_progress()).map_err(error))
         .map_err(|e| {
             if write {
@@ -57,11 +72,11 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
             } else {
                 e
             }
-        })?;
-    let applied = outcome.written.then_some(&outcome.confirmation);
-    let code = super::outcome::deliver(ctx, &outcome, &outcome.to_text(), applied)?;
-    if code != ExitCode::Ok {
-        return Ok(code);
-    }
-    Ok(ExitCode::failed_if(args.exit_code && outcome.changed))
+        })
+}
+
+/// The `--json` document (what `rebuild --json` prints and the MCP tool returns): `applied`
+/// when it wrote, `ok` otherwise.
+pub(super) fn document(outcome: &rebuild::RebuildOutcome) -> anyhow::Result<serde_json::Value> {
+    super::outcome::writer_document(outcome, outcome.written.then_some(&outcome.confirmation))
 }

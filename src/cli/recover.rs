@@ -32,6 +32,9 @@ pub(super) struct Args {
     /// Remove the marker and keep the state as it was before the publication
     #[arg(long)]
     pub rollback: bool,
+    /// SHA-256 of state.json as you last read it; refused (stale-snapshot) if it changed since
+    #[arg(long = "expected-sha256", value_name = "HEX")]
+    pub expected_sha256: Option<String>,
     /// Show what the interruption left and what recover would do; change nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -42,22 +45,51 @@ pub(super) struct Args {
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.plan_dir));
+    match outcome(args, ctx)? {
+        Outcome::DryRun(outcome) => {
+            if ctx.json {
+                print_json(super::outcome::read_document(&outcome)?);
+            } else {
+                print_out(&outcome.to_text());
+            }
+            Ok(ExitCode::Ok)
+        }
+        Outcome::Recovered(outcome) => {
+            super::outcome::deliver(ctx, &outcome, &outcome.to_text(), outcome.confirmation())
+        }
+    }
+}
+
+/// What recover would do (`--dry-run`), or what it did.
+pub(super) enum Outcome {
+    DryRun(recover::DryRunOutcome),
+    Recovered(recover::RecoveredOutcome),
+}
+
+impl Outcome {
+    /// The `--json` document (what `recover --json` prints and the MCP tool returns).
+    pub(super) fn document(&self) -> anyhow::Result<serde_json::Value> {
+        match self {
+            Outcome::DryRun(o) => super::outcome::read_document(o),
+            Outcome::Recovered(o) => super::outcome::writer_document(o, o.confirmation()),
+        }
+    }
+}
+
+/// Recovers (or with `--dry-run` says what it would do); the text form shows what the
+/// interruption left before acting.
+pub(super) fn outcome(args: Args, ctx: &Context) -> anyhow::Result<Outcome> {
     let opts = RecoverOptions {
         cwd: ctx.cwd.clone(),
         plan_dir: args.plan_dir,
         candidate: args.candidate,
         rollback: args.rollback,
         clock: Clock::from_env()?,
+        expected_sha256: args.expected_sha256,
     };
     if args.dry_run {
         let prepared = recover::prepare(opts).map_err(error)?;
-        let outcome = recover::dry_run(&prepared).map_err(error)?;
-        if ctx.json {
-            print_json(serde_json::to_value(&outcome)?);
-        } else {
-            print_out(&outcome.to_text());
-        }
-        return Ok(ExitCode::Ok);
+        return Ok(Outcome::DryRun(recover::dry_run(&prepared).map_err(error)?));
     }
     // With --wait, an attempt that meets a live writer's lock runs again from a fresh look at
     // the plan, after a pause.
@@ -71,5 +103,5 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
         recover::recover(prepared).map_err(error)
     })?;
-    super::outcome::deliver(ctx, &outcome, &outcome.to_text(), outcome.confirmation())
+    Ok(Outcome::Recovered(outcome))
 }

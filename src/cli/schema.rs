@@ -54,7 +54,7 @@ pub(super) fn run(args: Args, _ctx: &Context) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Ok)
 }
 
-/// Every command that prints a document with `--json`, as the words that run it (`gsd sync`),
+/// Every command that prints a document with `--json` (all but `schema` and `mcp`), as the words that run it (`gsd sync`),
 /// in the order of `planseal --help`.
 pub(super) fn commands() -> Vec<String> {
     fn walk(cmd: &clap::Command, prefix: &str, out: &mut Vec<String>) {
@@ -64,7 +64,9 @@ pub(super) fn commands() -> Vec<String> {
             } else {
                 format!("{prefix} {}", sub.get_name())
             };
-            if name == "schema" || name == "help" {
+            // `schema` prints schemas, `mcp` speaks the Model Context Protocol: neither prints
+            // a document of its own.
+            if matches!(name.as_str(), "schema" | "help" | "mcp") {
                 continue;
             }
             if sub.has_subcommands() {

@@ -33,20 +33,29 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         &ctx.cwd
             .join(args.path.as_deref().unwrap_or(std::path::Path::new("."))),
     );
-    let opts = StatusOptions {
-        cwd: ctx.cwd.clone(),
-        path: args.path,
-        plan: args.plan,
-        dwp_dir: args.dwp_dir.filter(|d| !d.as_os_str().is_empty()),
-    };
-    let view = status(&opts).map_err(|e| HintedError::usage(e.to_string()).hint(e.hint()))?;
+    let exit_code = args.exit_code;
+    let view = view(args, ctx)?;
     if ctx.json {
-        print_json(serde_json::to_value(&view)?);
+        print_json(super::outcome::read_document(&view)?);
     } else {
         print_out(&view.to_text());
     }
     if view.incomplete() {
         return Ok(ExitCode::UsageOrUnverified);
     }
-    Ok(ExitCode::failed_if(args.exit_code && view.needs_action()))
+    Ok(ExitCode::failed_if(exit_code && view.needs_action()))
+}
+
+/// The resume view of every plan found, or the usage error that kept it from being made.
+pub(super) fn view(
+    args: Args,
+    ctx: &Context,
+) -> anyhow::Result<planseal::dwp::ops::status::StatusView> {
+    let opts = StatusOptions {
+        cwd: ctx.cwd.clone(),
+        path: args.path,
+        plan: args.plan,
+        dwp_dir: args.dwp_dir.filter(|d| !d.as_os_str().is_empty()),
+    };
+    Ok(status(&opts).map_err(|e| HintedError::usage(e.to_string()).hint(e.hint()))?)
 }

@@ -157,7 +157,31 @@ impl Args {
 pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
     crate::redact_output_for(&ctx.cwd.join(&args.state));
-    let clock = Clock::from_env()?;
+    let (advisories, result) = outcome(&args, ctx);
+    for advisory in &advisories {
+        print_err(&format!(
+            "advisory: {}: {}\n",
+            advisory.id, advisory.message
+        ));
+    }
+    let outcome = result?;
+    let text = format!("{}\n", outcome.line);
+    super::outcome::deliver(ctx, &outcome, &text, Some(&outcome.confirmation))
+}
+
+/// The transition applied (or the refusal or error that stopped it), with the advisories of
+/// the attempt that counts.
+pub(super) fn outcome(
+    args: &Args,
+    ctx: &Context,
+) -> (
+    Vec<planseal::report::Finding>,
+    anyhow::Result<update::UpdateOutcome>,
+) {
+    let clock = match Clock::from_env() {
+        Ok(clock) => clock,
+        Err(e) => return (Vec::new(), Err(e.into())),
+    };
     let state = ctx.cwd.join(&args.state);
     // With --wait a refused attempt runs again from a fresh read; only the advisories of the
     // attempt that counts are shown, before its outcome, so a refusal that follows has its context.
@@ -168,15 +192,13 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         advisories = planned.transition.advisories.clone();
         update::apply(planned).map_err(lift)
     });
-    for advisory in &advisories {
-        print_err(&format!(
-            "advisory: {}: {}\n",
-            advisory.id, advisory.message
-        ));
-    }
-    let outcome = result?;
-    let text = format!("{}\n", outcome.line);
-    super::outcome::deliver(ctx, &outcome, &text, Some(&outcome.confirmation))
+    (advisories, result)
+}
+
+/// The `--json` document of an applied update (what `update --json` prints and the MCP tool
+/// returns).
+pub(super) fn document(outcome: &update::UpdateOutcome) -> anyhow::Result<serde_json::Value> {
+    super::outcome::writer_document(outcome, Some(&outcome.confirmation))
 }
 
 /// The library's error as the one error mapping of `cli` reads it.

@@ -56,18 +56,9 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
     };
     // A `.env` value quoted in a plan file, a log or a commit subject is never printed.
-    let target = ctx
-        .cwd
-        .join(args.path.as_deref().unwrap_or(std::path::Path::new(".")));
+    let target = target(&args, ctx);
     crate::redact_output_for(&target);
-    let opts = VerifyOptions {
-        cwd: ctx.cwd.clone(),
-        path: args.path,
-        plan: args.plan,
-        dwp_dir: args.dwp_dir.filter(|d| !d.as_os_str().is_empty()),
-        gsd: args.gsd,
-    };
-    let report = verify(&opts).map_err(|e| HintedError::usage(e.to_string()).hint(e.hint()))?;
+    let report = report(args, ctx)?;
     let code = report.verdict().exit_code();
     if matches!(format, Format::Github | Format::Sarif | Format::Junit) {
         // These formats encode text (`%0A`, `&amp;`): a value is hidden before it is encoded.
@@ -81,9 +72,32 @@ pub(super) fn run(args: Args, ctx: &Context) -> anyhow::Result<ExitCode> {
         return Ok(code);
     }
     if format == Format::Json {
-        print_json(json::to_value(&report));
+        print_json(document(&report));
     } else {
         print_out(&text::render(&report, text::Style { color: ctx.color }));
     }
     Ok(code)
+}
+
+/// The path whose `.env` values are hidden from the output.
+pub(super) fn target(args: &Args, ctx: &Context) -> PathBuf {
+    ctx.cwd
+        .join(args.path.as_deref().unwrap_or(std::path::Path::new(".")))
+}
+
+/// The conformance report (the verdict in it), or the usage error that kept it from being made.
+pub(super) fn report(args: Args, ctx: &Context) -> anyhow::Result<planseal::report::Report> {
+    let opts = VerifyOptions {
+        cwd: ctx.cwd.clone(),
+        path: args.path,
+        plan: args.plan,
+        dwp_dir: args.dwp_dir.filter(|d| !d.as_os_str().is_empty()),
+        gsd: args.gsd,
+    };
+    Ok(verify(&opts).map_err(|e| HintedError::usage(e.to_string()).hint(e.hint()))?)
+}
+
+/// The `--json` document of the report (what `verify --json` prints and the MCP tool returns).
+pub(super) fn document(report: &planseal::report::Report) -> serde_json::Value {
+    planseal::report::envelope::seal(json::to_value(report), "ok")
 }

@@ -48,6 +48,7 @@ fn every_command_help_has_examples() {
         &["checkpoint", "restore"],
         &["completions"],
         &["man"],
+        &["mcp"],
     ];
     let dir = tempfile::tempdir().unwrap();
     for command in commands {

@@ -38,6 +38,7 @@ mod hooks_claude;
 mod hooks_git;
 mod journal_place;
 mod log_cli;
+mod mcp_cli;
 mod promote_cli;
 mod rebuild_cli;
 mod rebuild_history;

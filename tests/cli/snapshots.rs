@@ -140,6 +140,7 @@ help_snapshots! {
     help_completions => ["completions"],
     help_man => ["man"],
     help_schema => ["schema"],
+    help_mcp => ["mcp"],
     help_verify => ["verify"],
     help_update => ["update"],
     help_unlock => ["unlock"],

@@ -422,6 +422,7 @@ fn recover_opts(ws: &Workspace, candidate: Option<&str>, rollback: bool) -> Reco
         candidate: candidate.map(PathBuf::from),
         rollback,
         clock: clock(),
+        expected_sha256: None,
     }
 }
 

@@ -152,25 +152,35 @@ impl OpenedPlan {
                 )
                 .hint(missing_state)
             })?;
-        if let Some(expected) = expected_sha256
-            && !expected.eq_ignore_ascii_case(&sha256_hex(&state_bytes))
-        {
-            return Err(Refusal::new(
-                RefusalKind::StaleSnapshot,
-                format!(
-                    "state.json changed since you read it (sha256 {expected} expected, {} found); nothing was written",
-                    sha256_hex(&state_bytes)
-                ),
-            )
-            .hint("read state.json again, then decide again")
-            .into());
-        }
+        check_expected_sha256(expected_sha256, Some(&sha256_hex(&state_bytes)))?;
         Ok(OpenedPlan {
             name: crate::dwp::layout::plan_name(&dir),
             dir,
             state_bytes,
         })
     }
+}
+
+/// The caller's guard (`--expected-sha256`): refused with `stale-snapshot` when state.json's
+/// SHA-256 (`found`, `None` when there is no state.json) is not the one the caller read.
+pub(crate) fn check_expected_sha256(
+    expected: Option<&str>,
+    found: Option<&str>,
+) -> Result<(), Refusal> {
+    let Some(expected) = expected else {
+        return Ok(());
+    };
+    if found.is_some_and(|f| expected.eq_ignore_ascii_case(f)) {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        RefusalKind::StaleSnapshot,
+        format!(
+            "state.json changed since you read it (sha256 {expected} expected, {} found); nothing was written",
+            found.unwrap_or("no state.json")
+        ),
+    )
+    .hint("read state.json again, then decide again"))
 }
 
 /// The first 12 hex digits of a hash, as the one-line summaries show it.

@@ -35,6 +35,9 @@ pub struct RebuildOptions {
     pub from: Option<String>,
     /// Restore a lost manifest.json byte for byte from git instead of rebuilding state.json.
     pub manifest: bool,
+    /// The SHA-256 of state.json as the caller last read it: refused (`stale-snapshot`) when
+    /// the state the rebuild starts from is another.
+    pub expected_sha256: Option<String>,
 }
 
 /// How the rebuilt state was (or would be) published.
@@ -139,6 +142,12 @@ pub fn rebuild(
         return Err(OpError::Read { what, source });
     }
     let inputs = gather_with(&plan.dir, plan.repo.as_ref(), &options)?;
+    // The caller's guard; the write then checks, under the lock, that state.json is still
+    // these bytes.
+    super::check_expected_sha256(
+        opts.expected_sha256.as_deref(),
+        inputs.old_bytes.as_deref().map(sha256_hex).as_deref(),
+    )?;
     let now = clock.now_iso();
     if opts.manifest {
         return restore_manifest(opts, &plan.dir, plan.repo.as_ref(), &inputs, &now);

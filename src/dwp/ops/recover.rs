@@ -27,12 +27,16 @@ pub struct RecoverOptions {
     pub rollback: bool,
     /// Where the lock record and the journal lines take their time.
     pub clock: Clock,
+    /// The SHA-256 of state.json as the caller last read it: refused (`stale-snapshot`) when
+    /// state.json is another when recovery starts.
+    pub expected_sha256: Option<String>,
 }
 
 /// A recovery with its candidate read, not started.
 #[derive(Debug, Clone)]
 pub struct PreparedRecovery {
     request: RecoverRequest,
+    expected_sha256: Option<String>,
 }
 
 /// Reads `--candidate`, when given (a missing file is refused before anything is looked at).
@@ -51,6 +55,7 @@ pub fn prepare(opts: RecoverOptions) -> Result<PreparedRecovery, OpError> {
             rollback: opts.rollback,
             clock: opts.clock,
         },
+        expected_sha256: opts.expected_sha256,
     })
 }
 
@@ -242,6 +247,13 @@ pub struct RecoveredOutcome {
 
 /// Finishes (or with `rollback`, rolls back) the interrupted publication.
 pub fn recover(prepared: PreparedRecovery) -> Result<RecoveredOutcome, OpError> {
+    if prepared.expected_sha256.is_some() {
+        let diagnosis = publish::diagnose(&prepared.request.plan_dir)?;
+        super::check_expected_sha256(
+            prepared.expected_sha256.as_deref(),
+            diagnosis.state_sha256.as_deref(),
+        )?;
+    }
     let outcome = publish::recover(&prepared.request, &mut |_| {})?;
     Ok(RecoveredOutcome { outcome })
 }
