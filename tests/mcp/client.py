@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from jsonschema import Draft202012Validator
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -135,9 +136,22 @@ def run_cli(cli_ws, argv, env):
         return {"unparseable-stdout": out.stdout, "stderr": out.stderr}
 
 
+SCHEMAS = {}
+
+
+def schema_errors(tool, doc):
+    """The errors of `doc` against `planseal schema TOOL` (the CLI's schema of that command)."""
+    if tool not in SCHEMAS:
+        out = subprocess.run([str(BIN), "schema", tool], capture_output=True, check=True)
+        SCHEMAS[tool] = Draft202012Validator(json.loads(out.stdout))
+    return [e.message for e in SCHEMAS[tool].iter_errors(doc)]
+
+
 async def call(session, tool, arguments):
     result = await session.call_tool(tool, arguments)
     doc = result.structured_content
+    errors = schema_errors(tool, doc)
+    check(not errors, f"{tool}: the document matches `planseal schema {tool}`", errors)
     texts = [c.text for c in result.content if getattr(c, "type", "") == "text"]
     same_text = len(texts) == 1 and json.loads(texts[0]) == doc
     check(same_text, f"{tool}: the text content is the structured document", texts)
