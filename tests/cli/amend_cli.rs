@@ -337,3 +337,28 @@ fn an_amendment_that_reopened_a_task_left_its_readme_box_ticked() {
     let verify = run(dir.path(), &["verify", ".dwp/plans/PLAN_http_rate_limit"]);
     assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
 }
+
+#[test]
+fn amend_json_documents_are_in_the_envelope() {
+    let (dir, plan) = published();
+    let mut args = vec!["--json"];
+    args.extend(amend_args("4", &["--dry-run"]));
+    let dry = crate::support::run::json(&stdout(&run(dir.path(), &args)));
+    assert_eq!(dry["result"], "ok");
+    let mut args = vec!["--json"];
+    args.extend(amend_args("9", &[]));
+    let refused = run(dir.path(), &args);
+    assert_eq!(refused.status.code(), Some(1));
+    let doc = crate::support::run::json(&stdout(&refused));
+    assert_eq!(doc["result"], "refused");
+    assert_eq!(doc["kind"], "unknown-task");
+    let mut args = vec!["--json"];
+    args.extend(amend_args("4", &[]));
+    let applied = run(dir.path(), &args);
+    assert_eq!(applied.status.code(), Some(0), "{}", stderr(&applied));
+    assert_eq!(
+        crate::support::run::json(&stdout(&applied))["result"],
+        "applied"
+    );
+    assert_eq!(state(&plan)["tasks"][3]["status"], "in_progress");
+}

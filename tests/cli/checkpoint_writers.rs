@@ -427,3 +427,17 @@ fn session_add_waits_for_a_held_lock_then_writes() {
     assert_eq!(code, 0, "{err}");
     assert!(checkpoint(dir.path()).contains("### Sessão 2026-10-05"));
 }
+
+#[test]
+fn session_add_json_documents_are_in_the_envelope() {
+    let dir = workspace();
+    let (code, out, err) = session_add(dir.path(), NOW, &["--dry-run", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let dry: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(dry["result"], "ok");
+    let (code, out, err) = session_add(dir.path(), NOW, &["--json"]);
+    assert_eq!(code, 0, "{err}");
+    let applied: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(applied["result"], "applied");
+    assert!(checkpoint(dir.path()).contains(ENTRY));
+}

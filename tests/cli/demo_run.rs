@@ -196,3 +196,21 @@ fn the_crash_harness_flags_are_not_part_of_the_cli() {
     }
     assert!(std::fs::read_dir(tmp.path()).unwrap().next().is_none());
 }
+
+#[test]
+fn demo_json_is_one_document_with_the_narration_and_the_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = demo(&["--json"], tmp.path());
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    let doc = out.json();
+    assert_eq!(doc["result"], "ok");
+    assert!(doc["scratch"].is_null());
+    assert!(
+        doc["transcript"]
+            .as_str()
+            .unwrap()
+            .contains("$ planseal recover .dwp/plans/PLAN_demo_greeting")
+    );
+    let report = std::path::PathBuf::from(doc["report"].as_str().unwrap());
+    assert!(report.is_file(), "{}", report.display());
+}

@@ -384,3 +384,23 @@ fn a_full_plan_with_a_crlf_task_file_keeps_its_line_endings_and_other_bytes() {
     assert!(after.ends_with("Status: completed\r\nCompleted: 2026-10-12\r\nSummary: schedule in place\r\nOutputs: `webhookd/backoff.py`\r\nSkills disposition: none\r\nDocumentation decision: not applicable\r\nGate record: `python3 -m unittest tests.test_backoff` · exit 0 · ran=4/4\r\n"), "{after:?}");
     assert!(after.contains("## 3. Goal — délais exponentiels\r\n"));
 }
+
+#[test]
+fn task_done_and_publish_check_json_documents_are_in_the_envelope() {
+    let (dir, plan) = lite();
+    let root = dir.path();
+    let json = |out: &Run| crate::support::run::json(&stdout(out));
+    let now = "2026-10-05T09:10:00+00:00";
+    let dry = close(root, now, "1", GATE1, &["--dry-run", "--json"]);
+    assert_eq!(json(&dry)["result"], "ok", "{}", stderr(&dry));
+    let refused = close(root, now, "2", SUITE, &["--json"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(json(&refused)["kind"], "prior-task-incomplete");
+    let applied = close(root, now, "1", GATE1, &["--json"]);
+    assert_eq!(applied.status.code(), Some(0), "{}", stderr(&applied));
+    assert_eq!(json(&applied)["result"], "applied");
+    assert_eq!(state(&plan)["tasks"][0]["status"], "completed");
+    let check = run(root, now, &["--json", "publish-check", PLAN]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    assert_eq!(json(&check)["result"], "ok");
+}
