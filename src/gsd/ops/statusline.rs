@@ -124,3 +124,95 @@ pub fn statusline(opts: StatuslineOptions<'_>) -> Result<StatuslineOutcome, GsdE
         redactor,
     })
 }
+
+/// The most standard input the whole line reads: Claude Code's JSON is a few KiB.
+pub const STDIN_LIMIT: u64 = 1024 * 1024;
+/// How long the whole line waits for standard input to close (the hook's own guard).
+pub const STDIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Reads at most `limit` bytes from `input` on a helper thread, waiting at most `timeout` for
+/// it to close: more input than that, or input that never ends, is an error, never a hang.
+pub fn read_bounded(
+    input: impl Read + Send + 'static,
+    limit: u64,
+    timeout: std::time::Duration,
+) -> Result<Vec<u8>, GsdError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let result = input.take(limit + 1).read_to_end(&mut buf).map(|_| buf);
+        let _ = tx.send(result);
+    });
+    let bytes = match rx.recv_timeout(timeout) {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(e)) => {
+            return Err(
+                HintedError::usage(format!("--stdin: cannot read standard input: {e}")).into(),
+            );
+        }
+        Err(_) => {
+            return Err(HintedError::usage(format!(
+                "--stdin: standard input did not close within {} s",
+                timeout.as_secs()
+            ))
+            .hint("pipe Claude Code's statusline JSON in, e.g. echo '{}' | planseal gsd statusline --stdin")
+            .into());
+        }
+    };
+    if bytes.len() as u64 > limit {
+        return Err(HintedError::usage(format!(
+            "--stdin: standard input is larger than {} KiB",
+            limit / 1024
+        ))
+        .hint("pass only Claude Code's statusline JSON")
+        .into());
+    }
+    Ok(bytes)
+}
+
+/// `gsd statusline --stdin`: the GSD hook's whole line.
+pub struct LineOptions {
+    /// What was read from standard input.
+    pub input: Vec<u8>,
+    /// The process's environment as the hook sees it.
+    pub env: crate::gsd::hookline::Environment,
+    /// GSD's compact state form (default: what `config.json` says).
+    pub compact: bool,
+}
+
+/// The whole line and the `.env` values to hide from it. The bridge file for GSD's context
+/// monitor is written here (best effort, as the hook does: a failure changes nothing printed).
+/// Malformed JSON is an error (exit 2) where the hook prints nothing.
+pub fn statusline_line(opts: LineOptions) -> Result<StatuslineOutcome, GsdError> {
+    let text = match String::from_utf8(opts.input) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    let input: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        HintedError::usage(format!(
+            "--stdin: standard input is not JSON (line {}, column {}): {}",
+            e.line(),
+            e.column(),
+            e
+        ))
+        .hint("pipe Claude Code's statusline JSON in, e.g. {\"workspace\":{\"current_dir\":\"/src/app\"}}")
+    })?;
+    let probe = |dir: &Path| {
+        planseal_recovery::git::Repo::discover(dir)
+            .ok()
+            .flatten()
+            .and_then(|repo| repo.branch_status().ok())
+    };
+    let line = crate::gsd::hookline::render(&input, &opts.env, opts.compact, &probe);
+    if let Some(bridge) = &line.bridge {
+        let _ = crate::write::write_scratch(&bridge.path, &bridge.bytes);
+    }
+    let redactor = match &line.state_file {
+        Some(path) => locate::statusline_env_redactor(path),
+        None => EnvRedactor::default(),
+    };
+    Ok(StatuslineOutcome {
+        text: line.text,
+        redactor,
+    })
+}
