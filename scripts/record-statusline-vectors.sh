@@ -128,6 +128,12 @@ file_ cwd/.planning/STATE.md "$STATE"
 case_ dir-relative;       stdin_ "{$SONNET,\"workspace\":{\"current_dir\":\"rel/proj\"},$(ctx 90)}"
 file_ cwd/rel/proj/.planning/STATE.md "$STATE"
 case_ empty-object;       stdin_ '{}'
+case_ input-array;        stdin_ '[1,2]'
+case_ dir-not-a-string;   stdin_ "{$SONNET,\"workspace\":{\"current_dir\":5},\"session_id\":\"s-num\",$(ctx 70)}"
+case_ model-number;       stdin_ "{\"model\":{\"display_name\":42},$PROJ}"
+case_ session-number;     stdin_ "{$SONNET,$PROJ,\"session_id\":12345,$(ctx 70.5)}"
+case_ ctx-remaining-bool; stdin_ "{$SONNET,$PROJ,\"session_id\":\"s-bool\",$(ctx true)}"
+case_ ctx-remaining-garbage; stdin_ "{$SONNET,$PROJ,\"session_id\":\"s-nan\",$(ctx '"lots"')}"
 
 # The GSD state segment and its settings.
 case_ state-full;         stdin_ "{$SONNET,$PROJ,$(ctx 75)}"; file_ work/proj/.planning/STATE.md "$STATE"
@@ -188,6 +194,11 @@ case_ todo-claude-config-dir; stdin_ "{$SONNET,$PROJ,\"session_id\":\"sess1\"}"
 env_ 'CLAUDE_CONFIG_DIR=@ROOT@/alt'
 file_ alt/todos/sess1-agent-x.json '[{"status":"in_progress","activeForm":"From the other config dir"}]'
 file_ home/.claude/todos/sess1-agent-x.json '[{"status":"in_progress","activeForm":"Not this one"}]'
+case_ todo-active-form-number; stdin_ "{$SONNET,$PROJ,\"session_id\":\"sess1\"}"
+file_ home/.claude/todos/sess1-agent-sess1.json '[{"status":"in_progress","activeForm":7}]'
+case_ todo-null-item; stdin_ "{$SONNET,$PROJ,\"session_id\":\"sess1\"}"
+file_ work/proj/.planning/STATE.md "$STATE"
+file_ home/.claude/todos/sess1-agent-sess1.json '[null,{"status":"in_progress","activeForm":"never"}]'
 case_ todo-no-session; stdin_ "{$SONNET,$PROJ}"
 file_ home/.claude/todos/-agent-.json "$TODOS"
 

@@ -126,11 +126,16 @@ pub fn render(input: &Value, env: &Environment, compact: bool, git: GitProbe<'_>
         "Claude".to_string()
     };
     let dir_value = get(input, "workspace").and_then(|w| get(&w, "current_dir"));
+    // A directory that is not a string makes the hook's path functions throw: it prints
+    // nothing, after having written the bridge file.
+    let mut unusable_dir = false;
     let dir: String = if js::truthy(dir_value.as_ref()) {
         match dir_value {
             Some(Value::String(s)) => s,
-            // path.basename throws on anything else: the hook prints nothing.
-            _ => return Line::default(),
+            _ => {
+                unusable_dir = true;
+                String::new()
+            }
         }
     } else {
         env.cwd.to_string_lossy().into_owned()
@@ -143,7 +148,11 @@ pub fn render(input: &Value, env: &Environment, compact: bool, git: GitProbe<'_>
         .and_then(|c| get(c, "remaining_percentage"))
         .filter(|r| !r.is_null());
 
-    let levels = walk_levels(&dir, env);
+    let levels = if unusable_dir {
+        Vec::new()
+    } else {
+        walk_levels(&dir, env)
+    };
     let cfg = read_config(&levels, env);
     let mut line = Line::default();
 
@@ -202,6 +211,10 @@ pub fn render(input: &Value, env: &Environment, compact: bool, git: GitProbe<'_>
         };
     }
 
+    if unusable_dir {
+        return line;
+    }
+
     // The current task, from Claude Code's todos.
     let task = if session_text.is_empty() {
         String::new()
@@ -232,7 +245,11 @@ pub fn render(input: &Value, env: &Environment, compact: bool, git: GitProbe<'_>
     let is_true = |key: &str| config_value(&cfg, key) == Some(&Value::Bool(true));
     let last_command = if is_true("statusline.show_last_command") {
         get(input, "transcript_path")
-            .and_then(|p| p.as_str().map(|s| env.cwd.join(s)))
+            .and_then(|p| {
+                p.as_str()
+                    .filter(|s| !s.is_empty())
+                    .map(|s| env.cwd.join(s))
+            })
             .and_then(|p| last_slash_command(&p))
             .map(|c| format!("{SEP}{DIM}last: /{c}{RESET}"))
             .unwrap_or_default()
