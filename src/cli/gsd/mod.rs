@@ -284,8 +284,7 @@ fn whole_line(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<ExitCode> 
         .hint("use --stdin --segment --strict, or drop --strict")
         .into());
     }
-    let input =
-        ops::read_bounded(std::io::stdin(), ops::STDIN_LIMIT, ops::STDIN_TIMEOUT).map_err(error)?;
+    let input = ops::read_stdin_bounded(ops::STDIN_LIMIT, ops::STDIN_TIMEOUT).map_err(error)?;
     let now = Clock::from_env()?.now().as_second();
     let opts = ops::LineOptions {
         input,

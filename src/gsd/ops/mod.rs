@@ -15,8 +15,8 @@ pub use status::{
     StatuslinePair, status,
 };
 pub use statusline::{
-    LineOptions, STDIN_LIMIT, STDIN_TIMEOUT, StatuslineOptions, StatuslineOutcome, read_bounded,
-    statusline, statusline_line,
+    LineOptions, STDIN_LIMIT, STDIN_TIMEOUT, StatuslineOptions, StatuslineOutcome,
+    read_stdin_bounded, statusline, statusline_line,
 };
 
 pub use sync::{SyncOptions, SyncOutcome, sync};
