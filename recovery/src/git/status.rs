@@ -256,9 +256,9 @@ impl Repo {
                         ChangeRef::Addition { location, .. }
                         | ChangeRef::Deletion { location, .. }
                         | ChangeRef::Modification { location, .. }
-                        | ChangeRef::Rewrite { location, .. } => location.to_owned(),
+                        | ChangeRef::Rewrite { location, .. } => BString::from(location.as_ref()),
                     };
-                    staged.insert(location.into_owned());
+                    staged.insert(location);
                 }
             }
         }
