@@ -258,6 +258,18 @@ git -C work/proj checkout -q base
 git -C work/proj commit -q --allow-empty -m behind1
 git -C work/proj checkout -q main
 git -C work/proj branch -q --set-upstream-to=base"
+case_ git-staged-rename; stdin_ "{$SONNET,$PROJ}"
+file_ work/proj/.planning/config.json "$GITCFG"; file_ work/proj/a.txt $'hello world content here\nline2\nline3\n'
+setup_ "$GITREPO
+git -C work/proj mv a.txt b.txt"
+case_ git-conflict; stdin_ "{$SONNET,$PROJ}"
+file_ work/proj/.planning/config.json "$GITCFG"; file_ work/proj/a.txt $'base\n'
+setup_ "$GITREPO
+git -C work/proj checkout -q -b other
+printf 'other\\n' >> work/proj/a.txt; git -C work/proj commit -q -am other
+git -C work/proj checkout -q main
+printf 'main\\n' >> work/proj/a.txt; git -C work/proj commit -q -am main
+git -C work/proj merge -q other || true"
 case_ git-not-a-repo; stdin_ "{$SONNET,$PROJ}"; file_ work/proj/.planning/config.json "$GITCFG"
 case_ git-off; stdin_ "{$SONNET,$PROJ}"; file_ work/proj/a.txt 'a'; setup_ "$GITREPO
 printf z > work/proj/a.txt"
