@@ -198,6 +198,31 @@ fi
 } >"$work/hub.spec"
 group hub
 
+# The whole statusline as Claude Code runs it: a session, a context meter, a todos file with no
+# task in progress (so the GSD state is read too), the update cache, config.json; the bridge
+# file goes to $work/tmp. Its reference is the segment alone plus `cat` of every file the whole
+# line reads. show_git is measured on its own, in a small repository.
+mkdir -p "$work/home/.claude/todos" "$work/home/.cache/gsd" "$work/tmp" "$work/gsdw/.planning"
+cp fixtures/gsd/check/clean.md "$work/gsdw/.planning/STATE.md"
+printf '{"statusline":{"show_context_tokens":true}}\n' >"$work/gsdw/.planning/config.json"
+printf '[{"content":"x","status":"pending","activeForm":"Later"}]' >"$work/home/.claude/todos/bench-agent-bench.json"
+printf '{"package_name":"@opengsd/gsd-core","update_available":true,"installed":"1.0.0","latest":"1.1.0"}' \
+  >"$work/home/.cache/gsd/gsd-update-check-opengsd-gsd-core.json"
+whole_files="$work/gsdw/.planning/config.json $work/gsdw/.planning/STATE.md $work/home/.claude/todos/bench-agent-bench.json $work/home/.cache/gsd/gsd-update-check-opengsd-gsd-core.json"
+printf '{"model":{"display_name":"Opus 4.1 (1M context)"},"session_id":"bench","workspace":{"current_dir":"%s"},"context_window":{"remaining_percentage":61.5,"current_usage":{"input_tokens":123456}}}\n' \
+  "$work/gsdw" >"$work/whole.json"
+cp -a "$work/gsdw" "$work/gsdgit"
+printf '{"statusline":{"show_git":true,"show_context_tokens":true}}\n' >"$work/gsdgit/.planning/config.json"
+git init -q --template= -b main "$work/gsdgit"
+git -C "$work/gsdgit" add -A
+git -C "$work/gsdgit" -c user.name=b -c user.email=b@example.com commit -q -m bench
+printf 'changed\n' >>"$work/gsdgit/.planning/STATE.md"
+sed "s#$work/gsdw#$work/gsdgit#" "$work/whole.json" >"$work/whole-git.json"
+export HOME=$work/home TMPDIR=$work/tmp
+expect_in '/gsd:update' "the whole line printed no update notice" sh -c "'$bin' gsd statusline --stdin <'$work/whole.json'"
+expect_in 'main' "the whole line printed no git segment" sh -c "'$bin' gsd statusline --stdin <'$work/whole-git.json'"
+[ -f "$work/tmp/claude-ctx-bench.json" ] || { echo "the whole line wrote no bridge file" >&2; exit 2; }
+
 # start-up: commands of about a millisecond, next to /bin/true with the same stdin.
 {
   echo "runs $quick_runs"
@@ -205,11 +230,18 @@ group hub
   echo "item statusline"; echo "  stdin $work/statusline.json"; echo "  run $bin gsd statusline --stdin"
   echo "item true"; echo "  stdin $work/statusline.json"; echo "  run /bin/true"
   echo "item version"; echo "  run $bin --version"
+  echo "item whole"; echo "  stdin $work/whole.json"; echo "  run $bin gsd statusline --stdin"
+  echo "item segment"; echo "  stdin $work/whole.json"; echo "  run $bin gsd statusline --stdin --segment"
+  echo "item cat_whole"; echo "  run cat $whole_files"
+  echo "item whole_git"; echo "  stdin $work/whole-git.json"; echo "  run $bin gsd statusline --stdin"
   if [ -n "$hook" ]; then
     echo "item node_hook"; echo "  stdin $work/statusline.json"; echo "  run node $hook"
   fi
   echo "ratio statusline = statusline : true"
   echo "ratio version = version : true"
+  echo "ratio whole = whole : segment + cat_whole"
+  echo "ratio whole_git = whole_git : whole"
+  echo "ratio whole_git_true = whole_git : true"
   [ -n "$hook" ] && echo "ratio node_hook = statusline : node_hook"
   true
 } >"$work/startup.spec"
@@ -272,6 +304,7 @@ row "verify's git cost, 10k commits (in repo − outside)" git_cost "git rev-lis
 row "200 plans × 25 tasks, one run" hub "$hub_serial_what" "≤ 0.65"
 row "gsd statusline --stdin" statusline "/bin/true" "≤ 2"
 row "planseal --version" version "/bin/true" "≤ 1.5"
+row "whole statusline (todos, update cache, meter, bridge file)" whole "segment + \`cat\` of the files it reads" "≤ 1.5"
 printf '| durable-write floor (%s bytes: write, fsync, rename, fsync folder; in process) | %.2f ms | — | %.2f / **%.2f** / %.2f ms | — | — | info |\n' \
   "$state_bytes" "$dw_med" "$dw_min" "$dw_med" "$dw_max"
 row "verify, 500 tasks, other floor" "${of}_500" "$of_what" -
@@ -283,6 +316,8 @@ row "verify 500 vs conformance.sh" conformance_500 "DWP conformance.sh" -
 row "finalize vs finalize_plan.py" finalize_py "DWP finalize_plan.py" -
 row "update vs update-state.py" update_py "DWP update-state.py" -
 row "statusline vs the Node hook" node_hook "GSD statusline hook (node)" -
+row "whole statusline with show_git (gix status)" whole_git "the whole line without show_git" -
+row "whole statusline with show_git" whole_git_true "/bin/true" -
 echo
 echo "ratios are medians of per-round ratios (each round runs the group's commands in turn); total $(($(date +%s) - started)) s"
 [ "$misses" -eq 0 ] || { echo "$misses target(s) missed"; exit 1; }

@@ -29,13 +29,14 @@ pub(super) fn try_answer(argv: &[OsString]) -> Option<ExitCode> {
     }
 }
 
-/// `[--stdin] [--compact] [--strict] [FILE]` in any order, each at most once, no FILE with
-/// `--stdin`; `None` for anything else.
+/// `[--stdin [--segment]] [--compact] [--strict] [FILE]` in any order, each at most once, no
+/// FILE with `--stdin`; `None` for anything else.
 fn statusline_args(rest: &[&str]) -> Option<StatuslineArgs> {
     let mut args = StatuslineArgs {
         file: None,
         compact: false,
         stdin: false,
+        segment: false,
         strict: false,
     };
     for &arg in rest {
@@ -43,6 +44,7 @@ fn statusline_args(rest: &[&str]) -> Option<StatuslineArgs> {
             "--stdin" => &mut args.stdin,
             "--compact" => &mut args.compact,
             "--strict" => &mut args.strict,
+            "--segment" => &mut args.segment,
             file if !file.starts_with('-') && !file.is_empty() && args.file.is_none() => {
                 args.file = Some(PathBuf::from(file));
                 continue;
@@ -54,7 +56,7 @@ fn statusline_args(rest: &[&str]) -> Option<StatuslineArgs> {
         }
         *flag = true;
     }
-    if args.stdin && args.file.is_some() {
+    if (args.stdin && args.file.is_some()) || (args.segment && !args.stdin) {
         return None;
     }
     Some(args)
@@ -107,6 +109,7 @@ mod tests {
         for rest in [
             &["--stdin", "--stdin"][..],
             &["--stdin", "STATE.md"],
+            &["--segment"],
             &["--json"],
             &["--help"],
             &["--"],

@@ -68,6 +68,34 @@ pub fn locate(start: &Path, home: Option<&Path>, env_workstream: Option<&str>) -
     search(start, home, env_workstream, false).unwrap_or(Located::NotFound)
 }
 
+/// The hook's search over folders the caller walked itself (the whole-line statusline walks
+/// with JavaScript's path rules, see `hookline`): the first level with a readable
+/// `.planning/STATE.md`, or with workstreams, answers.
+pub fn locate_levels(levels: &[PathBuf], env_workstream: Option<&str>) -> Located {
+    for current in levels {
+        let planning = layout::planning_dir(current);
+        let flat = layout::flat_state(&planning);
+        if let Some(text) = read_text(&flat) {
+            return Located::File { path: flat, text };
+        }
+        if has_workstreams(&planning) {
+            return match active_workstream(&planning, env_workstream) {
+                None => Located::NoActiveWorkstream {
+                    root: current.clone(),
+                },
+                Some(ws) => {
+                    let path = layout::workstream_state(&planning, &ws);
+                    match read_text(&path) {
+                        Some(text) => Located::File { path, text },
+                        None => Located::MissingWorkstreamState(path),
+                    }
+                }
+            };
+        }
+    }
+    Located::NotFound
+}
+
 /// A STATE.md the strict search found but could not read (an OS error, or a file the reading
 /// discipline refuses).
 #[derive(Debug)]

@@ -26,6 +26,7 @@ pub mod derive;
 pub mod document;
 pub mod edit;
 mod error;
+pub mod hookline;
 pub mod layout;
 pub mod locate;
 pub mod ops;

@@ -34,7 +34,7 @@ pub mod wait;
 /// store).
 pub use crate::recovery::store::{Confirmation, Unconfirmed, UnconfirmedStep};
 pub use journal::{JournalEntry, Transition, after_sha256, before_sha256};
-pub use output::{create_folder, write_output};
+pub use output::{create_folder, write_output, write_scratch};
 pub use refusal::{WriteError, lock_owner_state, refusal_of};
 pub use target::Target;
 pub use transaction::Transaction;

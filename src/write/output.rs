@@ -52,6 +52,22 @@ pub fn create_folder(path: &Path) -> Result<bool, WriteError> {
     Ok(true)
 }
 
+/// A scratch file other tools poll and nobody needs after a crash (the statusline's context
+/// bridge in the temp folder): replaced atomically, so a reader never sees half of it, but not
+/// synced — it is rewritten on the next prompt anyway, and the statusline must stay fast.
+pub fn write_scratch(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    store::atomic::replace_atomic(path, bytes, store::Durability::NoSync)
+        .map(|_| ())
+        .map_err(|e| match e {
+            StoreError::Io { op, path, source } => WriteError::Io { op, path, source },
+            other => WriteError::Io {
+                op: "write",
+                path: path.to_path_buf(),
+                source: std::io::Error::other(other.to_string()),
+            },
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! `planseal gsd statusline` against every recorded vector of GSD's hook, byte for byte, in full
 //! and compact form, through the built binary; plus the lookup rules (walk up, workstreams,
-//! config.json, --stdin, --strict).
+//! config.json, --stdin --segment, --strict). The whole line of --stdin is
+//! gsd_statusline_whole.rs.
 
 use crate::support::run::Planseal;
 use serde_json::Value;
@@ -170,13 +171,22 @@ fn stdin_json_names_the_workspace() {
         dir.path().join("proj").display()
     );
     let out = planseal(dir.path())
+        .args(["gsd", "statusline", "--stdin", "--segment"])
+        .stdin(json.clone())
+        .output();
+    assert_eq!(out.stdout.as_bytes(), "v2.0 · Phase 4 executing".as_bytes());
+    // Without --segment, --stdin prints the hook's whole line around that segment.
+    let out = planseal(dir.path())
         .args(["gsd", "statusline", "--stdin"])
         .stdin(json)
         .output();
-    assert_eq!(out.stdout.as_bytes(), "v2.0 · Phase 4 executing".as_bytes());
+    assert_eq!(
+        out.stdout.as_bytes(),
+        "\x1b[2mX\x1b[0m │ \x1b[2mv2.0 · Phase 4 executing\x1b[0m │ \x1b[2mproj\x1b[0m".as_bytes()
+    );
     let json = format!(r#"{{"cwd": "{}"}}"#, dir.path().join("proj").display());
     let out = planseal(dir.path())
-        .args(["gsd", "statusline", "--stdin", "--compact"])
+        .args(["gsd", "statusline", "--stdin", "--segment", "--compact"])
         .stdin(json)
         .output();
     assert_eq!(out.stdout.as_bytes(), "v2.0 · P4 · executing".as_bytes());

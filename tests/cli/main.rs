@@ -28,6 +28,7 @@ mod gsd_recover;
 mod gsd_recover_ids;
 mod gsd_rules;
 mod gsd_statusline;
+mod gsd_statusline_whole;
 mod gsd_sync;
 mod gsd_writers;
 mod gsd_writers_vectors;

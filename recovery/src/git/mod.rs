@@ -36,7 +36,7 @@ mod walk;
 
 pub use file_history::{FileHistory, FileVersion, HistoryOptions};
 pub use place::{PlaceError, WorkTreePlace, work_tree_place};
-pub use status::{StatusEntry, StatusKind};
+pub use status::{BranchStatus, StatusEntry, StatusKind};
 pub use walk::{MessageScan, Scan};
 
 use gix::ObjectId;

@@ -182,3 +182,144 @@ impl Repo {
             .count())
     }
 }
+
+/// The work state of the checked-out branch, counted as `git status --porcelain=v2 --branch`
+/// lists it: paths, not changes (one path can be both staged and unstaged), untracked folders
+/// collapsed to one entry, ignored paths left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BranchStatus {
+    /// The branch `HEAD` names (also before its first commit); `None` when `HEAD` is detached.
+    pub branch: Option<String>,
+    /// Commits on `HEAD` and not on the upstream branch (0 without an upstream).
+    pub ahead: usize,
+    /// Commits on the upstream branch and not on `HEAD`.
+    pub behind: usize,
+    /// Paths whose index entry differs from `HEAD`.
+    pub staged: usize,
+    /// Paths whose work-tree file differs from the index, and unmerged paths.
+    pub unstaged: usize,
+    /// Untracked files, and untracked folders counted once each.
+    pub untracked: usize,
+}
+
+impl Repo {
+    /// The branch, its distance to its upstream, and how many paths are staged, unstaged and
+    /// untracked — what a prompt or a statusline shows.
+    pub fn branch_status(&self) -> Result<BranchStatus, GitError> {
+        use std::collections::BTreeSet;
+        if self.work_tree.is_none() {
+            return Err(GitError::NoWorkTree {
+                git_dir: self.git_dir.clone(),
+            });
+        }
+        let repo = self.gix();
+        let head = repo.head().map_err(|e| GitError::read("HEAD", e))?;
+        let branch_ref = if head.is_detached() {
+            None
+        } else {
+            head.referent_name().map(|n| n.to_owned())
+        };
+        let branch = branch_ref.as_ref().map(|n| n.shorten().to_string());
+        let (ahead, behind) = match (&branch_ref, self.head_commit_id()?) {
+            (Some(name), Some(head_id)) => self.upstream_distance(name.as_ref(), head_id)?,
+            _ => (0, 0),
+        };
+
+        let platform = repo
+            .status(gix::progress::Discard)
+            .map_err(|e| GitError::read("the work-tree status", e))?
+            .untracked_files(gix::status::UntrackedFiles::Collapsed)
+            .index_worktree_options_mut(|o| o.thread_limit = thread_limit());
+        let iter = platform
+            .into_iter(Vec::<BString>::new())
+            .map_err(|e| GitError::read("the work-tree status", e))?;
+        let (mut staged, mut unstaged, mut untracked) =
+            (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+        for item in iter {
+            let item = item.map_err(|e| GitError::read("the work-tree status", e))?;
+            match item {
+                gix::status::Item::IndexWorktree(change) => {
+                    let path = change.rela_path().to_owned();
+                    match change.summary() {
+                        Some(Summary::Added) => {
+                            untracked.insert(path);
+                        }
+                        Some(_) => {
+                            unstaged.insert(path);
+                        }
+                        None => {}
+                    }
+                }
+                gix::status::Item::TreeIndex(change) => {
+                    use gix::diff::index::ChangeRef;
+                    let location = match &change {
+                        ChangeRef::Addition { location, .. }
+                        | ChangeRef::Deletion { location, .. }
+                        | ChangeRef::Modification { location, .. }
+                        | ChangeRef::Rewrite { location, .. } => BString::from(location.as_ref()),
+                    };
+                    staged.insert(location);
+                }
+            }
+        }
+        Ok(BranchStatus {
+            branch,
+            ahead,
+            behind,
+            staged: staged.len(),
+            unstaged: unstaged.len(),
+            untracked: untracked.len(),
+        })
+    }
+
+    /// Commits only on `HEAD` and only on the branch's upstream (`branch.<name>.remote` and
+    /// `.merge`; a remote of `.` is this repository). (0, 0) without an upstream or when the
+    /// upstream's ref does not exist.
+    fn upstream_distance(
+        &self,
+        branch: &gix::refs::FullNameRef,
+        head: gix::ObjectId,
+    ) -> Result<(usize, usize), GitError> {
+        let repo = self.gix();
+        let short = branch.shorten().to_string();
+        let config = repo.config_snapshot();
+        let Some(remote) = config.string(format!("branch.{short}.remote").as_str()) else {
+            return Ok((0, 0));
+        };
+        let upstream_name: Option<gix::refs::FullName> = if remote.as_slice() == b"." {
+            config
+                .string(format!("branch.{short}.merge").as_str())
+                .and_then(|m| gix::refs::FullName::try_from(m).ok())
+        } else {
+            repo.branch_remote_tracking_ref_name(branch, gix::remote::Direction::Fetch)
+                .and_then(Result::ok)
+        };
+        let Some(upstream_name) = upstream_name else {
+            return Ok((0, 0));
+        };
+        let Some(mut upstream_ref) = repo
+            .try_find_reference(upstream_name.as_ref())
+            .map_err(|e| GitError::read("the upstream branch", e))?
+        else {
+            return Ok((0, 0));
+        };
+        let upstream = upstream_ref
+            .peel_to_id()
+            .map_err(|e| GitError::read("the upstream branch", e))?
+            .detach();
+        let count = |from: gix::ObjectId, hidden: gix::ObjectId| -> Result<usize, GitError> {
+            let walk = repo
+                .rev_walk([from])
+                .with_hidden([hidden])
+                .all()
+                .map_err(|e| GitError::read("the commits ahead of the upstream", e))?;
+            let mut n = 0;
+            for info in walk {
+                info.map_err(|e| GitError::read("the commits ahead of the upstream", e))?;
+                n += 1;
+            }
+            Ok(n)
+        };
+        Ok((count(head, upstream)?, count(upstream, head)?))
+    }
+}

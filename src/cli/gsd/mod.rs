@@ -15,11 +15,18 @@ use std::path::PathBuf;
 
 #[derive(clap::Subcommand, Debug)]
 pub(super) enum Command {
-    /// Print the GSD state segment exactly as GSD's statusline hook does (no trailing newline)
+    /// Print GSD's statusline exactly as its hook does: the state segment, or with --stdin the whole line
     #[command(
-        after_help = "Examples:\n  planseal gsd statusline\n  planseal gsd statusline --compact\n  \
-echo '{\"workspace\":{\"current_dir\":\"/src/app\"}}' | planseal gsd statusline --stdin\n\n\
-Prints nothing (exit 0) when there is no readable STATE.md, as the hook does; --strict makes that exit 2."
+        after_help = "Examples:\n  planseal gsd statusline                    the GSD state segment\n  \
+planseal gsd statusline --compact\n  \
+echo '{\"workspace\":{\"current_dir\":\"/src/app\"}}' | planseal gsd statusline --stdin\n  \
+echo '{\"workspace\":{\"current_dir\":\"/src/app\"}}' | planseal gsd statusline --stdin --segment\n\n\
+With --stdin (Claude Code's statusLine command) it prints the hook's whole line: model, GSD state\n\
+or current task, directory, context meter, update notice, git segment, in the hook's colours\n\
+(always: the hook has no colour switch), and writes the hook's claude-ctx-<session>.json in the\n\
+temp folder. --stdin --segment prints only the state segment.\n\n\
+Exit codes: 0 printed (possibly nothing: no readable STATE.md prints no segment, as the hook does);\n\
+2 --strict found no STATE.md, or --stdin got no JSON (malformed, over 1 MiB, not closed within 3 s)."
     )]
     Statusline(StatuslineArgs),
     /// Every field, the normalised status, the derived percent, and where they disagree
@@ -127,10 +134,14 @@ pub(super) struct StatuslineArgs {
     /// GSD's compact form (default: `statusline.state_format` in .planning/config.json)
     #[arg(long)]
     pub compact: bool,
-    /// Read Claude Code's statusline JSON on stdin and start from its workspace directory
+    /// Read Claude Code's statusline JSON on stdin and print GSD's whole line for it
     #[arg(long, conflicts_with = "file")]
     pub stdin: bool,
-    /// Fail (exit 2) when there is no readable STATE.md instead of printing nothing
+    /// With --stdin: print only the GSD state segment, starting from the JSON's workspace folder
+    #[arg(long, requires = "stdin")]
+    pub segment: bool,
+    /// Fail (exit 2) when there is no readable STATE.md instead of printing nothing (not with
+    /// the whole line)
     #[arg(long)]
     pub strict: bool,
 }
@@ -250,6 +261,9 @@ pub(super) fn statusline(
     ctx: &Context,
     lookup: Lookup,
 ) -> anyhow::Result<ExitCode> {
+    if args.stdin && !args.segment {
+        return whole_line(args, ctx);
+    }
     let mut stdin = std::io::stdin();
     let opts = ops::StatuslineOptions {
         cwd: ctx.cwd.clone(),
@@ -260,6 +274,35 @@ pub(super) fn statusline(
         lookup,
     };
     let outcome = ops::statusline(opts).map_err(error)?;
+    crate::redact_output_with(outcome.redactor);
+    if ctx.json {
+        print_json(serde_json::to_value(StatuslineDocument {
+            result: "ok",
+            line: &outcome.text,
+        })?);
+    } else if !outcome.text.is_empty() {
+        print_out(&outcome.text);
+    }
+    Ok(ExitCode::Ok)
+}
+
+/// `--stdin`: the hook's whole line; the bridge file is written by the library.
+fn whole_line(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    if args.strict {
+        return Err(planseal::report::HintedError::usage(
+            "--strict applies to the state segment only",
+        )
+        .hint("use --stdin --segment --strict, or drop --strict")
+        .into());
+    }
+    let input = ops::read_stdin_bounded(ops::STDIN_LIMIT, ops::STDIN_TIMEOUT).map_err(error)?;
+    let now = Clock::from_env()?.now().as_second();
+    let opts = ops::LineOptions {
+        input,
+        env: planseal::gsd::hookline::Environment::from_process(ctx.cwd.clone(), now),
+        compact: args.compact,
+    };
+    let outcome = ops::statusline_line(opts).map_err(error)?;
     crate::redact_output_with(outcome.redactor);
     if ctx.json {
         print_json(serde_json::to_value(StatuslineDocument {

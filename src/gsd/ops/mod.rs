@@ -14,7 +14,10 @@ pub use status::{
     BodyFieldRow, Disagreement, PercentReport, StatusOptions, StatusOutcome, StatusReport,
     StatuslinePair, status,
 };
-pub use statusline::{StatuslineOptions, StatuslineOutcome, statusline};
+pub use statusline::{
+    LineOptions, STDIN_LIMIT, STDIN_TIMEOUT, StatuslineOptions, StatuslineOutcome,
+    read_stdin_bounded, statusline, statusline_line,
+};
 
 pub use sync::{SyncOptions, SyncOutcome, sync};
 

@@ -124,3 +124,135 @@ pub fn statusline(opts: StatuslineOptions<'_>) -> Result<StatuslineOutcome, GsdE
         redactor,
     })
 }
+
+/// The most standard input the whole line reads: Claude Code's JSON is a few KiB.
+pub const STDIN_LIMIT: u64 = 1024 * 1024;
+/// How long the whole line waits for standard input to close (the hook's own guard).
+pub const STDIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Reads this process's standard input, at most `limit` bytes, waiting at most `timeout` for
+/// it to close: more input than that, or input that never ends, is an error, never a hang. On
+/// Unix the wait is a `poll` on the descriptor (no helper thread: the statusline starts on
+/// every prompt).
+pub fn read_stdin_bounded(limit: u64, timeout: std::time::Duration) -> Result<Vec<u8>, GsdError> {
+    let deadline = std::time::Instant::now() + timeout;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut buf = Vec::new();
+    // Larger than the standard input's own buffer, so every read goes to the descriptor and
+    // `poll` sees all that is pending.
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        if !wait_readable(&stdin, deadline)? {
+            return Err(HintedError::usage(format!(
+                "--stdin: standard input did not close within {} s",
+                timeout.as_secs()
+            ))
+            .hint(
+                "pipe Claude Code's statusline JSON in, e.g. echo '{}' | planseal gsd statusline --stdin",
+            )
+            .into());
+        }
+        let got = match input.read(&mut chunk) {
+            Ok(got) => got,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(stdin_error(e)),
+        };
+        if got == 0 {
+            return Ok(buf);
+        }
+        buf.extend_from_slice(&chunk[..got]);
+        if buf.len() as u64 > limit {
+            return Err(HintedError::usage(format!(
+                "--stdin: standard input is larger than {} KiB",
+                limit / 1024
+            ))
+            .hint("pass only Claude Code's statusline JSON")
+            .into());
+        }
+    }
+}
+
+fn stdin_error(e: std::io::Error) -> GsdError {
+    HintedError::usage(format!("--stdin: cannot read standard input: {e}")).into()
+}
+
+/// Waits until standard input can be read (data or its end) or `deadline` passes (`false`).
+#[cfg(unix)]
+fn wait_readable(stdin: &std::io::Stdin, deadline: std::time::Instant) -> Result<bool, GsdError> {
+    use std::os::fd::AsRawFd;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let ms = i32::try_from(left.as_millis()).unwrap_or(i32::MAX);
+        let mut pfd = libc::pollfd {
+            fd: stdin.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: `pfd` is one valid, exclusively borrowed pollfd for the whole call.
+        let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+        match n {
+            0 => return Ok(false),
+            n if n > 0 => return Ok(true),
+            _ => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(stdin_error(e));
+                }
+            }
+        }
+    }
+}
+
+/// Elsewhere the read itself is the wait.
+#[cfg(not(unix))]
+fn wait_readable(_: &std::io::Stdin, _: std::time::Instant) -> Result<bool, GsdError> {
+    Ok(true)
+}
+
+/// `gsd statusline --stdin`: the GSD hook's whole line.
+pub struct LineOptions {
+    /// What was read from standard input.
+    pub input: Vec<u8>,
+    /// The process's environment as the hook sees it.
+    pub env: crate::gsd::hookline::Environment,
+    /// GSD's compact state form (default: what `config.json` says).
+    pub compact: bool,
+}
+
+/// The whole line and the `.env` values to hide from it. The bridge file for GSD's context
+/// monitor is written here (best effort, as the hook does: a failure changes nothing printed).
+/// Malformed JSON is an error (exit 2) where the hook prints nothing.
+pub fn statusline_line(opts: LineOptions) -> Result<StatuslineOutcome, GsdError> {
+    let text = match String::from_utf8(opts.input) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    let input: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        HintedError::usage(format!(
+            "--stdin: standard input is not JSON (line {}, column {}): {}",
+            e.line(),
+            e.column(),
+            e
+        ))
+        .hint("pipe Claude Code's statusline JSON in, e.g. {\"workspace\":{\"current_dir\":\"/src/app\"}}")
+    })?;
+    let probe = |dir: &Path| {
+        planseal_recovery::git::Repo::discover(dir)
+            .ok()
+            .flatten()
+            .and_then(|repo| repo.branch_status().ok())
+    };
+    let line = crate::gsd::hookline::render(&input, &opts.env, opts.compact, &probe);
+    if let Some(bridge) = &line.bridge {
+        let _ = crate::write::write_scratch(&bridge.path, &bridge.bytes);
+    }
+    let redactor = match &line.state_file {
+        Some(path) => locate::statusline_env_redactor(path),
+        None => EnvRedactor::default(),
+    };
+    Ok(StatuslineOutcome {
+        text: line.text,
+        redactor,
+    })
+}
