@@ -269,3 +269,29 @@ fn an_unwritable_temp_folder_changes_nothing_printed() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.ends_with(" 0%\x1b[0m"), "{:?}", out.stdout);
 }
+
+#[test]
+fn json_wraps_the_whole_line_in_the_envelope() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Planseal::new()
+        .cwd(dir.path())
+        .env("HOME", dir.path())
+        .args(["--json", "gsd", "statusline", "--stdin"])
+        .stdin(r#"{"model":{"display_name":"M"},"workspace":{"current_dir":"/x/proj"}}"#)
+        .output();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["result"], "ok");
+    assert_eq!(v["line"], "\x1b[2mM\x1b[0m │ \x1b[2mproj\x1b[0m");
+}
+
+#[test]
+fn segment_needs_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Planseal::new()
+        .cwd(dir.path())
+        .args(["gsd", "statusline", "--segment"])
+        .output();
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--stdin"), "{}", out.stderr);
+}
