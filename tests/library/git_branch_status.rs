@@ -109,7 +109,7 @@ fn detached_unborn_and_upstreams() {
         ],
     );
     let c = clone.path().join("c");
-    let mut in_clone = |subject: &str| {
+    let in_clone = |subject: &str| {
         git(
             &c,
             &[
