@@ -295,3 +295,27 @@ fn segment_needs_stdin() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("--stdin"), "{}", out.stderr);
 }
+
+#[test]
+fn a_dotenv_value_in_the_state_is_redacted_in_the_whole_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("proj/.planning")).unwrap();
+    std::fs::write(dir.path().join("proj/.env"), "API_TOKEN=sk-live-123456\n").unwrap();
+    std::fs::write(
+        dir.path().join("proj/.planning/STATE.md"),
+        "---\nmilestone: sk-live-123456\nstatus: planning\n---\n",
+    )
+    .unwrap();
+    let json = format!(
+        r#"{{"model":{{"display_name":"M"}},"workspace":{{"current_dir":"{}"}}}}"#,
+        dir.path().join("proj").display()
+    );
+    let out = whole(dir.path(), json);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stdout.contains("sk-live-123456"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("[redacted .env value]"),
+        "{}",
+        out.stdout
+    );
+}
