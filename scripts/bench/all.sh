@@ -77,7 +77,7 @@ expect_in 'Verdict: CONFORMANT' "verify of the 5,000-task plan is not CONFORMANT
 expect_in 'task commit(s) exist' "verify in the 10k-commit repository made no git check" \
   "$bin" -C "$work/git/repo" verify .dwp/plans/PLAN_bench
 expect_in 'PLAN_hub_200' "verify of the hub did not reach its 200th plan" "$bin" verify "$work/hub"
-expect_in 'Phase' "gsd statusline --stdin printed no GSD segment" sh -c "'$bin' gsd statusline --stdin <'$work/statusline.json'"
+expect_in 'Phase' "gsd statusline --stdin printed no GSD state" sh -c "'$bin' gsd statusline --stdin <'$work/statusline.json'"
 
 # --- the originals, when present --------------------------------------------------------------
 originals=${DWP_ORIGINALS:-}

@@ -269,3 +269,53 @@ fn an_unwritable_temp_folder_changes_nothing_printed() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.ends_with(" 0%\x1b[0m"), "{:?}", out.stdout);
 }
+
+#[test]
+fn json_wraps_the_whole_line_in_the_envelope() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Planseal::new()
+        .cwd(dir.path())
+        .env("HOME", dir.path())
+        .args(["--json", "gsd", "statusline", "--stdin"])
+        .stdin(r#"{"model":{"display_name":"M"},"workspace":{"current_dir":"/x/proj"}}"#)
+        .output();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["result"], "ok");
+    assert_eq!(v["line"], "\x1b[2mM\x1b[0m │ \x1b[2mproj\x1b[0m");
+}
+
+#[test]
+fn segment_needs_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Planseal::new()
+        .cwd(dir.path())
+        .args(["gsd", "statusline", "--segment"])
+        .output();
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--stdin"), "{}", out.stderr);
+}
+
+#[test]
+fn a_dotenv_value_in_the_state_is_redacted_in_the_whole_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("proj/.planning")).unwrap();
+    std::fs::write(dir.path().join("proj/.env"), "API_TOKEN=sk-live-123456\n").unwrap();
+    std::fs::write(
+        dir.path().join("proj/.planning/STATE.md"),
+        "---\nmilestone: sk-live-123456\nstatus: planning\n---\n",
+    )
+    .unwrap();
+    let json = format!(
+        r#"{{"model":{{"display_name":"M"}},"workspace":{{"current_dir":"{}"}}}}"#,
+        dir.path().join("proj").display()
+    );
+    let out = whole(dir.path(), json);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stdout.contains("sk-live-123456"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("[redacted .env value]"),
+        "{}",
+        out.stdout
+    );
+}

@@ -54,6 +54,27 @@ fn fast_forms_answer_as_the_parser_does() {
             &workspace,
         ),
         (dir.path(), vec!["gsd", "statusline", "--stdin"], nowhere),
+        (
+            dir.path(),
+            vec!["gsd", "statusline", "--stdin", "--segment"],
+            &workspace,
+        ),
+        (
+            dir.path(),
+            vec!["gsd", "statusline", "--segment", "--compact", "--stdin"],
+            &workspace,
+        ),
+        // the whole line's errors: malformed JSON, --strict without --segment
+        (
+            dir.path(),
+            vec!["gsd", "statusline", "--stdin"],
+            "{not json",
+        ),
+        (
+            dir.path(),
+            vec!["gsd", "statusline", "--stdin", "--strict"],
+            &workspace,
+        ),
         // nothing found: nothing printed, or with --strict the usage error (exit 2)
         (&empty, vec!["gsd", "statusline"], ""),
         (&empty, vec!["gsd", "statusline", "--strict"], ""),
@@ -93,6 +114,7 @@ fn forms_the_fast_path_does_not_know_still_reach_the_parser() {
         &["gsd", "statusline", "--stdin", "--stdin"][..],
         &["gsd", "statusline", "--stdin", "STATE.md"],
         &["gsd", "statusline", "--bogus"],
+        &["gsd", "statusline", "--segment"],
     ] {
         let (code, stdout, stderr) = run(dir.path(), args, "");
         assert_eq!(code, 2, "{args:?}: {stderr}");

@@ -27,6 +27,7 @@ mod dwp_model_vectors;
 mod dwp_ops;
 mod finalize_props;
 mod fuzz_replay;
+mod git_branch_status;
 mod git_crosschecks;
 mod git_reader;
 mod git_scan_ids;
