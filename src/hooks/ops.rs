@@ -204,9 +204,9 @@ struct GitPart {
     dir: Option<PathBuf>,
 }
 
-/// `--git`: the hooks folder git runs hooks from (`core.hooksPath` honoured, found through
-/// gix), and per hook asked for its file and its chained copy, in write order.
-fn git_files(req: &HooksRequest) -> Result<GitPart, HooksError> {
+/// The repository `req.dir` is in and its work tree (`needs` says what the work tree is for,
+/// in the refusal of a bare repository).
+fn repository(req: &HooksRequest, needs: &str) -> Result<(Repo, PathBuf), HooksError> {
     let repo = Repo::discover(&req.dir)
         .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?
         .ok_or_else(|| {
@@ -220,12 +220,19 @@ fn git_files(req: &HooksRequest) -> Result<GitPart, HooksError> {
         Refusal::new(
             RefusalKind::NoWorkTree,
             format!(
-                "{} is a bare repository: there is no work tree for git's commit hooks",
+                "{} is a bare repository: there is no work tree for {needs}",
                 repo.git_dir().display()
             ),
         )
         .hint("run it in a clone or a linked work tree of the repository")
     })?;
+    Ok((repo, work_tree))
+}
+
+/// `--git`: the hooks folder git runs hooks from (`core.hooksPath` honoured, found through
+/// gix), and per hook asked for its file and its chained copy, in write order.
+fn git_files(req: &HooksRequest) -> Result<GitPart, HooksError> {
+    let (repo, work_tree) = repository(req, "git's commit hooks")?;
     let shown = |p: &Path| {
         p.strip_prefix(&work_tree)
             .unwrap_or(p)
@@ -310,25 +317,7 @@ fn claude_file(req: &HooksRequest) -> Result<FileChange, HooksError> {
 
 /// The merge driver's two files (the git config, then `.gitattributes`) and the config's path.
 fn merge_files(req: &HooksRequest) -> Result<(Vec<FileChange>, PathBuf), HooksError> {
-    let repo = Repo::discover(&req.dir)
-        .map_err(|e| HintedError::git_input(&req.dir.display().to_string(), &e))?
-        .ok_or_else(|| {
-            Refusal::new(
-                RefusalKind::NoGit,
-                format!("{}: not inside a git repository", req.dir.display()),
-            )
-            .hint("run it inside the repository the hooks are for")
-        })?;
-    let work_tree = repo.work_tree().map(Path::to_path_buf).ok_or_else(|| {
-        Refusal::new(
-            RefusalKind::NoWorkTree,
-            format!(
-                "{} is a bare repository: there is no work tree for .gitattributes",
-                repo.git_dir().display()
-            ),
-        )
-        .hint("run it in a clone or a linked work tree of the repository")
-    })?;
+    let (repo, work_tree) = repository(req, ".gitattributes")?;
     let common = repo.common_dir();
     let config = common
         .canonicalize()

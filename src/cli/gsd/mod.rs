@@ -275,15 +275,7 @@ pub(super) fn statusline(
     };
     let outcome = ops::statusline(opts).map_err(error)?;
     crate::redact_output_with(outcome.redactor);
-    if ctx.json {
-        print_json(serde_json::to_value(StatuslineDocument {
-            result: "ok",
-            line: &outcome.text,
-        })?);
-    } else if !outcome.text.is_empty() {
-        print_out(&outcome.text);
-    }
-    Ok(ExitCode::Ok)
+    print_line(ctx, &outcome.text)
 }
 
 /// `--stdin`: the hook's whole line; the bridge file is written by the library.
@@ -304,13 +296,19 @@ fn whole_line(args: &StatuslineArgs, ctx: &Context) -> anyhow::Result<ExitCode> 
     };
     let outcome = ops::statusline_line(opts).map_err(error)?;
     crate::redact_output_with(outcome.redactor);
+    print_line(ctx, &outcome.text)
+}
+
+/// The statusline's line: in its document with `--json`, else as it is (nothing for an empty
+/// line).
+fn print_line(ctx: &Context, line: &str) -> anyhow::Result<ExitCode> {
     if ctx.json {
         print_json(serde_json::to_value(StatuslineDocument {
             result: "ok",
-            line: &outcome.text,
+            line,
         })?);
-    } else if !outcome.text.is_empty() {
-        print_out(&outcome.text);
+    } else if !line.is_empty() {
+        print_out(line);
     }
     Ok(ExitCode::Ok)
 }
