@@ -202,7 +202,9 @@ fn rank(module: &[String]) -> u8 {
             "report" | "write" | "clock" | "jsonfmt" | "jsonscan" | "markdown" | "dotenv"
             | "parallel" | "recovery",
         ) => 1,
-        Some("verify" | "unlock" | "demo" | "picture") => 6,
+        // Whole features over every format: hooks (its Stop and pre-commit checks run verify)
+        // sits beside verify, unlock, demo and picture.
+        Some("verify" | "unlock" | "demo" | "picture" | "hooks") => 6,
         // A format's error type only gathers the lower layers' errors.
         _ if module.last().is_some_and(|m| m == "error") => 2,
         _ if has("ops") => 6,
