@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Validate every `--json` document the test suite produced against `planseal schema`.
 
-Usage: scripts/check-json-documents.py PLANSEAL DIR
+Usage: scripts/check-json-documents.py [--every-command] PLANSEAL DIR
 
 DIR holds one file per `--json` run of the suite (tests/support/run.rs keeps them):
 {"args": [...], "code": N, "stdout": "..."}. Each document is checked against the schema of its
 command (the longest run of leading non-flag words that names a command: `gsd sync`,
 `checkpoint session add`). Runs that ended outside the documented exit codes 0-4 (killed by a
 test, a crash point) have no document to check. Exit 1 when a document does not match, when one
-is not JSON, or when there are no documents at all; the commands no kept run covered are listed.
+is not JSON, or when there are no documents at all; the commands no kept run covered are listed,
+and with --every-command (what scripts/test passes) each of them is a failure too: every
+command's --json output is then checked by the suite.
 """
 
 import json
@@ -20,9 +22,12 @@ from jsonschema import Draft202012Validator
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    every = "--every-command" in args
+    args = [a for a in args if a != "--every-command"]
+    if len(args) != 2:
         sys.exit(__doc__)
-    planseal, folder = sys.argv[1], sys.argv[2]
+    planseal, folder = args
     schemas = json.loads(subprocess.run([planseal, "schema"], check=True, capture_output=True).stdout)
     for name, schema in schemas.items():
         Draft202012Validator.check_schema(schema)  # each is a valid draft 2020-12 schema
@@ -80,6 +85,10 @@ def main():
     uncovered = [n for n in schemas if n not in covered]
     print(f"json-documents: {checked} documents checked against `planseal schema`, "
           f"{len(failures)} failed; commands no --json test covered: {', '.join(uncovered) or 'none'}")
+    if every and uncovered:
+        print(f"json-documents: no test ran these commands with --json: {', '.join(uncovered)}; "
+              "add one, so their documents are checked too", file=sys.stderr)
+        sys.exit(1)
     if checked == 0:
         print("json-documents: no documents were kept: did the tests run?", file=sys.stderr)
         sys.exit(1)

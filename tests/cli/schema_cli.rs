@@ -110,6 +110,35 @@ fn the_document_check_fails_a_document_its_schema_does_not_describe() {
 }
 
 #[test]
+fn with_every_command_the_document_check_fails_a_command_no_test_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = Planseal::new()
+        .args(["--json", "completions", "bash"])
+        .output();
+    keep(
+        dir.path(),
+        "1.json",
+        &["--json", "completions", "bash"],
+        0,
+        &real.stdout,
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check-json-documents.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg("--every-command")
+        .arg(BIN)
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no test ran these commands with --json: verify, update"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn the_document_check_fails_when_no_document_was_kept() {
     let dir = tempfile::tempdir().unwrap();
     let out = checker(dir.path());
