@@ -171,14 +171,7 @@ impl Writer {
         path: &std::path::Path,
         bytes: &[u8],
     ) -> Result<Confirmation, WriteError> {
-        store::replace_atomic(path, bytes, Durability::NoSync).map_err(|e| match e {
-            store::StoreError::Io { op, path, source } => WriteError::Io { op, path, source },
-            other => WriteError::Io {
-                op: "replace",
-                path: path.to_path_buf(),
-                source: std::io::Error::other(other.to_string()),
-            },
-        })
+        output::replace_unlocked(path, bytes, Durability::NoSync)
     }
 
     /// Appends a line to `target`'s journal with no file write around it (a removed lock).

@@ -11,8 +11,17 @@ use std::path::Path;
 /// rename (nothing was written); after it, a folder that could not be synced is what the
 /// [`Confirmation`] says.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<Confirmation, WriteError> {
-    store::atomic::replace_atomic(path, bytes, Writer::from_env().durability()).map_err(|e| match e
-    {
+    replace_unlocked(path, bytes, Writer::from_env().durability())
+}
+
+/// `path` replaced atomically at `durability`, with no lock and no journal line: the one way
+/// every file no plan tool guards is written (a report page, a scratch file, git's `%A`).
+pub(super) fn replace_unlocked(
+    path: &Path,
+    bytes: &[u8],
+    durability: store::Durability,
+) -> Result<Confirmation, WriteError> {
+    store::atomic::replace_atomic(path, bytes, durability).map_err(|e| match e {
         StoreError::Io { op, path, source } => WriteError::Io { op, path, source },
         other => WriteError::Io {
             op: "write",
@@ -56,16 +65,7 @@ pub fn create_folder(path: &Path) -> Result<bool, WriteError> {
 /// bridge in the temp folder): replaced atomically, so a reader never sees half of it, but not
 /// synced — it is rewritten on the next prompt anyway, and the statusline must stay fast.
 pub fn write_scratch(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    store::atomic::replace_atomic(path, bytes, store::Durability::NoSync)
-        .map(|_| ())
-        .map_err(|e| match e {
-            StoreError::Io { op, path, source } => WriteError::Io { op, path, source },
-            other => WriteError::Io {
-                op: "write",
-                path: path.to_path_buf(),
-                source: std::io::Error::other(other.to_string()),
-            },
-        })
+    replace_unlocked(path, bytes, store::Durability::NoSync).map(|_| ())
 }
 
 #[cfg(test)]
