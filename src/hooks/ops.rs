@@ -411,15 +411,10 @@ fn write_files(
         } else {
             LockStyle::Directory
         };
-        // Claude Code's `.claude` folder is made when missing (the lock lives in it), and
-        // removed again when the write does not happen.
+        // Claude Code's `.claude` folder is made when missing (the lock lives in it), as the
+        // hooks folder is, and removed again when the write does not happen.
         let made = match (&f.folder, &f.after) {
-            (Some(dir), Some(_)) if !dir.exists() => {
-                std::fs::create_dir(dir).map_err(|e| {
-                    HintedError::input_io(format!("cannot create {}: {e}", dir.display()))
-                })?;
-                Some(dir.clone())
-            }
+            (Some(dir), Some(_)) => crate::write::create_folder(dir)?.then(|| dir.clone()),
             _ => None,
         };
         let target = Target::journal_beside(&f.path, lock).shown_as(f.file.clone());
