@@ -28,6 +28,14 @@ fn strings(description: &str) -> Value {
 const GUARD: &str = "SHA-256 of state.json as you last read it (the CLI's --expected-sha256); \
 refused with stale-snapshot if it changed since";
 
+/// The one parameter of the tools that look at every plan under `path`.
+fn plan_filter() -> Vec<(&'static str, Value)> {
+    vec![(
+        "plan",
+        string("only the plan with this folder name (PLAN_ prefix optional)"),
+    )]
+}
+
 /// The tools, in the order they are listed.
 pub(super) const TOOLS: &[ToolSpec] = &[
     ToolSpec {
@@ -35,12 +43,7 @@ pub(super) const TOOLS: &[ToolSpec] = &[
         description: "Read-only conformance check of every plan (and GSD, Reversa, checkpoint \
 files) under `path`: the document of `planseal verify --json` (verdict CONFORMANT, NOT CONFORMANT \
 or UNVERIFIED, with every finding).",
-        params: || {
-            vec![(
-                "plan",
-                string("only the plan with this folder name (PLAN_ prefix optional)"),
-            )]
-        },
+        params: plan_filter,
         required: &[],
         read_only: true,
     },
@@ -48,12 +51,7 @@ or UNVERIFIED, with every finding).",
         name: "status",
         description: "The resume view of every plan under `path`: current task, checkpoint, \
 blocker, lock, marker, receipt and the next command (`planseal status --json`).",
-        params: || {
-            vec![(
-                "plan",
-                string("only the plan with this folder name (PLAN_ prefix optional)"),
-            )]
-        },
+        params: plan_filter,
         required: &[],
         read_only: true,
     },
