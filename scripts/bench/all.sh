@@ -202,22 +202,8 @@ group hub
 # task in progress (so the GSD state is read too), the update cache, config.json; the bridge
 # file goes to $work/tmp. Its reference is the segment alone plus `cat` of every file the whole
 # line reads. show_git is measured on its own, in a small repository.
-mkdir -p "$work/home/.claude/todos" "$work/home/.cache/gsd" "$work/tmp" "$work/gsdw/.planning"
-cp fixtures/gsd/check/clean.md "$work/gsdw/.planning/STATE.md"
-printf '{"statusline":{"show_context_tokens":true}}\n' >"$work/gsdw/.planning/config.json"
-printf '[{"content":"x","status":"pending","activeForm":"Later"}]' >"$work/home/.claude/todos/bench-agent-bench.json"
-printf '{"package_name":"@opengsd/gsd-core","update_available":true,"installed":"1.0.0","latest":"1.1.0"}' \
-  >"$work/home/.cache/gsd/gsd-update-check-opengsd-gsd-core.json"
-whole_files="$work/gsdw/.planning/config.json $work/gsdw/.planning/STATE.md $work/home/.claude/todos/bench-agent-bench.json $work/home/.cache/gsd/gsd-update-check-opengsd-gsd-core.json"
-printf '{"model":{"display_name":"Opus 4.1 (1M context)"},"session_id":"bench","workspace":{"current_dir":"%s"},"context_window":{"remaining_percentage":61.5,"current_usage":{"input_tokens":123456}}}\n' \
-  "$work/gsdw" >"$work/whole.json"
-cp -a "$work/gsdw" "$work/gsdgit"
-printf '{"statusline":{"show_git":true,"show_context_tokens":true}}\n' >"$work/gsdgit/.planning/config.json"
-git init -q --template= -b main "$work/gsdgit"
-git -C "$work/gsdgit" add -A
-git -C "$work/gsdgit" -c user.name=b -c user.email=b@example.com commit -q -m bench
-printf 'changed\n' >>"$work/gsdgit/.planning/STATE.md"
-sed "s#$work/gsdw#$work/gsdgit#" "$work/whole.json" >"$work/whole-git.json"
+. scripts/bench/lib/statusline-inputs.sh
+statusline_inputs
 export HOME=$work/home TMPDIR=$work/tmp
 expect_in '/gsd:update' "the whole line printed no update notice" sh -c "'$bin' gsd statusline --stdin <'$work/whole.json'"
 expect_in 'main' "the whole line printed no git segment" sh -c "'$bin' gsd statusline --stdin <'$work/whole-git.json'"

@@ -19,23 +19,9 @@ bench=$here/target/release/planseal-bench
 work=$(mktemp -d "${TMPDIR:-/tmp}/planseal-statusline.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-mkdir -p "$work/home/.claude/todos" "$work/home/.cache/gsd" "$work/tmp" "$work/gsdw/.planning"
-cp fixtures/gsd/check/clean.md "$work/gsdw/.planning/STATE.md"
-printf '{"statusline":{"show_context_tokens":true}}\n' >"$work/gsdw/.planning/config.json"
-printf '[{"content":"x","status":"pending","activeForm":"Later"}]' >"$work/home/.claude/todos/bench-agent-bench.json"
-printf '{"package_name":"@opengsd/gsd-core","update_available":true,"installed":"1.0.0","latest":"1.1.0"}' \
-  >"$work/home/.cache/gsd/gsd-update-check-opengsd-gsd-core.json"
-whole_files="$work/gsdw/.planning/config.json $work/gsdw/.planning/STATE.md $work/home/.claude/todos/bench-agent-bench.json $work/home/.cache/gsd/gsd-update-check-opengsd-gsd-core.json"
-printf '{"model":{"display_name":"Opus 4.1 (1M context)"},"session_id":"bench","workspace":{"current_dir":"%s"},"context_window":{"remaining_percentage":61.5,"current_usage":{"input_tokens":123456}}}\n' \
-  "$work/gsdw" >"$work/whole.json"
+. scripts/bench/lib/statusline-inputs.sh
+statusline_inputs
 printf '{"workspace":{"current_dir":"%s"}}\n' "$work/gsdw" >"$work/minimal.json"
-cp -a "$work/gsdw" "$work/gsdgit"
-printf '{"statusline":{"show_git":true,"show_context_tokens":true}}\n' >"$work/gsdgit/.planning/config.json"
-git init -q --template= -b main "$work/gsdgit"
-git -C "$work/gsdgit" add -A
-git -C "$work/gsdgit" -c user.name=b -c user.email=b@example.com commit -q -m bench
-printf 'changed\n' >>"$work/gsdgit/.planning/STATE.md"
-sed "s#$work/gsdw#$work/gsdgit#" "$work/whole.json" >"$work/whole-git.json"
 export HOME=$work/home TMPDIR=$work/tmp
 
 echo "whole line:      $("$bin" gsd statusline --stdin <"$work/whole.json" | cat -v)"
