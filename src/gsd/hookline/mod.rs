@@ -331,7 +331,8 @@ fn walk_levels(dir: &str, env: &Environment) -> Vec<String> {
 /// JSON (an unreadable one ends the walk, as in the hook).
 fn read_config(levels: &[String], env: &Environment) -> Value {
     for level in levels {
-        let candidate = env.cwd.join(level).join(".planning").join("config.json");
+        let candidate = crate::gsd::layout::planning_dir(&env.cwd.join(level))
+            .join(crate::gsd::layout::CONFIG_FILE);
         if candidate.exists() {
             return planseal_recovery::read::read(
                 &candidate,
