@@ -86,6 +86,18 @@ pub(crate) fn load_streamed(dir: &Path, name: &str) -> Result<PlanFiles, String>
     // An unreadable file leaves the plan unverified: no fingerprint is needed then.
     let mut complete = true;
     let mut kept = StreamedTasks::default();
+    // Outside a work tree state.json is parsed before the task files are read and its bytes
+    // dropped (the git drift check, in a work tree, reads them again later): the largest file
+    // of a plan, which the fingerprint does not cover, is then never held next to everything
+    // kept of the task files.
+    if !files.in_git_work_tree
+        && matches!(files.get(layout::STATE_FILE), FileRead::Bytes(_))
+        && let Some(FileRead::Bytes(bytes)) = files
+            .files
+            .insert(layout::STATE_FILE.to_string(), FileRead::Bytes(Vec::new()))
+    {
+        kept.state = Some((StateDoc::read(&bytes), sha256_hex(&bytes)));
+    }
     for rel in &names {
         hasher.update(rel.as_bytes());
         hasher.update(&[0]);
@@ -142,14 +154,6 @@ pub(crate) fn load_streamed(dir: &Path, name: &str) -> Result<PlanFiles, String>
             refused,
         });
         kept.names = names;
-    }
-    if !files.in_git_work_tree
-        && matches!(files.get(layout::STATE_FILE), FileRead::Bytes(_))
-        && let Some(FileRead::Bytes(bytes)) = files
-            .files
-            .insert(layout::STATE_FILE.to_string(), FileRead::Bytes(Vec::new()))
-    {
-        kept.state = Some((StateDoc::read(&bytes), sha256_hex(&bytes)));
     }
     files.streamed = Some(std::rc::Rc::new(kept));
     Ok(files)
