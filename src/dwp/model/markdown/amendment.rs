@@ -158,21 +158,33 @@ impl Amendment {
     }
 }
 
-static AMENDMENT_HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^amendment\s+#?([0-9]+)\s*(?:[—–:-]+\s*(.*))?$")
-        .expect("constant regex is valid because it was tested")
-});
 static ISO_DATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b([0-9]{4})-([0-9]{2})-([0-9]{2})\b")
         .expect("constant regex is valid because it was tested")
 });
 
-/// `Amendment 3 — 2026-10-12` (heading text) → (3, `2026-10-12`).
+/// `Amendment 3 — 2026-10-12` (heading text) → (3, `2026-10-12`): `Amendment` in any case,
+/// white space, the number (`#` allowed before it), then nothing or a run of `—` `–` `:` `-`
+/// before the rest. Read by hand, as a task file's title is, for the same
+/// reason: a pattern costs more to compile than a task file takes to read.
 pub fn amendment_heading(heading_text: &str) -> Option<(u32, &str)> {
-    let c = AMENDMENT_HEADING.captures(heading_text.trim())?;
-    let n = c.get(1)?.as_str().parse().ok()?;
-    Some((n, c.get(2).map_or("", |m| m.as_str().trim())))
+    let text = heading_text.trim();
+    let word = text.get(..AMENDMENT.len())?;
+    if !word.eq_ignore_ascii_case(AMENDMENT) {
+        return None;
+    }
+    let (n, tail) = super::syntax::number_after_space(&text[AMENDMENT.len()..], true)?;
+    if tail.is_empty() {
+        return Some((n, ""));
+    }
+    let rest = tail.trim_start_matches(['—', '–', ':', '-']);
+    if rest.len() == tail.len() || rest.contains('\n') {
+        return None;
+    }
+    Some((n, rest.trim()))
 }
+
+const AMENDMENT: &str = "amendment";
 
 /// True when the line is an amendment heading (any level ≥ 2).
 pub fn is_amendment_heading(line: &str) -> bool {
@@ -271,6 +283,28 @@ pub fn amendments_in_lines(lines: &[Line<'_>]) -> Vec<Amendment> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pattern the heading was read with before it was read by hand; the property below
+    /// keeps the two answering alike.
+    fn heading_by_pattern(text: &str) -> Option<(u32, &str)> {
+        let re = Regex::new(r"(?i)^amendment\s+#?([0-9]+)\s*(?:[—–:-]+\s*(.*))?$").unwrap();
+        let c = re.captures(text.trim())?;
+        let n = c.get(1)?.as_str().parse().ok()?;
+        Some((n, c.get(2).map_or("", |m| m.as_str().trim())))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_heading_reads_as_the_pattern_read_it(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "Amendment", "AMENDMENT", "amendmenT", "amend", " ", "\t", "\n", "\u{a0}", "#",
+                "3", "12", "99999999999", ":", "—", "–", "-", "x", "2026-10-12", "é", "",
+            ]), 0..8)
+        ) {
+            let text: String = parts.concat();
+            proptest::prop_assert_eq!(amendment_heading(&text), heading_by_pattern(&text), "{:?}", text);
+        }
+    }
 
     const RECORD: &str = "## 10. Completion & Log\n\nStatus: completed\n\n### Amendment 1 — 2026-10-12\n\nOriginal criterion: `- [ ] all green`\nObserved: one flaky test\n  continued line\n**Disposition:** deferred requirement — moved to Task 4\n- **Revised criterion:** none\nReason: flaky upstream\nAuthority: User (chat)\nAffected tasks: Task 2, Task 4\nEvidence invalidated: none\nEvidence preserved: t2 log\n\n### Amendment 2 - 2026-02-30\nObserved: x\n## Next\nReason: outside\n";
 

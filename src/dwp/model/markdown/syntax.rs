@@ -330,6 +330,29 @@ pub fn table_cells(line: &str) -> Option<Vec<&str>> {
     Some(inner.split('|').map(str::trim).collect())
 }
 
+/// After a heading's keyword: at least one white-space character, the number (after a `#` when
+/// `hash` allows one), then any white space. The number and what follows it; `None` when the
+/// text does not have that form or the number does not fit.
+pub(super) fn number_after_space(text: &str, hash: bool) -> Option<(u32, &str)> {
+    let spaced = text.trim_start_matches(char::is_whitespace);
+    if spaced.len() == text.len() {
+        return None;
+    }
+    let digits = if hash {
+        spaced.strip_prefix('#').unwrap_or(spaced)
+    } else {
+        spaced
+    };
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    if end == 0 {
+        return None;
+    }
+    let n = digits[..end].parse().ok()?;
+    Some((n, digits[end..].trim_start_matches(char::is_whitespace)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
