@@ -12,6 +12,9 @@
 #![cfg_attr(not(test), no_main)]
 
 mod cli;
+// Release builds abort on panic and never unwind (see the module).
+#[cfg(all(panic = "abort", target_os = "linux", target_env = "gnu", not(test)))]
+mod no_unwinder;
 
 use planseal::report::redact::EnvRedactor;
 use std::borrow::Cow;
