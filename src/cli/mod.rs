@@ -16,6 +16,7 @@ mod finalize;
 mod gsd;
 mod hook;
 mod hooks;
+mod lazy;
 mod log;
 mod man;
 mod mcp;
@@ -204,7 +205,11 @@ pub(crate) fn main() -> ExitCode {
     if let Some(code) = fast::try_answer(&argv) {
         return code;
     }
-    let cli = match Cli::try_parse_from(argv) {
+    let parsed = match lazy::try_parse(&argv) {
+        Some(cli) => Ok(cli),
+        None => Cli::try_parse_from(argv),
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
             // --help and --version: not errors.
