@@ -159,6 +159,17 @@ pub fn to_python_pretty(v: &Value) -> Vec<u8> {
     to_bytes(v, &JsonStyle::python_pretty())
 }
 
+/// [`to_python_pretty`] for a value expected to serialise to about `size` bytes (an edit of a
+/// file that size): the output is allocated once at about its size instead of grown by
+/// doubling, which copies it over and over into fresh memory.
+pub fn to_python_pretty_sized(v: &Value, size: usize) -> Vec<u8> {
+    to_bytes_in(
+        v,
+        &JsonStyle::python_pretty(),
+        Vec::with_capacity(size + size / 16 + 4096),
+    )
+}
+
 /// Python's `json.dumps(v, ensure_ascii=False)` (no trailing newline).
 pub fn to_python_line(v: &Value) -> Vec<u8> {
     to_bytes(v, &JsonStyle::python_line())
@@ -166,7 +177,10 @@ pub fn to_python_line(v: &Value) -> Vec<u8> {
 
 /// Serialises `v` in `style`.
 pub fn to_bytes(v: &Value, style: &JsonStyle) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4096);
+    to_bytes_in(v, style, Vec::with_capacity(4096))
+}
+
+fn to_bytes_in(v: &Value, style: &JsonStyle, mut out: Vec<u8>) -> Vec<u8> {
     if style.bom {
         out.extend_from_slice(BOM);
     }

@@ -33,7 +33,7 @@ use crate::dwp::check::semantics::{
 };
 use crate::dwp::model::schema::{self, validate_state};
 use crate::dwp::model::{Era, PlanStatus, State, Task, TaskStatus, parse_json};
-use crate::jsonfmt::to_python_pretty;
+use crate::jsonfmt::to_python_pretty_sized;
 use crate::report::{Finding, Refusal, RefusalKind};
 use crate::write::JournalEntry;
 use planseal_recovery::hash::sha256_hex;
@@ -756,7 +756,7 @@ pub fn plan_transition_parsed(
     let candidate_state = state_with_task(&mut value, state, task_index);
     validate_candidate(&value, candidate_state, &original, facts)?;
 
-    let candidate_bytes = to_python_pretty(&value);
+    let candidate_bytes = to_python_pretty_sized(&value, bytes.len());
     let after_sha256 = sha256_hex(&candidate_bytes);
     let applied = applied_content(&original.state, &value, task_id);
     Ok(Transition {
