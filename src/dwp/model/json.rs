@@ -171,36 +171,6 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, JsonError> {
     }
 }
 
-/// [`parse_json`] for a state document, its tasks parsed on every core when there are many: the
-/// same value, or — for anything that is not a well-formed state with a task list — the same
-/// error, since every problem sends the document to [`parse_json`] whole.
-pub(crate) fn parse_state_json(bytes: &[u8]) -> Result<Value, JsonError> {
-    if let Some(value) = parse_tasks_apart(bytes) {
-        return Ok(value);
-    }
-    parse_json(bytes)
-}
-
-/// Below this many tasks a state is parsed on one thread: a second costs more to start.
-const TASKS_WORTH_A_PARSING_THREAD: usize = 200;
-
-fn parse_tasks_apart(bytes: &[u8]) -> Option<Value> {
-    let doc = parse_tasks_elided(bytes)?;
-    if doc.spans.len() < TASKS_WORTH_A_PARSING_THREAD {
-        return None;
-    }
-    let tasks = crate::parallel::map_in_chunks(
-        &doc.spans,
-        TASKS_WORTH_A_PARSING_THREAD,
-        || (),
-        |_, _, span| parse_task_at(bytes, span.clone()),
-    );
-    let tasks: Vec<Value> = tasks.into_iter().collect::<Option<_>>()?;
-    let mut top = doc.top;
-    *top.get_mut("tasks")? = Value::Array(tasks);
-    Some(top)
-}
-
 /// A state document read with its task list left out: the top-level object (its `tasks` an
 /// empty array) and where each task lies in the bytes, so that the tasks can be parsed one at a
 /// time ([`parse_task_at`]) instead of all held at once.
@@ -606,62 +576,6 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A state of `n` tasks, the fifth of them `task5` (raw JSON text).
-    fn state_of(n: usize, task5: &str) -> String {
-        let tasks: Vec<String> = (1..=n)
-            .map(|i| {
-                if i == 5 {
-                    task5.to_string()
-                } else {
-                    format!(
-                        r#"{{"id": {i}, "title": "T{i} é", "gates": [{{"command": "c", "passes": true}}], "n": [1, 2.5, null]}}"#
-                    )
-                }
-            })
-            .collect();
-        format!(
-            "{{\n  \"schema\": \"s\",\n  \"tasks\": [{}],\n  \"after\": {{\"k\": [true]}}\n}}\n",
-            tasks.join(",\n")
-        )
-    }
-
-    #[test]
-    fn a_state_parsed_task_by_task_is_the_whole_parse() {
-        for n in [3, 250, 600] {
-            let text = state_of(n, r#"{"id": 5, "title": "five", "deep": {"a": [[1]]}}"#);
-            let whole = parse_json(text.as_bytes()).unwrap();
-            assert_eq!(
-                parse_state_json(text.as_bytes()).unwrap(),
-                whole,
-                "{n} tasks"
-            );
-            let keys: Vec<&String> = whole.as_object().unwrap().keys().collect();
-            assert_eq!(keys, ["schema", "tasks", "after"]);
-        }
-    }
-
-    #[test]
-    fn a_problem_in_any_task_is_the_whole_parses_error() {
-        for task5 in [
-            r#"{"id": 5, "id": 6}"#,
-            r#"{"id": 5, "title": "x\u0000"}"#,
-            r#"{"id": 5,}"#,
-        ] {
-            let text = state_of(300, task5);
-            assert_eq!(
-                format!("{:?}", parse_state_json(text.as_bytes())),
-                format!("{:?}", parse_json(text.as_bytes())),
-                "{task5}"
-            );
-        }
-        let deep = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-        let text = state_of(300, &format!(r#"{{"id": 5, "d": {deep}}}"#));
-        assert_eq!(
-            format!("{:?}", parse_state_json(text.as_bytes())),
-            format!("{:?}", parse_json(text.as_bytes()))
-        );
-    }
 
     #[test]
     fn accepts_plain_documents_in_order() {

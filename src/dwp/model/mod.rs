@@ -28,7 +28,7 @@ pub mod schema;
 
 pub(crate) use json::push_key;
 pub use json::{JsonError, MAX_DEPTH, parse_json};
-pub(crate) use json::{TasksElided, parse_state_json, parse_task_at, parse_tasks_elided};
+pub(crate) use json::{TasksElided, parse_task_at, parse_tasks_elided};
 
 use crate::dwp::layout;
 use serde_json::Value;

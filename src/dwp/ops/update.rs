@@ -12,7 +12,7 @@ use crate::dwp::layout;
 use crate::dwp::model::TaskStatus;
 use crate::dwp::model::markdown::skip_refinement_date;
 use crate::dwp::model::markdown::{parse_readme_bytes, parse_task_file_bytes};
-use crate::dwp::model::{Task, parse_json, parse_state_json};
+use crate::dwp::model::{Task, parse_json};
 use crate::dwp::publish::{self, Candidate, FinalizeError, FinalizeRequest};
 use crate::dwp::read::read_plan_file;
 use crate::report::{Finding, HintedError, Refusal, RefusalKind};
@@ -126,7 +126,7 @@ pub fn plan(
         .map_err(read_error)?
         .ok_or_else(missing)?;
     // state.json parsed once, for the facts and the transition.
-    let parsed = parse_state_json(&state_bytes);
+    let parsed = parse_json(&state_bytes);
     let mut facts =
         read_plan_facts_of(&plan_dir, parsed.as_ref().ok(), request.task).map_err(read_error)?;
     if request.status == TaskStatus::Skipped

@@ -25,7 +25,7 @@ use super::marker::{self, Companion, MARKER_FILE, Marker, MarkerExtension};
 use super::validate::{self, Validation, ValidationInput};
 use crate::clock::Clock;
 use crate::dwp::layout;
-use crate::dwp::model::parse_state_json;
+use crate::dwp::model::parse_json;
 use crate::dwp::model::receipt::{AcceptedException, RECEIPT_FILE, Receipt};
 use crate::jsonfmt;
 use crate::report::{Finding, Refusal, RefusalKind};
@@ -310,11 +310,11 @@ pub fn finalize(req: &FinalizeRequest, hook: StepHook<'_>) -> Result<Published, 
     // validation and the journal line (the serialisation of a strictly parsed value parses back
     // to that very value, so nothing downstream parses the candidate again).
     let (candidate_bytes, strict_value) = match &req.candidate {
-        Candidate::Current => (state_bytes.clone(), parse_state_json(&state_bytes).ok()),
+        Candidate::Current => (state_bytes.clone(), parse_json(&state_bytes).ok()),
         Candidate::Bytes { bytes, .. } if *bytes == state_bytes => {
-            (state_bytes.clone(), parse_state_json(&state_bytes).ok())
+            (state_bytes.clone(), parse_json(&state_bytes).ok())
         }
-        Candidate::Bytes { bytes, .. } => match parse_state_json(bytes) {
+        Candidate::Bytes { bytes, .. } => match parse_json(bytes) {
             Ok(value) => (
                 jsonfmt::to_python_pretty_sized(&value, bytes.len()),
                 Some(value),
