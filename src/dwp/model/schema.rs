@@ -28,9 +28,7 @@ use crate::dwp::model::{
     PromotionPhase, Rigor, TaskStatus, manifest_era, push_key, state_era,
 };
 use crate::report::{Finding, Severity};
-use regex::Regex;
 use serde_json::{Map, Value};
-use std::sync::LazyLock;
 
 // The length limits of the free-text fields are counted in Unicode code points (Python's `len`).
 
@@ -53,14 +51,34 @@ pub const BLOCKED_NEEDS_MAX: usize = 500;
 /// Longest `updated_by.agent` / `updated_by.model`.
 pub const AGENT_NAME_MAX: usize = 100;
 
-/// `commit` of a task: lower-case hex, 7 to 40 digits.
-pub static COMMIT_PATTERN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[0-9a-f]{7,40}$").expect("static pattern is valid"));
-/// `locator.value` of a v2/v5 task.
-pub static LOCATOR_VALUE_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(#task-[1-9][0-9]*|[1-9][0-9]*\.task_[a-z0-9_]+\.md)$")
-        .expect("static pattern is valid")
-});
+/// `commit` of a task: lower-case hex, 7 to 40 digits (the whole text). Checked by hand, as
+/// is [`is_locator_value`]: every check of a state meets them, and a compiled pattern costs
+/// more than the whole check of a 500-task state's commits.
+pub fn is_commit_hash(text: &str) -> bool {
+    (7..=40).contains(&text.len()) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// `locator.value` of a v2/v5 task, the whole text: `#task-<N>` or `<N>.task_<slug>.md`, with
+/// N a number without a leading zero and the slug made of `a`–`z`, `0`–`9` and `_`.
+pub fn is_locator_value(text: &str) -> bool {
+    let number = |n: &str| {
+        n.bytes().next().is_some_and(|b| b != b'0') && n.bytes().all(|b| b.is_ascii_digit())
+    };
+    if let Some(n) = text.strip_prefix("#task-") {
+        return number(n);
+    }
+    let Some((n, slug)) = text
+        .strip_suffix(".md")
+        .and_then(|rest| rest.split_once(".task_"))
+    else {
+        return false;
+    };
+    number(n)
+        && !slug.is_empty()
+        && slug
+            .bytes()
+            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
+}
 
 /// One schema problem at one place.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -869,7 +887,7 @@ impl Checker {
         self.timestamp(obj, path, "started_at");
         self.timestamp(obj, path, "completed_at");
         if let Some(commit) = self.string(obj, path, "commit", None)
-            && !COMMIT_PATTERN.is_match(commit)
+            && !is_commit_hash(commit)
         {
             self.error(
                 child(path, "commit"),
@@ -912,7 +930,7 @@ impl Checker {
             LocatorKind::ALL.iter().map(|s| s.as_str()),
         );
         if let Some(v) = self.string(obj, path, "value", None)
-            && !LOCATOR_VALUE_PATTERN.is_match(v)
+            && !is_locator_value(v)
         {
             self.error(
                 child(path, "value"),
@@ -984,6 +1002,23 @@ impl Checker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn commit_and_locator_checks_answer_as_their_patterns(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "#task-", "#task", "0", "1", "9", "07", "12", ".task_", ".task", "_", "a", "f", "g",
+                "A", "z", "slug_2", ".md", ".MD", ".", "-", "\n", "é", "deadbeef", "",
+            ]), 0..7)
+        ) {
+            let text: String = parts.concat();
+            let commit = regex::Regex::new(r"^[0-9a-f]{7,40}$").unwrap();
+            let locator =
+                regex::Regex::new(r"^(#task-[1-9][0-9]*|[1-9][0-9]*\.task_[a-z0-9_]+\.md)$").unwrap();
+            proptest::prop_assert_eq!(is_commit_hash(&text), commit.is_match(&text), "{:?}", text);
+            proptest::prop_assert_eq!(is_locator_value(&text), locator.is_match(&text), "{:?}", text);
+        }
+    }
     use serde_json::json;
 
     fn v2_state() -> Value {
