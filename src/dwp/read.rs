@@ -264,6 +264,75 @@ mod tests {
     }
 
     #[test]
+    fn a_plan_folders_read_and_look_up_give_what_the_whole_path_gives() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), b"out").unwrap();
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        std::fs::write(root.join("a.md"), b"hi").unwrap();
+        std::fs::create_dir_all(root.join("logs/deep")).unwrap();
+        std::fs::write(root.join("logs/t1.log"), b"ok").unwrap();
+        std::os::unix::fs::symlink("a.md", root.join("link-in.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join("link-out.md"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("dir-out")).unwrap();
+        std::os::unix::fs::symlink("gone.md", root.join("dangling.md")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("fifo"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let names = [
+            "a.md",
+            "gone.md",
+            "logs",
+            "logs/t1.log",
+            "logs/deep",
+            "logs/none.log",
+            "link-in.md",
+            "link-out.md",
+            "dir-out/secret",
+            "dangling.md",
+            "fifo",
+            "./a.md",
+            "a.md/x",
+            "../x",
+            "",
+        ];
+        let plan = PlanDir::new(root);
+        let inside = |name: &str, regular_file| {
+            Ok(Resolved::Inside {
+                path: root.join(name),
+                regular_file,
+            })
+        };
+        for round in 0..2 {
+            // twice: the second time from the folders already open
+            for name in names {
+                assert_eq!(plan.read(name), read_inside(root, name), "{name} ({round})");
+            }
+            assert_eq!(plan.resolve("a.md"), inside("a.md", true));
+            assert_eq!(plan.resolve("logs/t1.log"), inside("logs/t1.log", true));
+            assert_eq!(plan.resolve("logs/deep"), inside("logs/deep", false));
+            assert_eq!(plan.resolve("fifo"), inside("fifo", false));
+            assert_eq!(plan.resolve("link-in.md"), inside("link-in.md", true));
+            for missing in ["gone.md", "logs/none.log", "dangling.md", "a.md/x"] {
+                assert_eq!(plan.resolve(missing), Ok(Resolved::Missing), "{missing}");
+            }
+            for out in ["link-out.md", "dir-out/secret", "../x"] {
+                assert!(
+                    matches!(
+                        plan.resolve(out),
+                        Err(PathError::SymlinkEscape(_) | PathError::ParentComponent)
+                    ),
+                    "{out}: {:?}",
+                    plan.resolve(out)
+                );
+            }
+        }
+    }
+
+    #[test]
     fn never_opens_what_is_not_a_plain_file_inside() {
         let t = tempfile::tempdir().unwrap();
         std::fs::create_dir(t.path().join(layout::README_FILE)).unwrap();
@@ -296,12 +365,68 @@ mod tests {
 
 /// A plan folder whose canonical path is computed once, so that checking thousands of
 /// relative paths costs one `canonicalize` per existing file (none per missing one).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct PlanDir {
     root: std::path::PathBuf,
     canonical: Option<std::path::PathBuf>,
     /// Relative directory prefixes already seen to be plain directories (no symlink).
     plain_dirs: std::cell::RefCell<std::collections::HashSet<std::path::PathBuf>>,
+    /// Those directories (and the plan folder, under the empty prefix) opened once, so that a
+    /// name in them is looked at with one component to walk, not the whole path again.
+    open_dirs: std::cell::RefCell<Vec<(std::path::PathBuf, Option<std::os::fd::OwnedFd>)>>,
+}
+
+impl Clone for PlanDir {
+    /// The same folder, with nothing looked up yet.
+    fn clone(&self) -> Self {
+        PlanDir {
+            root: self.root.clone(),
+            canonical: self.canonical.clone(),
+            plain_dirs: Default::default(),
+            open_dirs: Default::default(),
+        }
+    }
+}
+
+/// What a name in a plan folder is, as a look that does not follow it sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryKind {
+    Symlink,
+    Dir,
+    File,
+    Other,
+}
+
+impl EntryKind {
+    fn of(meta: std::fs::Metadata) -> EntryKind {
+        let t = meta.file_type();
+        if t.is_symlink() {
+            EntryKind::Symlink
+        } else if t.is_dir() {
+            EntryKind::Dir
+        } else if t.is_file() {
+            EntryKind::File
+        } else {
+            EntryKind::Other
+        }
+    }
+}
+
+/// What `name` is in the folder open as `fd`, looked at without following it.
+fn look_at(fd: std::os::fd::RawFd, name: &std::ffi::CStr) -> std::io::Result<EntryKind> {
+    // SAFETY: an all-zero `stat` is a valid value for the call to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open, `name` is NUL-terminated, `st` is a live local.
+    let rc = unsafe { libc::fstatat(fd, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(match st.st_mode & libc::S_IFMT {
+        libc::S_IFLNK => EntryKind::Symlink,
+        libc::S_IFDIR => EntryKind::Dir,
+        libc::S_IFREG => EntryKind::File,
+        _ => EntryKind::Other,
+    })
 }
 
 /// What a relative path inside a plan folder leads to.
@@ -327,6 +452,7 @@ impl PlanDir {
             root: root.to_path_buf(),
             canonical: root.canonicalize().ok(),
             plain_dirs: Default::default(),
+            open_dirs: Default::default(),
         }
     }
 
@@ -356,18 +482,25 @@ impl PlanDir {
             if !last && self.plain_dirs.borrow().contains(&prefix) {
                 continue;
             }
-            match std::fs::symlink_metadata(self.root.join(&prefix)) {
-                Ok(meta) if meta.file_type().is_symlink() => {
+            let looked = if last {
+                self.look_in_open_dir(&prefix).unwrap_or_else(|| {
+                    std::fs::symlink_metadata(self.root.join(&prefix)).map(EntryKind::of)
+                })
+            } else {
+                std::fs::symlink_metadata(self.root.join(&prefix)).map(EntryKind::of)
+            };
+            match looked {
+                Ok(EntryKind::Symlink) => {
                     return self.resolve_through_links(rel, canonical_root);
                 }
                 // not a symlink: what lstat saw is what the name is
-                Ok(meta) if last => {
+                Ok(kind) if last => {
                     return Ok(Resolved::Inside {
                         path: self.root.join(rel),
-                        regular_file: meta.is_file(),
+                        regular_file: kind == EntryKind::File,
                     });
                 }
-                Ok(meta) if meta.is_dir() => {
+                Ok(EntryKind::Dir) => {
                     self.plain_dirs.borrow_mut().insert(prefix.clone());
                 }
                 // a file used as a directory, or nothing there: the target cannot exist
@@ -393,6 +526,81 @@ impl PlanDir {
             path: self.root.join(rel),
             regular_file: false,
         })
+    }
+
+    /// What the last component of `prefix` is, looked at (not followed) inside its already
+    /// checked folder's open descriptor; `None` when that folder cannot be opened so (the caller
+    /// then looks at the whole path, as before).
+    fn look_in_open_dir(&self, prefix: &Path) -> Option<std::io::Result<EntryKind>> {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::CString::new(prefix.file_name()?.as_bytes()).ok()?;
+        let fd = self.open_dir(prefix.parent().unwrap_or(Path::new("")))?;
+        Some(look_at(fd, &name))
+    }
+
+    /// The folder `prefix` of the plan (the plan folder itself for an empty prefix), opened
+    /// once as a descriptor to look names up in; `None` when it cannot be opened so.
+    fn open_dir(&self, prefix: &Path) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        use std::os::unix::ffi::OsStrExt;
+        let mut open = self.open_dirs.borrow_mut();
+        if let Some((_, fd)) = open.iter().find(|(p, _)| p == prefix) {
+            return fd.as_ref().map(|fd| fd.as_raw_fd());
+        }
+        let path = std::ffi::CString::new(self.root.join(prefix).as_os_str().as_bytes()).ok()?;
+        // The plan folder itself is opened as given; a folder inside it was seen to be a plain
+        // directory and must still be one (O_NOFOLLOW).
+        let mut flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+        if !prefix.as_os_str().is_empty() {
+            flags |= libc::O_NOFOLLOW;
+        }
+        // SAFETY: `path` is a NUL-terminated string that outlives the call.
+        let raw = unsafe { libc::open(path.as_ptr(), flags) };
+        // SAFETY: a descriptor open() just returned is owned by nothing else.
+        let fd = (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw) });
+        let raw = fd.as_ref().map(|fd| fd.as_raw_fd());
+        open.push((prefix.to_path_buf(), fd));
+        raw
+    }
+
+    /// The plan file `rel`, as [`read_inside`] reads it. A regular file directly in the plan
+    /// folder is looked at and opened through the folder's descriptor, one name to look up
+    /// instead of the whole path twice; anything else (a name in a subfolder, a symlink, a FIFO,
+    /// a file over the cap, any error) is read the whole way, which decides what it is.
+    pub fn read(&self, rel: &str) -> FileRead {
+        self.read_plain(rel)
+            .unwrap_or_else(|| read_inside(&self.root, rel))
+    }
+
+    fn read_plain(&self, rel: &str) -> Option<FileRead> {
+        use std::io::Read;
+        use std::os::fd::FromRawFd;
+        if rel.is_empty() || rel.contains('/') || rel == "." || rel == ".." {
+            return None;
+        }
+        let name = std::ffi::CString::new(rel).ok()?;
+        let fd = self.open_dir(Path::new(""))?;
+        match look_at(fd, &name) {
+            Ok(EntryKind::File) => {}
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Some(FileRead::Missing),
+            _ => return None,
+        }
+        let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+        // SAFETY: `fd` is open and `name` is a NUL-terminated string that outlives the call.
+        let raw = unsafe { libc::openat(fd, name.as_ptr(), flags) };
+        if raw < 0 {
+            return None;
+        }
+        // SAFETY: a descriptor openat() just returned is owned by nothing else.
+        let file = unsafe { std::fs::File::from_raw_fd(raw) };
+        let cap = Kind::Document.cap();
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() || meta.len() > cap {
+            return None;
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.take(cap + 1).read_to_end(&mut bytes).ok()?;
+        (bytes.len() as u64 <= cap).then_some(FileRead::Bytes(bytes))
     }
 
     /// The careful path for a name that crosses a symlink somewhere.

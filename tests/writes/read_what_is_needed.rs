@@ -12,10 +12,12 @@ use std::process::{Output, Stdio};
 
 const PLAN: &str = "PLAN_webhook_retry_backoff";
 
-/// `planseal ARGS` in `root` under `strace`, every `openat` written to `trace`.
+/// `planseal ARGS` in `root` under `strace`, every `openat` written to `trace`, with the path
+/// of each descriptor it returns (`-y`): a file opened relative to its open folder is named as
+/// fully as one opened by its whole path.
 fn traced(root: &Path, trace: &Path, args: &[&str]) -> Output {
     hermetic("strace")
-        .args(["-f", "-qq", "-e", "trace=openat", "-o"])
+        .args(["-f", "-qq", "-y", "-e", "trace=openat", "-o"])
         .arg(trace)
         .arg("--")
         .arg(BIN)
@@ -45,17 +47,22 @@ fn unreadable(root: &Path, rel: &str, args: &[&str]) -> Output {
 /// How many times each file under `plan_dir` was opened for reading (and the open succeeded),
 /// by plan-relative name; folders left out.
 fn reads(trace: &Path, plan_dir: &Path) -> BTreeMap<String, usize> {
-    let prefix = format!("\"{}/", plan_dir.display());
+    // The returned descriptor's path: `) = 3</…/PLAN_x/README.md>`.
+    let canonical = plan_dir.canonicalize().expect("the plan folder exists");
+    let prefix = format!("<{}/", canonical.display());
     let mut out = BTreeMap::new();
     for line in std::fs::read_to_string(trace).expect("trace").lines() {
-        let Some(at) = line.find(&prefix) else {
+        let Some(result) = line.rfind(") = ").map(|at| &line[at..]) else {
             continue;
         };
-        if !line.contains("O_RDONLY") || line.contains("O_DIRECTORY") || line.contains("= -1 ") {
+        let Some(at) = result.find(&prefix) else {
+            continue;
+        };
+        if !line.contains("O_RDONLY") || line.contains("O_DIRECTORY") || line.contains("O_PATH") {
             continue;
         }
-        let rest = &line[at + prefix.len()..];
-        let name = &rest[..rest.find('"').expect("a quoted path")];
+        let rest = &result[at + prefix.len()..];
+        let name = &rest[..rest.rfind('>').expect("a descriptor's path in <>")];
         // A folder opened to be synced is not a read.
         if plan_dir.join(name).is_dir() {
             continue;

@@ -27,7 +27,7 @@
 
 use crate::dwp::layout;
 use crate::dwp::model::State;
-use crate::dwp::read::{FileRead, PlanDir, PlanFiles, read_inside};
+use crate::dwp::read::{FileRead, PlanDir, PlanFiles};
 use planseal_recovery::hash::{Sha256Stream, sha256_hex};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -115,7 +115,7 @@ impl ArtifactSource for PlanDir {
         if name.contains('\0') {
             return Ok(Artifact::Refused("name holds a NUL byte".into()));
         }
-        from_read(name, read_inside(self.path(), name))
+        from_read(name, self.read(name))
     }
 }
 
