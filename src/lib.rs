@@ -31,6 +31,7 @@ pub(crate) mod jsonscan;
 pub mod markdown;
 pub mod merge;
 pub(crate) mod parallel;
+pub use parallel::process_ends_with_its_command;
 pub mod picture;
 pub mod report;
 pub mod reversa;

@@ -84,9 +84,26 @@ fn thread_count(len: usize, min_items: usize) -> usize {
 /// Frees `value` on another thread, so that the caller goes on (to its next write, or to exit)
 /// without walking and freeing a large tree first. When no thread can be started it is freed
 /// here. The process may end before the other thread is done: its memory goes back with it.
+/// In a process that ends with its command ([`process_ends_with_its_command`]) the value is not
+/// freed at all: the exit takes the whole address space back at once, and neither the thread
+/// nor the walk is paid for.
 pub(crate) fn drop_later<T: Send + 'static>(value: T) {
+    if ENDS_WITH_ITS_COMMAND.load(std::sync::atomic::Ordering::Relaxed) {
+        std::mem::forget(value);
+        return;
+    }
     // A thread that cannot be started drops its closure, and the value with it, right here.
     let _ = std::thread::Builder::new().spawn(move || drop(value));
+}
+
+static ENDS_WITH_ITS_COMMAND: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Says that this process ends when its one command is done (the `planseal` binary; not a
+/// long-running server such as `planseal mcp`), so that large values the library is done with
+/// are left to the exit instead of being freed one allocation at a time.
+pub fn process_ends_with_its_command() {
+    ENDS_WITH_ITS_COMMAND.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 #[cfg(test)]

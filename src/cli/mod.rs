@@ -218,6 +218,10 @@ pub(crate) fn main() -> ExitCode {
         }
         Err(e) => return report_usage_error(&e, json_requested),
     };
+    // One command per process, but for the MCP server, which serves many.
+    if !matches!(cli.command, Command::Mcp(_)) {
+        planseal::process_ends_with_its_command();
+    }
     let ctx = match context(&cli.global, json_requested) {
         Ok(ctx) => ctx,
         Err(code) => return code,
