@@ -167,6 +167,39 @@ pub fn read_existing(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
     })
 }
 
+/// Whether `path` holds exactly `expected` (`None`: that nothing is there), read as [`read`]
+/// reads it but in pieces compared as they come, never held whole: a writer's compare-and-swap
+/// under its lock. The same errors as [`read`].
+pub fn holds(path: &Path, kind: Kind, expected: Option<&[u8]>) -> Result<bool, ReadError> {
+    let Some((mut file, len)) = open_checked(path, kind, false)? else {
+        return Ok(expected.is_none());
+    };
+    let Some(expected) = expected else {
+        return Ok(false);
+    };
+    if len != expected.len() as u64 {
+        // A file whose size is not the expected one differs; one over the cap is refused as
+        // a read refuses it (checked when it was opened).
+        return Ok(false);
+    }
+    let mut buffer = vec![0u8; (64 << 10).min(expected.len() + 1)];
+    let mut seen = 0usize;
+    loop {
+        let n = match file.read(&mut buffer) {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(source) => return Err(io_error(path, source)),
+        };
+        if n == 0 {
+            return Ok(seen == expected.len());
+        }
+        if expected.get(seen..seen + n) != Some(&buffer[..n]) {
+            return Ok(false);
+        }
+        seen += n;
+    }
+}
+
 /// The bytes of `rel` inside `root`, never through a symlink leading out of `root` (also not a
 /// dangling one), `Ok(None)` when nothing is there (or a component on the way is not a folder).
 pub fn read_inside(root: &Path, rel: &str, kind: Kind) -> Result<Option<Vec<u8>>, ReadError> {
@@ -300,10 +333,33 @@ fn too_large(path: &Path, size: u64, kind: Kind) -> ReadError {
 }
 
 fn read_checked(path: &Path, kind: Kind, no_follow: bool) -> Result<Option<Vec<u8>>, ReadError> {
-    let io = |source| ReadError::Io {
+    let Some((file, len)) = open_checked(path, kind, no_follow)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(kind.cap() + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| io_error(path, source))?;
+    if bytes.len() as u64 > kind.cap() {
+        return Err(too_large(path, bytes.len() as u64, kind));
+    }
+    Ok(Some(bytes))
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> ReadError {
+    ReadError::Io {
         path: path.to_path_buf(),
         source,
-    };
+    }
+}
+
+/// Steps 2 to 4 of every read (see the module docs): the file opened, with its length as the
+/// open descriptor gives it; `Ok(None)` when nothing is there.
+fn open_checked(
+    path: &Path,
+    kind: Kind,
+    no_follow: bool,
+) -> Result<Option<(File, u64)>, ReadError> {
     // Looked at before opening: a FIFO or a device is never opened at all.
     let looked = if no_follow {
         std::fs::symlink_metadata(path)
@@ -315,7 +371,7 @@ fn read_checked(path: &Path, kind: Kind, no_follow: bool) -> Result<Option<Vec<u
         Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
             return Ok(None);
         }
-        Err(e) => return Err(io(e)),
+        Err(e) => return Err(io_error(path, e)),
     }
     let mut flags = libc::O_NONBLOCK;
     if no_follow {
@@ -330,19 +386,12 @@ fn read_checked(path: &Path, kind: Kind, no_follow: bool) -> Result<Option<Vec<u
                 what: "a symlink",
             });
         }
-        Err(e) => return Err(io(e)),
+        Err(e) => return Err(io_error(path, e)),
     };
     // The descriptor again: what was opened may not be what was looked at.
-    let meta = file.metadata().map_err(io)?;
+    let meta = file.metadata().map_err(|e| io_error(path, e))?;
     check_meta(path, &meta, kind)?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(kind.cap() + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > kind.cap() {
-        return Err(too_large(path, bytes.len() as u64, kind));
-    }
-    Ok(Some(bytes))
+    Ok(Some((file, meta.len())))
 }
 
 #[cfg(test)]
@@ -371,6 +420,30 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn holds_compares_in_pieces_what_a_read_would_give() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("state.json");
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        assert!(holds(&path, Kind::Document, Some(&data)).unwrap());
+        let mut late = data.clone();
+        *late.last_mut().unwrap() ^= 1;
+        assert!(!holds(&path, Kind::Document, Some(&late)).unwrap());
+        let mut early = data.clone();
+        early[3] ^= 1;
+        assert!(!holds(&path, Kind::Document, Some(&early)).unwrap());
+        assert!(!holds(&path, Kind::Document, Some(&data[..data.len() - 1])).unwrap());
+        assert!(!holds(&path, Kind::Document, None).unwrap());
+        assert!(holds(&t.path().join("gone"), Kind::Document, None).unwrap());
+        assert!(!holds(&t.path().join("gone"), Kind::Document, Some(b"x")).unwrap());
+        std::fs::write(&path, b"").unwrap();
+        assert!(holds(&path, Kind::Document, Some(b"")).unwrap());
+        mkfifo(&t.path().join("fifo"));
+        let e = holds(&t.path().join("fifo"), Kind::Document, Some(b"")).unwrap_err();
+        assert_eq!(e.kind(), "not-a-regular-file");
     }
 
     #[test]

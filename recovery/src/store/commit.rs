@@ -90,9 +90,11 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
                 .expected_bytes
                 .is_none_or(|b| k.expected == sha256_hex(b))
     }));
-    let current = crate::read::read(req.target, crate::read::Kind::Document)?;
-    // The compare-and-swap is on the bytes: equal bytes, not equal hashes.
-    if current.as_deref() != req.expected_bytes {
+    // The compare-and-swap is on the bytes: equal bytes, not equal hashes (compared in pieces;
+    // only a refusal reads them whole, to name what is there).
+    let kind = crate::read::Kind::Document;
+    if !crate::read::holds(req.target, kind, req.expected_bytes)? {
+        let current = crate::read::read(req.target, kind)?;
         let hash = |b: Option<&[u8]>| b.map(sha256_hex).unwrap_or_else(|| "<absent>".into());
         return Err(StoreError::StateChanged {
             path: req.target.to_path_buf(),
@@ -128,8 +130,9 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
             req.expected_bytes.map(|_| k.expected.to_string()),
             k.new.to_string(),
         ),
+        // The file held exactly the expected bytes.
         None => (
-            current.as_deref().map(sha256_hex),
+            req.expected_bytes.map(sha256_hex),
             sha256_hex(req.new_bytes),
         ),
     };
