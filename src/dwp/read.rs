@@ -298,6 +298,9 @@ mod tests {
             "a.md/x",
             "../x",
             "",
+            "\\x",
+            "C:x",
+            "/etc/hostname",
         ];
         let plan = PlanDir::new(root);
         let inside = |name: &str, regular_file| {
@@ -575,7 +578,9 @@ impl PlanDir {
     fn read_plain(&self, rel: &str) -> Option<FileRead> {
         use std::io::Read;
         use std::os::fd::FromRawFd;
-        if rel.is_empty() || rel.contains('/') || rel == "." || rel == ".." {
+        // Only a plain name: whatever the name rules refuse (absolute, `..`, a drive) is refused
+        // the whole way, with its reason.
+        if rel.contains('/') || rel == "." || check_relative(rel).is_err() {
             return None;
         }
         let name = std::ffi::CString::new(rel).ok()?;
