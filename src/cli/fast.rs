@@ -11,12 +11,7 @@ use std::path::PathBuf;
 
 /// The answer when `argv` (program name first) is one of the forms above, else `None`.
 pub(super) fn try_answer(argv: &[OsString]) -> Option<ExitCode> {
-    let args: Vec<&str> = argv
-        .iter()
-        .skip(1)
-        .map(|a| a.to_str())
-        .collect::<Option<_>>()?;
-    match args.as_slice() {
+    match words(argv)?.as_slice() {
         ["--version" | "-V"] => {
             crate::print_out(concat!("planseal ", env!("CARGO_PKG_VERSION"), "\n"));
             Some(ExitCode::Ok)
@@ -27,6 +22,12 @@ pub(super) fn try_answer(argv: &[OsString]) -> Option<ExitCode> {
         }
         _ => None,
     }
+}
+
+/// The arguments after the program name as text; `None` when one is not UTF-8 (clap, which
+/// takes any bytes, then answers).
+pub(super) fn words(argv: &[OsString]) -> Option<Vec<&str>> {
+    argv.iter().skip(1).map(|a| a.to_str()).collect()
 }
 
 /// `[--stdin [--segment]] [--compact] [--strict] [FILE]` in any order, each at most once, no

@@ -19,11 +19,7 @@ use std::ffi::OsString;
 /// The parse of `argv` (program name first) with only its command built; `None` when that
 /// parse does not accept it, for the whole tree to answer.
 pub(super) fn try_parse(argv: &[OsString]) -> Option<Cli> {
-    let words: Vec<&str> = argv
-        .iter()
-        .skip(1)
-        .map(|a| a.to_str())
-        .collect::<Option<_>>()?;
+    let words = super::fast::words(argv)?;
     // Help and version are the whole tree's to print, wherever they are asked for.
     if words
         .iter()

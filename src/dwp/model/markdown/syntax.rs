@@ -330,6 +330,18 @@ pub fn table_cells(line: &str) -> Option<Vec<&str>> {
     Some(inner.split('|').map(str::trim).collect())
 }
 
+/// Test oracle: the number (group 1) and the trimmed rest (group 2) that `pattern` finds in
+/// the trimmed `text`, as the hand readers' patterns were applied before.
+#[cfg(test)]
+pub(super) fn number_and_rest_by_pattern<'a>(
+    pattern: &str,
+    text: &'a str,
+) -> Option<(u32, &'a str)> {
+    let c = regex::Regex::new(pattern).unwrap().captures(text.trim())?;
+    let n = c.get(1)?.as_str().parse().ok()?;
+    Some((n, c.get(2).map_or("", |m| m.as_str().trim())))
+}
+
 /// After a heading's keyword: at least one white-space character, the number (after a `#` when
 /// `hash` allows one), then any white space. The number and what follows it; `None` when the
 /// text does not have that form or the number does not fit.

@@ -191,7 +191,6 @@ pub fn parse_task_file(text: &str) -> TaskFile<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use regex::Regex;
 
     #[test]
     fn title_forms() {
@@ -206,14 +205,9 @@ mod tests {
         assert_eq!(split_task_title("Final Review"), None);
     }
 
-    /// The pattern the title was read with before it was read by hand; the property below keeps
-    /// the two answering alike.
-    fn title_by_pattern(text: &str) -> Option<(u32, &str)> {
-        let re = Regex::new(r"^Task\s+([0-9]+)\s*(?:[:.—–-]\s*)?(.*)$").unwrap();
-        let c = re.captures(text.trim())?;
-        let n = c.get(1)?.as_str().parse().ok()?;
-        Some((n, c.get(2).map_or("", |m| m.as_str().trim())))
-    }
+    /// The pattern the title was read with before it was read by hand; the property below
+    /// keeps the two answering alike.
+    const TITLE_PATTERN: &str = r"^Task\s+([0-9]+)\s*(?:[:.—–-]\s*)?(.*)$";
 
     proptest::proptest! {
         #[test]
@@ -224,7 +218,8 @@ mod tests {
             ]), 0..8)
         ) {
             let text: String = parts.concat();
-            proptest::prop_assert_eq!(split_task_title(&text), title_by_pattern(&text), "{:?}", text);
+            let by_pattern = super::super::syntax::number_and_rest_by_pattern(TITLE_PATTERN, &text);
+            proptest::prop_assert_eq!(split_task_title(&text), by_pattern, "{:?}", text);
         }
     }
 
