@@ -37,10 +37,17 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 LC_ALL=C TZ=UTC
 started=$(date +%s)
 echo "building the release binaries …"
 cargo build --release --quiet -p planseal -p planseal-harness
+PLANSEAL_BIN_GIVEN=${PLANSEAL_BIN:-}
 bin=${PLANSEAL_BIN:-$here/target/release/planseal}
 bench=$here/target/release/planseal-bench
 harness=$here/target/release/planseal-harness
 export PLANSEAL_BIN=$bin
+# The release binary loads libc alone (src/no_unwinder.rs, docs/performance.md): a library
+# that comes back (a new libgcc_s or libm symbol) costs every start, so the bench stops on it.
+if [ -z "${PLANSEAL_BIN_GIVEN:-}" ] && command -v ldd >/dev/null; then
+  extra=$(ldd "$bin" | grep -v -e linux-vdso -e 'libc\.so' -e 'ld-linux' || true)
+  [ -z "$extra" ] || { echo "the release binary loads more than libc:" >&2; echo "$extra" >&2; exit 2; }
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/planseal-all.XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "inputs kept in $work"; else trap 'rm -rf "$work"' EXIT; fi
