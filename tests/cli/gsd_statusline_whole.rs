@@ -210,19 +210,25 @@ fn input_that_never_closes_ends_after_three_seconds() {
     }
 }
 
+/// A GSD project `proj` under `dir` whose STATE.md names `milestone`, and the statusline JSON
+/// Claude Code would send from it.
+fn gsd_project(dir: &Path, milestone: &str) -> String {
+    std::fs::create_dir_all(dir.join("proj/.planning")).unwrap();
+    std::fs::write(
+        dir.join("proj/.planning/STATE.md"),
+        format!("---\nmilestone: {milestone}\nstatus: planning\n---\n"),
+    )
+    .unwrap();
+    format!(
+        r#"{{"model":{{"display_name":"M"}},"workspace":{{"current_dir":"{}"}}}}"#,
+        dir.join("proj").display()
+    )
+}
+
 #[test]
 fn home_unset_still_prints_the_line() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("proj/.planning")).unwrap();
-    std::fs::write(
-        dir.path().join("proj/.planning/STATE.md"),
-        "---\nmilestone: v1\nstatus: planning\n---\n",
-    )
-    .unwrap();
-    let json = format!(
-        r#"{{"model":{{"display_name":"M"}},"workspace":{{"current_dir":"{}"}}}}"#,
-        dir.path().join("proj").display()
-    );
+    let json = gsd_project(dir.path(), "v1");
     let out = Planseal::new()
         .cwd(dir.path())
         .env_remove("HOME")
@@ -299,17 +305,8 @@ fn segment_needs_stdin() {
 #[test]
 fn a_dotenv_value_in_the_state_is_redacted_in_the_whole_line() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("proj/.planning")).unwrap();
+    let json = gsd_project(dir.path(), "sk-live-123456");
     std::fs::write(dir.path().join("proj/.env"), "API_TOKEN=sk-live-123456\n").unwrap();
-    std::fs::write(
-        dir.path().join("proj/.planning/STATE.md"),
-        "---\nmilestone: sk-live-123456\nstatus: planning\n---\n",
-    )
-    .unwrap();
-    let json = format!(
-        r#"{{"model":{{"display_name":"M"}},"workspace":{{"current_dir":"{}"}}}}"#,
-        dir.path().join("proj").display()
-    );
     let out = whole(dir.path(), json);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(!out.stdout.contains("sk-live-123456"), "{}", out.stdout);
