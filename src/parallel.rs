@@ -1,6 +1,6 @@
-//! The two ways planseal uses a second core inside one command: independent per-item work split
-//! over the cores ([`map_in_chunks`]), and freeing a large value off the critical path
-//! ([`drop_later`]).
+//! The three ways planseal uses a second core inside one command: independent per-item work
+//! split over the cores ([`map_in_chunks`]), one piece of pure computation done beside another
+//! ([`beside`]), and freeing a large value off the critical path ([`drop_later`]).
 //!
 //! A writer's time on a 500-task plan is mostly its own CPU work between two waits for the disk;
 //! the checks of one task never depend on another's, and the tree of a parsed 300 KB state takes
@@ -75,10 +75,48 @@ fn thread_count(len: usize, min_items: usize) -> usize {
     if len < min_items.max(2) {
         return 1;
     }
-    std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(MAX_THREADS)
-        .min(len)
+    cores().min(MAX_THREADS).min(len)
+}
+
+/// The cores this process may use, asked once: the standard library reads the cgroup's CPU
+/// quota files on every call.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
+/// `here()` on this thread while `there()` runs on another, and both results. For pure work
+/// only (hashing, parsing): everything that touches the file system stays on the calling thread,
+/// in its order. With one core, or when no thread can be started, `there()` runs here after
+/// `here()`.
+pub(crate) fn beside<A, B: Send>(
+    here: impl FnOnce() -> A,
+    there: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if cores() < 2 {
+        let a = here();
+        return (a, there());
+    }
+    // The closure is taken out of the slot by whichever thread runs it, so that a thread that
+    // cannot be started does not take it down with it.
+    let slot = std::sync::Mutex::new(Some(there));
+    let take = || {
+        slot.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .expect("the closure is taken once")
+    };
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new().spawn_scoped(scope, || take()());
+        let a = here();
+        let b = match worker {
+            Ok(worker) => worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => take()(),
+        };
+        (a, b)
+    })
 }
 
 /// Frees `value` on another thread, so that the caller goes on (to its next write, or to exit)
@@ -153,6 +191,14 @@ mod tests {
         assert_eq!(thread_count(10, 200), 1);
         assert_eq!(thread_count(0, 0), 1);
         assert!(thread_count(500, 200) >= 1);
+    }
+
+    #[test]
+    fn beside_gives_both_results_whichever_thread_ran_them() {
+        let here = std::thread::current().id();
+        let (a, (b, ran_on)) = beside(|| 6 * 7, || ("there", std::thread::current().id()));
+        assert_eq!((a, b), (42, "there"));
+        assert_eq!(ran_on == here, cores() < 2);
     }
 
     #[test]

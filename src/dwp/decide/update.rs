@@ -412,6 +412,20 @@ pub fn plan_transition_parsed(
     facts: &PlanFacts,
     clock: &mut Clock,
 ) -> Result<Transition, Refusal> {
+    plan_transition_hashed(bytes, parsed, sha256_hex(bytes), req, facts, clock)
+}
+
+/// [`plan_transition_parsed`] with the SHA-256 (hex) of `bytes` computed already (by a caller
+/// that hashed them while it parsed them).
+pub fn plan_transition_hashed(
+    bytes: &[u8],
+    parsed: Result<Value, crate::dwp::model::JsonError>,
+    before_sha256: String,
+    req: &UpdateRequest,
+    facts: &PlanFacts,
+    clock: &mut Clock,
+) -> Result<Transition, Refusal> {
+    debug_assert_eq!(before_sha256, sha256_hex(bytes));
     check_arguments(req)?;
     // 2. The file parses; a leftover marker refuses every update.
     let mut value = parsed.map_err(|e| {
@@ -432,7 +446,6 @@ pub fn plan_transition_parsed(
         ));
     }
     // 3. Compare-and-swap on the raw bytes.
-    let before_sha256 = sha256_hex(bytes);
     if let Some(expected) = &req.expected_sha256
         && !expected.eq_ignore_ascii_case(&before_sha256)
     {

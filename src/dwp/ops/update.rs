@@ -6,7 +6,7 @@
 use crate::clock::Clock;
 use crate::dwp::decide::amendment::{LoggedAmendment, logged_amendments};
 use crate::dwp::decide::update::{
-    PlanFacts, Transition, UpdateRequest, check_arguments, plan_transition_parsed,
+    PlanFacts, Transition, UpdateRequest, check_arguments, plan_transition_hashed,
 };
 use crate::dwp::layout;
 use crate::dwp::model::TaskStatus;
@@ -125,8 +125,11 @@ pub fn plan(
     let state_bytes = read_plan_file(&plan_dir, name)
         .map_err(read_error)?
         .ok_or_else(missing)?;
-    // state.json parsed once, for the facts and the transition.
-    let parsed = parse_json(&state_bytes);
+    // state.json parsed once, for the facts and the transition; hashed on another core meanwhile.
+    let (parsed, before_sha256) = crate::parallel::beside(
+        || parse_json(&state_bytes),
+        || planseal_recovery::hash::sha256_hex(&state_bytes),
+    );
     let mut facts =
         read_plan_facts_of(&plan_dir, parsed.as_ref().ok(), request.task).map_err(read_error)?;
     if request.status == TaskStatus::Skipped
@@ -140,8 +143,15 @@ pub fn plan(
             .unwrap_or(&[]);
         facts.skip_record = skip_record(&plan_dir, state, id, own).map_err(read_error)?;
     }
-    let transition = plan_transition_parsed(&state_bytes, parsed, &request, &facts, &mut clock)
-        .map_err(|r| name_the_plan(r, &plan_dir))?;
+    let transition = plan_transition_hashed(
+        &state_bytes,
+        parsed,
+        before_sha256,
+        &request,
+        &facts,
+        &mut clock,
+    )
+    .map_err(|r| name_the_plan(r, &plan_dir))?;
     Ok(PlannedUpdate {
         request,
         transition,
