@@ -40,7 +40,7 @@ pub use target::Target;
 pub use transaction::Transaction;
 
 use crate::recovery::hash::sha256_hex;
-use crate::recovery::store::{self, CommitRequest, Durability, KnownHashes};
+use crate::recovery::store::{self, CommitRequest, Durability};
 
 /// Writes through the store, stamping every lock and journal line with this tool's version.
 #[derive(Debug, Clone, Copy)]
@@ -96,15 +96,17 @@ impl Writer {
         new: &[u8],
         mut entry: JournalEntry,
     ) -> Result<Committed, WriteError> {
-        entry.before_sha256 = old.map(sha256_hex);
-        entry.after_sha256 = Some(sha256_hex(new));
+        entry.before_sha256 = None;
+        entry.after_sha256 = None;
         self.commit_hashed(target, old, new, entry)
     }
 
-    /// [`commit`](Self::commit) for a caller that hashed both contents already: `entry`'s
-    /// `before_sha256` and `after_sha256` must be the SHA-256 of `old` and `new` (an update's
-    /// transition computes them to decide); they are journaled and reported as given, not
-    /// computed again. The compare-and-swap under the lock still compares the bytes.
+    /// [`commit`](Self::commit) for a caller that may have hashed the contents already: a
+    /// `before_sha256` or `after_sha256` that `entry` carries must be the SHA-256 of `old` or
+    /// `new` (an update hashes what it read while parsing it); it is journaled and reported as
+    /// given, not computed again. A hash left out is computed on another core while this one
+    /// takes the lock and writes, so the journal line always has both. The compare-and-swap
+    /// under the lock still compares the bytes.
     pub fn commit_hashed(
         &self,
         target: &Target,
@@ -113,20 +115,16 @@ impl Writer {
         mut entry: JournalEntry,
     ) -> Result<Committed, WriteError> {
         target.check_writable(&[])?;
-        let after = entry
-            .after_sha256
-            .clone()
-            .unwrap_or_else(|| sha256_hex(new));
-        let before = match (old, &entry.before_sha256) {
-            (Some(_), Some(known)) => Some(known.clone()),
-            (Some(bytes), None) => Some(sha256_hex(bytes)),
-            (None, _) => None,
-        };
-        // A hash left out is filled in, so the journal line always has both.
-        entry.before_sha256 = before.clone();
-        entry.after_sha256 = Some(after.clone());
-        let line = entry.to_value();
-        let done = store::commit(&CommitRequest {
+        let known_before = entry.before_sha256.take().filter(|_| old.is_some());
+        let known_after = entry.after_sha256.take();
+        let entry_hashes_known = known_after.is_some() && (old.is_none() || known_before.is_some());
+        debug_assert!(known_after.as_deref().is_none_or(|h| h == sha256_hex(new)));
+        debug_assert!(
+            known_before
+                .as_deref()
+                .is_none_or(|h| old.is_some_and(|b| h == sha256_hex(b)))
+        );
+        let request = CommitRequest {
             target: target.path(),
             lock: target.lock_style().clone(),
             operation: &entry.lock_label(),
@@ -134,18 +132,29 @@ impl Writer {
             acquired_at: Some(&entry.time),
             expected_bytes: old,
             new_bytes: new,
-            journal: Some((target.journal(), &line)),
+            journal: Some(target.journal()),
             durability: self.durability,
-            known_sha256: Some(KnownHashes {
-                expected: before.as_deref().unwrap_or_default(),
-                new: &after,
-            }),
-        })
-        .map_err(|e| refusal_of(e, target))?;
+            known_sha256: None,
+        };
+        // The disk work (lock, re-check, replace) stays on this thread, in its order; the hashes
+        // are pure work beside it.
+        let hashes = || {
+            let before = known_before.or_else(|| old.map(sha256_hex));
+            (before, known_after.unwrap_or_else(|| sha256_hex(new)))
+        };
+        let (placed, (before, after)) = if entry_hashes_known {
+            (store::place(&request), hashes())
+        } else {
+            crate::parallel::beside(|| store::place(&request), hashes)
+        };
+        let placed = placed.map_err(|e| refusal_of(e, target))?;
+        entry.before_sha256 = before.clone();
+        entry.after_sha256 = Some(after.clone());
+        let confirmation = placed.finish(Some(&entry.to_value()));
         Ok(Committed {
-            before_sha256: done.before_sha256,
-            after_sha256: done.after_sha256,
-            confirmation: done.confirmation,
+            before_sha256: before,
+            after_sha256: after,
+            confirmation,
         })
     }
 

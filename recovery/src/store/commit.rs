@@ -5,14 +5,18 @@
 //! target as it was; everything after it (the folder sync, the journal line, the lock release)
 //! is still done, and what of it fails is reported in [`Committed::confirmation`], never as an
 //! error: the change is in place, and a caller that retried would apply it twice.
+//!
+//! [`commit`] does it all; [`place`] and [`Placed::finish`] are its two halves, for a caller
+//! that computes the journal line while the first half waits for the disk (the line carries
+//! the new bytes' hash, which is pure work).
 
 use super::atomic::{Durability, replace_atomic};
 use super::confirm::{Confirmation, Unconfirmed, UnconfirmedStep};
 use super::journal::Journal;
-use super::lock::{LockStyle, acquire_at};
+use super::lock::{LockGuard, LockStyle, acquire_at};
 use super::{StoreError, failpoint::crash_point};
 use crate::hash::sha256_hex;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One single-file write.
 #[derive(Debug, Clone)]
@@ -36,8 +40,9 @@ pub struct CommitRequest<'a> {
     /// already (they are then not computed again; `None`: computed here). Only the reported
     /// hashes come from them: the re-check under the lock compares the bytes themselves.
     pub known_sha256: Option<KnownHashes<'a>>,
-    /// The journal line to append after the rename, before the lock is released.
-    pub journal: Option<(&'a Journal, &'a serde_json::Value)>,
+    /// The journal the line goes to, after the rename and before the lock is released (the
+    /// line itself is given to [`commit`] or [`Placed::finish`]).
+    pub journal: Option<&'a Journal>,
     /// Whether the new bytes and the rename are fsynced before the lock is released.
     pub durability: Durability,
 }
@@ -63,12 +68,52 @@ pub struct Committed {
     pub confirmation: Confirmation,
 }
 
-/// Performs the write. On any error the target holds the bytes it had (a crash point may leave
-/// the lock behind, which is what a killed writer does); once the bytes are in place the result
-/// is `Ok`, with what could not be confirmed.
-pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
+/// Performs the write, journaling `line` (when the request names a journal). On any error the
+/// target holds the bytes it had (a crash point may leave the lock behind, which is what a
+/// killed writer does); once the bytes are in place the result is `Ok`, with what could not be
+/// confirmed.
+pub fn commit(
+    req: &CommitRequest<'_>,
+    line: Option<&serde_json::Value>,
+) -> Result<Committed, StoreError> {
+    let confirmation = place(req)?.finish(line);
+    // The bytes replaced are the expected ones (compared under the lock): their known hash is
+    // theirs.
+    let (before_sha256, after_sha256) = match req.known_sha256 {
+        Some(k) => (
+            req.expected_bytes.map(|_| k.expected.to_string()),
+            k.new.to_string(),
+        ),
+        // The file held exactly the expected bytes.
+        None => (
+            req.expected_bytes.map(sha256_hex),
+            sha256_hex(req.new_bytes),
+        ),
+    };
+    Ok(Committed {
+        before_sha256,
+        after_sha256,
+        confirmation,
+    })
+}
+
+/// A write whose new bytes are in place (the rename happened) and whose journal line and lock
+/// release are still to come: [`Placed::finish`] does them. Dropped without `finish`, it
+/// releases the lock and journals nothing.
+#[derive(Debug)]
+pub struct Placed {
+    guard: LockGuard,
+    lock_path: PathBuf,
+    journal: Option<Journal>,
+    durability: super::atomic::Durability,
+    confirmation: Confirmation,
+}
+
+/// The first half of [`commit`]: lock, re-check the bytes under the lock, atomic replace. An
+/// error leaves the target as it was and the lock released.
+pub fn place(req: &CommitRequest<'_>) -> Result<Placed, StoreError> {
     // A journal that would be written through a symlink refuses the whole write up front.
-    if let Some((journal, _)) = req.journal {
+    if let Some(journal) = req.journal {
         journal.check_target()?;
     }
     let guard = acquire_at(
@@ -80,7 +125,7 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
     )?;
     // Under the lock: a dead writer's temp files in the journal's own folder go too (the lock's
     // folder was swept by `acquire_at`).
-    if let Some((journal, _)) = req.journal {
+    if let Some(journal) = req.journal {
         sweep_journal_folder(req.target, journal.path());
     }
     // Hashes the caller says it has must be those of its bytes (checked in debug builds).
@@ -103,44 +148,48 @@ pub fn commit(req: &CommitRequest<'_>) -> Result<Committed, StoreError> {
         });
     }
     crash_point("store.after_recheck");
-    let mut confirmation = replace_atomic(req.target, req.new_bytes, req.durability)?;
-    // The new bytes are in place: the journal line is appended whatever the folder sync said,
-    // and a journal that cannot be written is reported, never turned into a failed write.
-    if let Some((journal, entry)) = req.journal
-        && let Err(e) = journal.append(entry, req.durability)
-    {
-        confirmation.push(Unconfirmed::new(
-            UnconfirmedStep::JournalLine,
-            journal.path(),
-            e.to_string(),
-        ));
-    }
-    crash_point("store.before_release");
-    let lock_path = req.lock.lock_path(req.target);
-    if let Err(e) = guard.release() {
-        confirmation.push(Unconfirmed::new(
-            UnconfirmedStep::LockRelease,
-            lock_path,
-            e.to_string(),
-        ));
-    }
-    // The bytes replaced are the expected ones (compared above): their known hash is theirs.
-    let (before_sha256, after_sha256) = match req.known_sha256 {
-        Some(k) => (
-            req.expected_bytes.map(|_| k.expected.to_string()),
-            k.new.to_string(),
-        ),
-        // The file held exactly the expected bytes.
-        None => (
-            req.expected_bytes.map(sha256_hex),
-            sha256_hex(req.new_bytes),
-        ),
-    };
-    Ok(Committed {
-        before_sha256,
-        after_sha256,
+    let confirmation = replace_atomic(req.target, req.new_bytes, req.durability)?;
+    Ok(Placed {
+        guard,
+        lock_path: req.lock.lock_path(req.target),
+        journal: req.journal.cloned(),
+        durability: req.durability,
         confirmation,
     })
+}
+
+impl Placed {
+    /// The second half of [`commit`]: appends `line` to the request's journal (when both are
+    /// there) and releases the lock. What of it fails is added to what the replace could not
+    /// confirm, never turned into an error: the new bytes are in place.
+    pub fn finish(self, line: Option<&serde_json::Value>) -> Confirmation {
+        let Placed {
+            guard,
+            lock_path,
+            journal,
+            durability,
+            mut confirmation,
+        } = self;
+        // The journal line is appended whatever the folder sync said.
+        if let (Some(journal), Some(line)) = (&journal, line)
+            && let Err(e) = journal.append(line, durability)
+        {
+            confirmation.push(Unconfirmed::new(
+                UnconfirmedStep::JournalLine,
+                journal.path(),
+                e.to_string(),
+            ));
+        }
+        crash_point("store.before_release");
+        if let Err(e) = guard.release() {
+            confirmation.push(Unconfirmed::new(
+                UnconfirmedStep::LockRelease,
+                lock_path,
+                e.to_string(),
+            ));
+        }
+        confirmation
+    }
 }
 
 /// Sweeps the folder of `journal` for leftovers of provably dead writers when it is not the
@@ -168,18 +217,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let t = dir.path().join("s.json");
         std::fs::write(&t, b"now").unwrap();
-        let err = commit(&CommitRequest {
-            target: &t,
-            lock: LockStyle::Directory,
-            operation: "x",
-            tool: "t",
-            acquired_at: None,
-            expected_bytes: Some(b"before"),
-            new_bytes: b"after",
-            journal: None,
-            durability: Durability::Full,
-            known_sha256: None,
-        })
+        let err = commit(
+            &CommitRequest {
+                target: &t,
+                lock: LockStyle::Directory,
+                operation: "x",
+                tool: "t",
+                acquired_at: None,
+                expected_bytes: Some(b"before"),
+                new_bytes: b"after",
+                journal: None,
+                durability: Durability::Full,
+                known_sha256: None,
+            },
+            None,
+        )
         .unwrap_err();
         assert_eq!(err.kind(), "state-changed");
         assert_eq!(std::fs::read(&t).unwrap(), b"now");
@@ -192,18 +244,21 @@ mod tests {
         let t = dir.path().join("s.json");
         let j = Journal::new(dir.path().join("s.json.journal.ndjson"));
         let entry = json!({"op": "create"});
-        let done = commit(&CommitRequest {
-            target: &t,
-            lock: LockStyle::Directory,
-            operation: "x",
-            tool: "t",
-            acquired_at: None,
-            expected_bytes: None,
-            new_bytes: b"new",
-            journal: Some((&j, &entry)),
-            durability: Durability::Full,
-            known_sha256: None,
-        })
+        let done = commit(
+            &CommitRequest {
+                target: &t,
+                lock: LockStyle::Directory,
+                operation: "x",
+                tool: "t",
+                acquired_at: None,
+                expected_bytes: None,
+                new_bytes: b"new",
+                journal: Some(&j),
+                durability: Durability::Full,
+                known_sha256: None,
+            },
+            Some(&entry),
+        )
         .unwrap();
         assert_eq!(done.before_sha256, None);
         assert!(done.confirmation.is_confirmed());
@@ -220,18 +275,21 @@ mod tests {
         std::fs::write(dir.path().join("blocked"), b"").unwrap();
         let j = Journal::new(dir.path().join("blocked/j.ndjson"));
         let entry = json!({"op": "x"});
-        let done = commit(&CommitRequest {
-            target: &t,
-            lock: LockStyle::Directory,
-            operation: "x",
-            tool: "t",
-            acquired_at: None,
-            expected_bytes: Some(b"old"),
-            new_bytes: b"new",
-            journal: Some((&j, &entry)),
-            durability: Durability::Full,
-            known_sha256: None,
-        })
+        let done = commit(
+            &CommitRequest {
+                target: &t,
+                lock: LockStyle::Directory,
+                operation: "x",
+                tool: "t",
+                acquired_at: None,
+                expected_bytes: Some(b"old"),
+                new_bytes: b"new",
+                journal: Some(&j),
+                durability: Durability::Full,
+                known_sha256: None,
+            },
+            Some(&entry),
+        )
         .unwrap();
         let kinds: Vec<_> = done
             .confirmation

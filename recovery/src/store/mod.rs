@@ -17,7 +17,8 @@
 //!   and fault points that make one system call of the store fail with a chosen errno.
 //! - [`commit()`]: the whole guarded write of one file — lock, re-check the bytes under the lock,
 //!   atomic replace, journal line, release — for writers that change a single file. Its result
-//!   says whether everything after the rename was confirmed.
+//!   says whether everything after the rename was confirmed. [`place`] and [`Placed::finish`]
+//!   are its two halves (the rename between them).
 //!
 //! Writers that change several files under one lock (the finalization transaction) take a
 //! [`LockGuard`] themselves and call [`replace_atomic`] / [`remove_atomic`] / [`Journal::append`]
@@ -40,7 +41,7 @@
 //!     journal: None,
 //!     durability: Durability::Full,
 //!     known_sha256: None,
-//! })
+//! }, None)
 //! .unwrap();
 //! assert_eq!(std::fs::read(&target).unwrap(), b"{\"a\": 1}\n");
 //! assert!(!dir.path().join("state.json.lock").exists());
@@ -70,7 +71,7 @@ pub use atomic::{
     Durability, fsync_dir, remove_atomic, remove_durable, replace_atomic, replace_atomic_with_mode,
     write_atomic,
 };
-pub use commit::{CommitRequest, Committed, KnownHashes, commit};
+pub use commit::{CommitRequest, Committed, KnownHashes, Placed, commit, place};
 pub use confirm::{Confirmation, Unconfirmed, UnconfirmedStep};
 pub use failpoint::{crash_point, io_fault};
 pub use journal::{Journal, JournalRead, read_journal};

@@ -181,8 +181,6 @@ pub struct Transition {
     pub candidate_bytes: Vec<u8>,
     /// The SHA-256 (hex) of the state.json bytes the transition was planned on.
     pub before_sha256: String,
-    /// The SHA-256 (hex) of `candidate_bytes`.
-    pub after_sha256: String,
     /// The step stamp (`updated_at`) of this transition.
     pub stamp: String,
     /// The candidate completes the plan: it must go through the finalization transaction.
@@ -306,10 +304,8 @@ impl Transition {
                 self.to.as_str().into(),
             )
             .reason(req.reopen_reason.clone())
-            .hashes(
-                Some(self.before_sha256.clone()),
-                Some(self.after_sha256.clone()),
-            )
+            // The writer hashes the candidate's bytes while it takes the lock.
+            .hashes(Some(self.before_sha256.clone()), None)
             .with("gates_added", req.gates.len() + req.gate_jsons.len())
             .with(
                 "advisories",
@@ -770,7 +766,6 @@ pub fn plan_transition_hashed(
     validate_candidate(&value, candidate_state, &original, facts)?;
 
     let candidate_bytes = to_python_pretty_sized(&value, bytes.len());
-    let after_sha256 = sha256_hex(&candidate_bytes);
     let applied = applied_content(&original.state, &value, task_id);
     Ok(Transition {
         task: task_id,
@@ -782,7 +777,6 @@ pub fn plan_transition_hashed(
         candidate: value,
         candidate_bytes,
         before_sha256,
-        after_sha256,
         stamp,
         completes_plan: plan_status == PlanStatus::Completed,
         advisories,

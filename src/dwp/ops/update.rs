@@ -187,8 +187,7 @@ pub fn apply_with(
     // Only the candidate's bytes are written: its JSON tree is freed while the disk works.
     crate::parallel::drop_later(std::mem::take(&mut t.candidate));
     let entry = t.journal_entry(&request, &facts.plan_name);
-    let mut after_sha256 = t.after_sha256.clone();
-    let (line, confirmation) = if t.completes_plan {
+    let (line, confirmation, after_sha256) = if t.completes_plan {
         let mut req = FinalizeRequest::new(
             &plan_dir,
             Candidate::Bytes {
@@ -202,7 +201,6 @@ pub fn apply_with(
         req.clock = clock;
         // The publication writes the candidate as the helper serialises it.
         let published = publish::finalize(&req, hook)?;
-        after_sha256 = published.state_sha256.clone();
         let line = if published.unfinished() {
             format!(
                 "task {} → {} · plan publication committed but not finished: {} is left for `planseal recover`",
@@ -213,18 +211,22 @@ pub fn apply_with(
         } else {
             t.published_line()
         };
-        (line, published.confirmation)
+        (line, published.confirmation, published.state_sha256)
     } else {
         // Between validation and the lock: another writer may get in here (tests pause at it).
         crate::recovery::store::crash_point("update.before_lock");
         // The transition hashed both contents to decide; the entry carries them to the store.
-        let Committed { confirmation, .. } = Writer::from_env().commit_hashed(
+        let Committed {
+            confirmation,
+            after_sha256,
+            ..
+        } = Writer::from_env().commit_hashed(
             &layout::state_target(&plan_dir),
             Some(&state_bytes),
             &t.candidate_bytes,
             entry,
         )?;
-        (t.summary_line(), confirmation)
+        (t.summary_line(), confirmation, after_sha256)
     };
     Ok(UpdateOutcome {
         result: "applied",
