@@ -5,6 +5,8 @@
 //! would let a state hide a second `status` from one tool and show it to another; the visitor
 //! below builds the same [`Value`] but refuses the repetition and names where it happened.
 
+mod plain;
+
 use crate::jsonscan::{skip_space, string_end, value_end};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
@@ -128,7 +130,17 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, JsonError> {
     if text.trim().is_empty() {
         return Err(JsonError::Empty);
     }
+    // Well-formed documents take the fast path; anything it does not read as the strict path
+    // does (every error among them) is read again below.
+    if let Some(value) = plain::parse(text) {
+        return Ok(value);
+    }
+    parse_strictly(text)
+}
 
+/// The strict path of [`parse_json`] on text already checked for encoding and emptiness: the
+/// visitor that refuses repeated keys and deep nesting and names every problem's position.
+fn parse_strictly(text: &str) -> Result<Value, JsonError> {
     let problem = RefCell::new(None::<Problem>);
     let path = RefCell::new(Vec::<Segment>::new());
     let mut de = serde_json::Deserializer::from_str(text);
