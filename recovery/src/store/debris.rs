@@ -198,7 +198,11 @@ pub fn sweep(dir: &Path, untagged: &dyn Fn(&Path) -> OwnerStatus) -> Sweep {
     let mut found: Vec<(PathBuf, Debris)> = entries
         .filter_map(Result::ok)
         .filter_map(|e| {
-            let debris = Debris::from_name(&e.file_name().to_string_lossy())?;
+            let name = e.file_name();
+            if !may_be_debris(name.as_encoded_bytes()) {
+                return None;
+            }
+            let debris = Debris::from_name(&name.to_string_lossy())?;
             Some((e.path(), debris))
         })
         .collect();
@@ -229,6 +233,13 @@ pub fn sweep(dir: &Path, untagged: &dyn Fn(&Path) -> OwnerStatus) -> Sweep {
         }
     }
     out
+}
+
+/// Whether [`Debris::from_name`] can read `name` at all: a temp file or a released lock starts
+/// with a dot, a staging folder's name holds `.lock.staging-`. Most entries of a plan folder are
+/// its task files, and this look costs no search set-up per name.
+fn may_be_debris(name: &[u8]) -> bool {
+    name.first() == Some(&b'.') || name.windows(6).any(|w| w == b".lock.")
 }
 
 fn remove_dead(path: &Path, debris: &Debris) -> Result<bool, String> {
@@ -320,6 +331,9 @@ mod tests {
                 tag(42, Some(9001)),
             ),
         ];
+        for (name, _, _) in &cases {
+            assert!(may_be_debris(name.as_bytes()), "{name}");
+        }
         for (name, kind, tag) in cases {
             assert_eq!(
                 Debris::from_name(name),
@@ -346,6 +360,49 @@ mod tests {
         for p in [staged, released] {
             let d = Debris::from_name(&p.file_name().unwrap().to_string_lossy()).unwrap();
             assert_eq!(d.tag, Some(me), "{}", p.display());
+        }
+    }
+
+    /// The sweep's cheap look skips no name that [`Debris::from_name`] reads: every sequence of
+    /// up to five pieces of such names, and the task files a plan folder is full of are skipped.
+    #[test]
+    fn the_cheap_look_passes_every_name_a_writer_leaves() {
+        let pieces = [
+            ".",
+            "lock",
+            ".lock",
+            ".staging-",
+            "42-9001",
+            "ab12",
+            ".tmp",
+            ".released",
+            "state.json",
+            "x",
+        ];
+        let mut names = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = names
+                .iter()
+                .flat_map(|n| pieces.iter().map(move |p| format!("{n}{p}")))
+                .collect();
+            names.extend(longer);
+            names.dedup();
+        }
+        let mut recognised = 0;
+        for name in &names {
+            if Debris::from_name(name).is_some() {
+                recognised += 1;
+                assert!(may_be_debris(name.as_bytes()), "{name}");
+            }
+        }
+        assert!(recognised > 100, "{recognised}");
+        for task_file in [
+            "12.task_add_limiter.md",
+            "README.md",
+            "PROGRESS.md",
+            "state.json",
+        ] {
+            assert!(!may_be_debris(task_file.as_bytes()), "{task_file}");
         }
     }
 }

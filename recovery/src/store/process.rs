@@ -164,13 +164,10 @@ pub fn process_start_ticks(pid: u32) -> Option<u64> {
     after_name.split_whitespace().nth(22 - 3)?.parse().ok()
 }
 
-/// 16 random bytes as hex, from `/dev/urandom`; falls back to a hash of time and pid.
+/// 16 random bytes as hex, from the kernel's generator; falls back to a hash of time and pid.
 pub fn random_token() -> String {
     let mut bytes = [0u8; 16];
-    let ok = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .is_ok();
-    if !ok {
+    if !fill_random(&mut bytes) {
         use std::hash::{BuildHasher, Hasher};
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
         h.write_u32(current_pid());
@@ -184,6 +181,19 @@ pub fn random_token() -> String {
         bytes[8..].copy_from_slice(&b.to_le_bytes());
     }
     crate::hash::to_hex(&bytes)
+}
+
+/// Fills `bytes` from `getrandom(2)` (one call, no file to open and close: a writer takes three
+/// tokens), else from `/dev/urandom`; `false` when neither answers.
+fn fill_random(bytes: &mut [u8; 16]) -> bool {
+    // SAFETY: the kernel writes at most `bytes.len()` bytes into the buffer it is given.
+    let got = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    if usize::try_from(got) == Ok(bytes.len()) {
+        return true;
+    }
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(bytes))
+        .is_ok()
 }
 
 #[cfg(test)]
