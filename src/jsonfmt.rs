@@ -209,6 +209,10 @@ struct StyleFormatter<'a> {
     depth: usize,
     /// The innermost open container has had an item (so its closing bracket goes on a new line).
     has_value: bool,
+    /// The line ending followed by the indent repeated for the deepest level met so far: a new
+    /// line at depth `d` is its first `line_ending + d × indent` bytes, written at once (a
+    /// 300 KB state has twelve thousand lines, mostly four levels deep).
+    line_prefix: Vec<u8>,
 }
 
 impl<'a> StyleFormatter<'a> {
@@ -217,12 +221,13 @@ impl<'a> StyleFormatter<'a> {
             style,
             depth: 0,
             has_value: false,
+            line_prefix: style.line_ending.as_bytes().to_vec(),
         }
     }
 
     /// What goes before an item: the separator unless it is the first, then, when indented, a
     /// new line indented to the current depth.
-    fn before_item<W: ?Sized + io::Write>(&self, w: &mut W, first: bool) -> io::Result<()> {
+    fn before_item<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
         match &self.style.indent {
             Some(indent) => {
                 if !first {
@@ -235,12 +240,12 @@ impl<'a> StyleFormatter<'a> {
         }
     }
 
-    fn new_line<W: ?Sized + io::Write>(&self, w: &mut W, indent: &str) -> io::Result<()> {
-        w.write_all(self.style.line_ending.as_bytes())?;
-        for _ in 0..self.depth {
-            w.write_all(indent.as_bytes())?;
+    fn new_line<W: ?Sized + io::Write>(&mut self, w: &mut W, indent: &str) -> io::Result<()> {
+        let len = self.style.line_ending.len() + self.depth * indent.len();
+        while self.line_prefix.len() < len {
+            self.line_prefix.extend_from_slice(indent.as_bytes());
         }
-        Ok(())
+        w.write_all(&self.line_prefix[..len])
     }
 
     fn open<W: ?Sized + io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
