@@ -382,12 +382,7 @@ pub struct PlanDir {
 impl Clone for PlanDir {
     /// The same folder, with nothing looked up yet.
     fn clone(&self) -> Self {
-        PlanDir {
-            root: self.root.clone(),
-            canonical: self.canonical.clone(),
-            plain_dirs: Default::default(),
-            open_dirs: Default::default(),
-        }
+        PlanDir::resolved(&self.root, self.canonical.clone())
     }
 }
 
@@ -454,6 +449,17 @@ impl PlanDir {
         PlanDir {
             root: root.to_path_buf(),
             canonical: root.canonicalize().ok(),
+            plain_dirs: Default::default(),
+            open_dirs: Default::default(),
+        }
+    }
+
+    /// [`PlanDir::new`] for a folder whose canonical path is known already (`None`: it could
+    /// not be resolved): threads that read the same plan resolve it once between them.
+    pub fn resolved(root: &Path, canonical: Option<std::path::PathBuf>) -> PlanDir {
+        PlanDir {
+            root: root.to_path_buf(),
+            canonical,
             plain_dirs: Default::default(),
             open_dirs: Default::default(),
         }

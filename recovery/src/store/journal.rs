@@ -13,12 +13,25 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// One journal file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Journal {
     path: PathBuf,
     /// The folder the journal must stay inside (the plan folder), when known.
     root: Option<PathBuf>,
+    /// That folder canonicalised, once: a write checks the journal's place before the lock and
+    /// again before it appends.
+    root_canonical: std::sync::OnceLock<PathBuf>,
 }
+
+/// Two journals are the same file kept inside the same folder, whether or not either has
+/// resolved that folder yet.
+impl PartialEq for Journal {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path && self.root == other.root
+    }
+}
+
+impl Eq for Journal {}
 
 /// What a journal holds: the entries that parse, plus what was skipped.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -38,6 +51,7 @@ impl Journal {
         Self {
             path: path.into(),
             root: None,
+            root_canonical: std::sync::OnceLock::new(),
         }
     }
 
@@ -47,6 +61,7 @@ impl Journal {
         Self {
             path: path.into(),
             root: Some(root.into()),
+            root_canonical: std::sync::OnceLock::new(),
         }
     }
 
@@ -75,13 +90,19 @@ impl Journal {
         let Some(root) = &self.root else {
             return Ok(());
         };
-        let root_canon = root
-            .canonicalize()
-            .map_err(|e| StoreError::io("resolve journal root", root, e))?;
+        let root_canon = match self.root_canonical.get() {
+            Some(known) => known,
+            None => {
+                let found = root
+                    .canonicalize()
+                    .map_err(|e| StoreError::io("resolve journal root", root, e))?;
+                self.root_canonical.get_or_init(|| found)
+            }
+        };
         let mut ancestor = Some(parent_dir(&self.path));
         while let Some(dir) = ancestor {
             if let Ok(canon) = dir.canonicalize() {
-                if !canon.starts_with(&root_canon) {
+                if !canon.starts_with(root_canon) {
                     return Err(escape(canon));
                 }
                 return Ok(());

@@ -949,12 +949,19 @@ impl TaskPass {
             return None;
         }
         let (top_issues, format) = schema::validate_state_top(value, era, Some(tasks.len()));
-        let plan_dir = facts.plan_dir.as_deref();
-        // Each thread resolves the plan folder once (the resolver caches what it has seen).
+        // The plan folder is resolved once; each thread looks names up with its own cache.
+        let plan_dir = facts
+            .plan_dir
+            .as_deref()
+            .map(|root| (root, root.canonicalize().ok()));
         let per_task = crate::parallel::map_in_chunks(
             tasks,
             TASKS_WORTH_A_THREAD,
-            || plan_dir.map(crate::dwp::read::PlanDir::new),
+            || {
+                plan_dir.as_ref().map(|(root, canonical)| {
+                    crate::dwp::read::PlanDir::resolved(root, canonical.clone())
+                })
+            },
             |plan, index, json| {
                 let issues = schema::validate_task_as(json, index, era, format);
                 let task = Task::from_value(index, json);
