@@ -212,27 +212,33 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A directory-locked, durable request to replace `target` (holding `expected`) by `new`.
+    fn request<'a>(
+        target: &'a Path,
+        expected: Option<&'a [u8]>,
+        new: &'a [u8],
+        journal: Option<&'a Journal>,
+    ) -> CommitRequest<'a> {
+        CommitRequest {
+            target,
+            lock: LockStyle::Directory,
+            operation: "x",
+            tool: "t",
+            acquired_at: None,
+            expected_bytes: expected,
+            new_bytes: new,
+            journal,
+            durability: Durability::Full,
+            known_sha256: None,
+        }
+    }
+
     #[test]
     fn refuses_when_bytes_changed_and_leaves_no_lock() {
         let dir = tempfile::tempdir().unwrap();
         let t = dir.path().join("s.json");
         std::fs::write(&t, b"now").unwrap();
-        let err = commit(
-            &CommitRequest {
-                target: &t,
-                lock: LockStyle::Directory,
-                operation: "x",
-                tool: "t",
-                acquired_at: None,
-                expected_bytes: Some(b"before"),
-                new_bytes: b"after",
-                journal: None,
-                durability: Durability::Full,
-                known_sha256: None,
-            },
-            None,
-        )
-        .unwrap_err();
+        let err = commit(&request(&t, Some(b"before"), b"after", None), None).unwrap_err();
         assert_eq!(err.kind(), "state-changed");
         assert_eq!(std::fs::read(&t).unwrap(), b"now");
         assert!(!dir.path().join("s.json.lock").exists());
@@ -244,22 +250,7 @@ mod tests {
         let t = dir.path().join("s.json");
         let j = Journal::new(dir.path().join("s.json.journal.ndjson"));
         let entry = json!({"op": "create"});
-        let done = commit(
-            &CommitRequest {
-                target: &t,
-                lock: LockStyle::Directory,
-                operation: "x",
-                tool: "t",
-                acquired_at: None,
-                expected_bytes: None,
-                new_bytes: b"new",
-                journal: Some(&j),
-                durability: Durability::Full,
-                known_sha256: None,
-            },
-            Some(&entry),
-        )
-        .unwrap();
+        let done = commit(&request(&t, None, b"new", Some(&j)), Some(&entry)).unwrap();
         assert_eq!(done.before_sha256, None);
         assert!(done.confirmation.is_confirmed());
         assert_eq!(std::fs::read(&t).unwrap(), b"new");
@@ -275,22 +266,7 @@ mod tests {
         std::fs::write(dir.path().join("blocked"), b"").unwrap();
         let j = Journal::new(dir.path().join("blocked/j.ndjson"));
         let entry = json!({"op": "x"});
-        let done = commit(
-            &CommitRequest {
-                target: &t,
-                lock: LockStyle::Directory,
-                operation: "x",
-                tool: "t",
-                acquired_at: None,
-                expected_bytes: Some(b"old"),
-                new_bytes: b"new",
-                journal: Some(&j),
-                durability: Durability::Full,
-                known_sha256: None,
-            },
-            Some(&entry),
-        )
-        .unwrap();
+        let done = commit(&request(&t, Some(b"old"), b"new", Some(&j)), Some(&entry)).unwrap();
         let kinds: Vec<_> = done
             .confirmation
             .unconfirmed()

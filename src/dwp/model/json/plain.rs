@@ -77,54 +77,83 @@ impl Reader<'_> {
         })
     }
 
-    /// `{…}` at the cursor. The strict path refuses a container opened at [`super::MAX_DEPTH`]
-    /// enclosing ones: left to it, like a repeated key.
+    /// `{…}` at the cursor.
     fn object(&mut self, depth: usize) -> Option<Value> {
+        self.container(
+            depth,
+            |r| &mut r.entries,
+            |r, entries| {
+                r.object_entries(depth, entries)?;
+                let mut map = Map::with_capacity(entries.len());
+                map.extend(entries.drain(..));
+                Some(Value::Object(map))
+            },
+        )
+    }
+
+    /// An array or object opened at the cursor, inside `depth` others: `read` gets the scratch
+    /// list of that depth, emptied, and it is put back for the next container there. The strict
+    /// path refuses a container opened at [`super::MAX_DEPTH`]: left to it, like a repeated key.
+    fn container<T>(
+        &mut self,
+        depth: usize,
+        lists: fn(&mut Self) -> &mut Vec<Vec<T>>,
+        read: impl FnOnce(&mut Self, &mut Vec<T>) -> Option<Value>,
+    ) -> Option<Value> {
         if depth >= super::MAX_DEPTH {
             return None;
         }
         self.at += 1;
-        if self.entries.len() <= depth {
-            self.entries.resize_with(depth + 1, Vec::new);
+        let all = lists(self);
+        if all.len() <= depth {
+            all.resize_with(depth + 1, Vec::new);
         }
-        let mut entries = std::mem::take(&mut self.entries[depth]);
-        entries.clear();
-        let read = self.object_entries(depth, &mut entries);
-        let value = read.map(|()| {
-            let mut map = Map::with_capacity(entries.len());
-            map.extend(entries.drain(..));
-            Value::Object(map)
-        });
-        self.entries[depth] = entries;
+        let mut list = std::mem::take(&mut all[depth]);
+        list.clear();
+        let value = read(self, &mut list);
+        lists(self)[depth] = list;
         value
     }
 
     fn object_entries(&mut self, depth: usize, entries: &mut Vec<(String, Value)>) -> Option<()> {
+        self.separated(b'}', |r| {
+            r.skip_space();
+            if r.peek()? != b'"' {
+                return None;
+            }
+            let key = r.string()?;
+            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| *k == key) {
+                return None;
+            }
+            r.skip_space();
+            if r.peek()? != b':' {
+                return None;
+            }
+            r.at += 1;
+            let value = r.value(depth + 1)?;
+            entries.push((key, value));
+            Some(())
+        })
+    }
+
+    /// Items separated by commas up to the `close` bracket (the opening one is behind the
+    /// cursor); `item` reads one.
+    fn separated(
+        &mut self,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
         self.skip_space();
-        if self.peek()? == b'}' {
+        if self.peek()? == close {
             self.at += 1;
             return Some(());
         }
         loop {
-            self.skip_space();
-            if self.peek()? != b'"' {
-                return None;
-            }
-            let key = self.string()?;
-            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| *k == key) {
-                return None;
-            }
-            self.skip_space();
-            if self.peek()? != b':' {
-                return None;
-            }
-            self.at += 1;
-            let value = self.value(depth + 1)?;
-            entries.push((key, value));
+            item(self)?;
             self.skip_space();
             match self.peek()? {
                 b',' => self.at += 1,
-                b'}' => {
+                b if b == close => {
                     self.at += 1;
                     return Some(());
                 }
@@ -135,44 +164,24 @@ impl Reader<'_> {
 
     /// `[…]` at the cursor; the array holds its items at exact capacity, as the strict path's.
     fn array(&mut self, depth: usize) -> Option<Value> {
-        if depth >= super::MAX_DEPTH {
-            return None;
-        }
-        self.at += 1;
-        if self.items.len() <= depth {
-            self.items.resize_with(depth + 1, Vec::new);
-        }
-        let mut items = std::mem::take(&mut self.items[depth]);
-        items.clear();
-        let read = self.array_items(depth, &mut items);
-        // Moved into a list of its own exact size: the scratch list keeps its room for the next.
-        let value = read.map(|()| {
-            let mut exact = Vec::with_capacity(items.len());
-            exact.append(&mut items);
-            Value::Array(exact)
-        });
-        self.items[depth] = items;
-        value
+        self.container(
+            depth,
+            |r| &mut r.items,
+            |r, items| {
+                r.array_items(depth, items)?;
+                // Moved into a list of its own exact size: the scratch list keeps its room.
+                let mut exact = Vec::with_capacity(items.len());
+                exact.append(items);
+                Some(Value::Array(exact))
+            },
+        )
     }
 
     fn array_items(&mut self, depth: usize, items: &mut Vec<Value>) -> Option<()> {
-        self.skip_space();
-        if self.peek()? == b']' {
-            self.at += 1;
-            return Some(());
-        }
-        loop {
-            items.push(self.value(depth + 1)?);
-            self.skip_space();
-            match self.peek()? {
-                b',' => self.at += 1,
-                b']' => {
-                    self.at += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
+        self.separated(b']', |r| {
+            items.push(r.value(depth + 1)?);
+            Some(())
+        })
     }
 
     /// The string at the cursor (on its opening quote), unescaped. A control character, an
