@@ -215,7 +215,8 @@ pub fn apply_with(
     } else {
         // Between validation and the lock: another writer may get in here (tests pause at it).
         crate::recovery::store::crash_point("update.before_lock");
-        // The transition hashed both contents to decide; the entry carries them to the store.
+        // The entry carries the hash the transition decided on; the writer hashes the new bytes
+        // while it takes the lock.
         let Committed {
             confirmation,
             after_sha256,
