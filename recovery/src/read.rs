@@ -336,6 +336,21 @@ fn read_checked(path: &Path, kind: Kind, no_follow: bool) -> Result<Option<Vec<u
     let Some((file, len)) = open_checked(path, kind, no_follow)? else {
         return Ok(None);
     };
+    read_capped(path, file, len, kind).map(Some)
+}
+
+/// The last step of a read for a file its caller opened itself (through a folder's descriptor,
+/// say): the descriptor checked as [`read`] checks it — a regular file within the cap of `kind`
+/// — and its bytes read, never more than the cap. `path` names the file in errors.
+pub fn read_opened(path: &Path, file: File, kind: Kind) -> Result<Vec<u8>, ReadError> {
+    let meta = file.metadata().map_err(|e| io_error(path, e))?;
+    check_meta(path, &meta, kind)?;
+    read_capped(path, file, meta.len(), kind)
+}
+
+/// The bytes of `file`, of about `len`, refused past the cap of `kind` (the file may have grown
+/// since it was looked at).
+fn read_capped(path: &Path, file: File, len: u64, kind: Kind) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::with_capacity(len as usize);
     file.take(kind.cap() + 1)
         .read_to_end(&mut bytes)
@@ -343,7 +358,7 @@ fn read_checked(path: &Path, kind: Kind, no_follow: bool) -> Result<Option<Vec<u
     if bytes.len() as u64 > kind.cap() {
         return Err(too_large(path, bytes.len() as u64, kind));
     }
-    Ok(Some(bytes))
+    Ok(bytes)
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> ReadError {
@@ -420,6 +435,28 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_file_opened_by_its_caller_is_checked_and_read_as_a_read_would() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("a");
+        std::fs::write(&path, b"hi").unwrap();
+        let opened = |p: &Path| File::open(p).unwrap();
+        assert_eq!(
+            read_opened(&path, opened(&path), Kind::Document).unwrap(),
+            b"hi"
+        );
+        let folder = read_opened(t.path(), opened(t.path()), Kind::Document).unwrap_err();
+        assert_eq!(folder.kind(), "not-a-regular-file");
+        // Over the cap (a sparse file): refused by its length, as a read refuses it.
+        File::create(&path)
+            .unwrap()
+            .set_len(Kind::Document.cap() + 1)
+            .unwrap();
+        let over = read_opened(&path, opened(&path), Kind::Document).unwrap_err();
+        assert_eq!(over.kind(), read(&path, Kind::Document).unwrap_err().kind());
+        assert_eq!(over.kind(), "input-too-large");
     }
 
     #[test]

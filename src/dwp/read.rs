@@ -7,7 +7,7 @@
 
 use crate::dwp::layout;
 use planseal_recovery::paths::{PathError, check_relative, resolve_inside};
-use planseal_recovery::read::{Kind, ReadError};
+use planseal_recovery::read::{Kind, ReadError, read_opened};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -582,7 +582,6 @@ impl PlanDir {
     }
 
     fn read_plain(&self, rel: &str) -> Option<FileRead> {
-        use std::io::Read;
         use std::os::fd::FromRawFd;
         // Only a plain name: whatever the name rules refuse (absolute, `..`, a drive) is refused
         // the whole way, with its reason.
@@ -604,14 +603,11 @@ impl PlanDir {
         }
         // SAFETY: a descriptor openat() just returned is owned by nothing else.
         let file = unsafe { std::fs::File::from_raw_fd(raw) };
-        let cap = Kind::Document.cap();
-        let meta = file.metadata().ok()?;
-        if !meta.is_file() || meta.len() > cap {
-            return None;
-        }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.take(cap + 1).read_to_end(&mut bytes).ok()?;
-        (bytes.len() as u64 <= cap).then_some(FileRead::Bytes(bytes))
+        // What the descriptor refuses (not a file, over the cap, an I/O error) is read the whole
+        // way again, which names it.
+        read_opened(&self.root.join(rel), file, Kind::Document)
+            .ok()
+            .map(FileRead::Bytes)
     }
 
     /// The careful path for a name that crosses a symlink somewhere.
