@@ -397,15 +397,17 @@ enum EntryKind {
 
 impl EntryKind {
     fn of(meta: std::fs::Metadata) -> EntryKind {
-        let t = meta.file_type();
-        if t.is_symlink() {
-            EntryKind::Symlink
-        } else if t.is_dir() {
-            EntryKind::Dir
-        } else if t.is_file() {
-            EntryKind::File
-        } else {
-            EntryKind::Other
+        use std::os::unix::fs::MetadataExt;
+        EntryKind::of_mode(meta.mode())
+    }
+
+    /// The kind a `stat` mode gives.
+    fn of_mode(mode: u32) -> EntryKind {
+        match mode & libc::S_IFMT {
+            libc::S_IFLNK => EntryKind::Symlink,
+            libc::S_IFDIR => EntryKind::Dir,
+            libc::S_IFREG => EntryKind::File,
+            _ => EntryKind::Other,
         }
     }
 }
@@ -419,12 +421,7 @@ fn look_at(fd: std::os::fd::RawFd, name: &std::ffi::CStr) -> std::io::Result<Ent
     if rc != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    Ok(match st.st_mode & libc::S_IFMT {
-        libc::S_IFLNK => EntryKind::Symlink,
-        libc::S_IFDIR => EntryKind::Dir,
-        libc::S_IFREG => EntryKind::File,
-        _ => EntryKind::Other,
-    })
+    Ok(EntryKind::of_mode(st.st_mode))
 }
 
 /// What a relative path inside a plan folder leads to.
