@@ -276,6 +276,24 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The root is resolved once per journal, its folder at every check: a folder swapped for
+    /// a symlink out of the root after a first check is still refused, nothing appended.
+    #[test]
+    fn a_folder_swapped_for_a_link_out_after_a_check_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let folder = root.path().join("results");
+        std::fs::create_dir(&folder).unwrap();
+        let j = Journal::inside(root.path(), folder.join("J.ndjson"));
+        j.check_target().unwrap();
+        std::fs::remove_dir(&folder).unwrap();
+        std::os::unix::fs::symlink(outside.path(), &folder).unwrap();
+        assert_eq!(j.check_target().unwrap_err().kind(), "symlink-escape");
+        let err = j.append(&json!({"n": 1}), Durability::NoSync).unwrap_err();
+        assert_eq!(err.kind(), "symlink-escape");
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+
     #[test]
     fn appends_and_reads_back() {
         let dir = tempfile::tempdir().unwrap();
